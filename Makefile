@@ -1,0 +1,45 @@
+# Continuo — the two commands a newcomer needs are `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+export QT_QPA_PLATFORM ?= offscreen
+
+.PHONY: run test lint bench stress screenshots bundle smoke install-desktop clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	QT_QPA_PLATFORM= $(PY) -m ui $(ARGS)
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check engine ui tests bench packaging
+	$(VENV)/bin/lint-imports --no-cache
+
+test: $(STAMP) lint
+	$(PY) -m pytest -q -p no:cacheprovider
+
+stress: $(STAMP)
+	$(PY) -m pytest -q -p no:cacheprovider -m stress
+
+bench: $(STAMP)
+	$(PY) -m bench
+
+screenshots: $(STAMP)
+	$(PY) -m ui.screenshots screenshots
+
+bundle: $(STAMP)
+	bash packaging/build.sh
+
+smoke:
+	bash packaging/smoke.sh
+
+install-desktop:
+	bash packaging/install-desktop.sh
+
+clean:
+	rm -rf build dist screenshots bench-results

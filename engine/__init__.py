@@ -1,0 +1,1 @@
+"""Continuo's agent runtime (being built; the curated public API lands with the agent)."""

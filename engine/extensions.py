@@ -1,0 +1,122 @@
+"""Extensions: hooks around a request, and where history lives.
+
+An extension subclasses `Extension` (every hook a no-op) or is a plain object with any of
+these async hooks, context first:
+
+=========================  ===============================================================
+``on_message(ctx, msg)``   a new user message arrived (not called on resume)
+``before_run(ctx)``        the request's input is stored; the first model call is next
+``after_run(ctx, result)`` the request succeeded with this final assistant message
+``on_error(ctx, error)``   the request failed (also: nothing to resume)
+``before_model(ctx, req)`` may return a replacement `ModelRequest`
+``after_model(ctx, resp)`` a step completed
+``before_tool(ctx, call)`` may return a `ToolDenial` (the call is answered as declined)
+``after_tool(ctx, call, result)``
+=========================  ===============================================================
+
+Storage hooks, used from the first extension that has ``append``: ``restore(ctx)`` → the
+whole history; ``append(ctx, message)``; optionally ``restore_tail(ctx, limit, before_seq)``
+→ the last stored records (so reading a resume point does not grow with the history), and
+``acquire(ctx)`` / ``release(ctx)`` for a per-session lease. Without one, history is kept in
+memory (`InMemoryHistory`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .errors import AgentBusyError
+from .messages import Message, UserMessage
+
+if TYPE_CHECKING:
+    from .messages import AssistantMessage, ToolCall, ToolMessage
+    from .model import ModelRequest, ModelResponse
+
+__all__ = ["Extension", "InMemoryHistory", "RunContext", "StoredMessage", "ToolDenial"]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMessage:
+    """A message as storage holds it: its per-session sequence number and request id."""
+
+    seq: int
+    request_id: str
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDenial:
+    """Returned by ``before_tool`` to decline a call; the model is told the user declined."""
+
+    reason: str = "The user declined to run this tool."
+
+
+@dataclass(slots=True)
+class RunContext:
+    """What hooks know about the request in progress."""
+
+    session_id: str
+    request_id: str
+    input_message: UserMessage | None  #: None on resume
+    resumed: bool = False
+    #: the session's history as the request has it (grows as messages are appended)
+    messages: list[Message] = field(default_factory=list)
+    #: free space for extensions to keep per-request state
+    state: dict[str, Any] = field(default_factory=dict)
+
+
+class Extension:
+    """Base class with every hook a no-op. Override what you need."""
+
+    async def on_message(self, ctx: RunContext, message: UserMessage) -> None: ...
+    async def before_run(self, ctx: RunContext) -> None: ...
+    async def after_run(self, ctx: RunContext, result: AssistantMessage) -> None: ...
+    async def on_error(self, ctx: RunContext, error: BaseException) -> None: ...
+    async def before_model(self, ctx: RunContext, request: ModelRequest) -> ModelRequest | None:
+        return None
+
+    async def after_model(self, ctx: RunContext, response: ModelResponse) -> None: ...
+    async def before_tool(self, ctx: RunContext, call: ToolCall) -> ToolDenial | None:
+        return None
+
+    async def after_tool(self, ctx: RunContext, call: ToolCall, result: ToolMessage) -> None: ...
+
+
+class InMemoryHistory:
+    """The default store: one list per session, in this process only.
+
+    It refuses a second concurrent request on a session like the SQLite lease does.
+    """
+
+    def __init__(self) -> None:
+        self._sessions: dict[str, list[StoredMessage]] = {}
+        self._busy: dict[str, str] = {}
+        self._lock = asyncio.Lock()
+
+    async def restore(self, ctx: RunContext) -> list[Message]:
+        return [r.message for r in self._sessions.get(ctx.session_id, ())]
+
+    async def restore_tail(
+        self, ctx: RunContext, limit: int, before_seq: int | None = None
+    ) -> Sequence[StoredMessage]:
+        records = self._sessions.get(ctx.session_id, [])
+        if before_seq is not None:
+            records = [r for r in records if r.seq < before_seq]
+        return records[-limit:]
+
+    async def append(self, ctx: RunContext, message: Message) -> None:
+        records = self._sessions.setdefault(ctx.session_id, [])
+        records.append(StoredMessage(len(records) + 1, ctx.request_id, message))
+
+    async def acquire(self, ctx: RunContext) -> None:
+        holder = self._busy.get(ctx.session_id)
+        if holder is not None:
+            raise AgentBusyError(ctx.session_id, f"request {holder} in this process")
+        self._busy[ctx.session_id] = ctx.request_id
+
+    async def release(self, ctx: RunContext) -> None:
+        if self._busy.get(ctx.session_id) == ctx.request_id:
+            del self._busy[ctx.session_id]

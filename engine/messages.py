@@ -1,0 +1,279 @@
+"""The conversation vocabulary: messages, tool calls and usage, with lossless JSON.
+
+These types are values. Every message has a stable ``id`` and a ``created_at`` time (seconds
+since the epoch, UTC); storage adds a per-session sequence number of its own. Content is text
+today; the JSON form writes it under ``"content"`` so that a later list of content parts
+(images) fits without a migration.
+
+JSON form (version 1)::
+
+    {"v": 1, "type": "assistant", "id": "...", "created_at": 1.7e9, "content": "...", ...}
+
+`message_from_dict` refuses a ``type`` it does not know with `UnknownMessageTypeError` and a
+``v`` newer than it reads the same way, rather than guessing.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from .errors import UnknownMessageTypeError
+from .stop import StopInfo
+
+__all__ = [
+    "AssistantMessage",
+    "InternalMessage",
+    "Message",
+    "SystemMessage",
+    "ToolCall",
+    "ToolMessage",
+    "Usage",
+    "UserMessage",
+    "message_from_dict",
+    "message_from_json",
+    "message_to_dict",
+    "message_to_json",
+]
+
+MESSAGE_FORMAT_VERSION = 1
+
+
+def new_id() -> str:
+    """Return a fresh, unique message id."""
+    return uuid.uuid4().hex
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A model's request to run a tool: ``ToolCall(id, name, arguments)``."""
+
+    id: str
+    name: str
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "arguments", dict(self.arguments))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "arguments": dict(self.arguments)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ToolCall:
+        return cls(data["id"], data["name"], data.get("arguments") or {})
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token counts for one model step (or a sum of steps)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0  #: part of output_tokens spent on hidden reasoning
+    cache_read_tokens: int = 0  #: part of input_tokens served from the provider's cache
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.reasoning_tokens + other.reasoning_tokens,
+            self.cache_read_tokens + other.cache_read_tokens,
+        )
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
+            "cache_read_tokens": self.cache_read_tokens,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Usage:
+        return cls(
+            int(data.get("input_tokens", 0)),
+            int(data.get("output_tokens", 0)),
+            int(data.get("reasoning_tokens", 0)),
+            int(data.get("cache_read_tokens", 0)),
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Message:
+    """Base of every message. Not instantiated directly."""
+
+    type_name: ClassVar[str] = ""
+    id: str = field(default_factory=new_id)
+    created_at: float = field(default_factory=time.time)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SystemMessage(Message):
+    """Instructions for the model. The agent's system prompt is never stored as one."""
+
+    type_name: ClassVar[str] = "system"
+    content: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UserMessage(Message):
+    """What the person typed."""
+
+    type_name: ClassVar[str] = "user"
+    content: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InternalMessage(Message):
+    """Input written by the runtime, not the person (a resume notice, a goal nudge).
+
+    ``tag`` says what it is (``resume:retry_response``, ``goal``) so nothing has to match on
+    its wording. Providers send it with the user role.
+    """
+
+    type_name: ClassVar[str] = "internal"
+    content: str = ""
+    tag: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AssistantMessage(Message):
+    """One model step's output.
+
+    ``stop`` is set only when the step did not end normally; such a message carries no tool
+    calls (they are withheld and named in ``stop.details``).
+    """
+
+    type_name: ClassVar[str] = "assistant"
+    content: str = ""
+    reasoning: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    stop: StopInfo | None = None
+    usage: Usage | None = None
+    model: str | None = None
+    #: provider data that must go back verbatim (e.g. an Anthropic thinking signature)
+    provider_data: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tool_calls", tuple(self.tool_calls))
+        object.__setattr__(self, "stop", StopInfo.coerce(self.stop))
+        object.__setattr__(self, "provider_data", dict(self.provider_data))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolMessage(Message):
+    """The result of one tool call; ``success`` is False for a failure the model should see."""
+
+    type_name: ClassVar[str] = "tool"
+    tool_call_id: str
+    name: str = ""
+    content: str = ""
+    success: bool = True
+
+
+_TYPES: dict[str, type[Message]] = {
+    cls.type_name: cls
+    for cls in (SystemMessage, UserMessage, InternalMessage, AssistantMessage, ToolMessage)
+}
+
+
+def message_to_dict(message: Message) -> dict[str, Any]:
+    """Return the versioned JSON form of any message."""
+    data: dict[str, Any] = {
+        "v": MESSAGE_FORMAT_VERSION,
+        "type": message.type_name,
+        "id": message.id,
+        "created_at": message.created_at,
+    }
+    if isinstance(message, AssistantMessage):
+        data["content"] = message.content
+        if message.reasoning:
+            data["reasoning"] = message.reasoning
+        if message.tool_calls:
+            data["tool_calls"] = [call.to_dict() for call in message.tool_calls]
+        if message.stop is not None:
+            data["stop"] = message.stop.to_dict()
+        if message.usage is not None:
+            data["usage"] = message.usage.to_dict()
+        if message.model is not None:
+            data["model"] = message.model
+        if message.provider_data:
+            data["provider_data"] = dict(message.provider_data)
+    elif isinstance(message, ToolMessage):
+        data.update(
+            tool_call_id=message.tool_call_id,
+            name=message.name,
+            content=message.content,
+            success=message.success,
+        )
+    elif isinstance(message, InternalMessage):
+        data["content"] = message.content
+        if message.tag is not None:
+            data["tag"] = message.tag
+    elif isinstance(message, SystemMessage | UserMessage):
+        data["content"] = message.content
+    else:
+        raise UnknownMessageTypeError(type(message).__name__)
+    return data
+
+
+def message_from_dict(data: Mapping[str, Any]) -> Message:
+    """Build a message from `message_to_dict`'s form.
+
+    Raises:
+        UnknownMessageTypeError: the type, or the format version, is not one this version
+            reads.
+    """
+    type_name = data.get("type")
+    cls = _TYPES.get(type_name) if isinstance(type_name, str) else None
+    if cls is None or int(data.get("v", 1)) > MESSAGE_FORMAT_VERSION:
+        raise UnknownMessageTypeError(type_name)
+    common: dict[str, Any] = {"id": data["id"], "created_at": float(data["created_at"])}
+    content = _text(data.get("content", ""))
+    if cls is AssistantMessage:
+        stop = data.get("stop")
+        usage = data.get("usage")
+        return AssistantMessage(
+            **common,
+            content=content,
+            reasoning=data.get("reasoning", ""),
+            tool_calls=tuple(ToolCall.from_dict(c) for c in data.get("tool_calls", ())),
+            stop=StopInfo.from_dict(stop) if stop else None,
+            usage=Usage.from_dict(usage) if usage else None,
+            model=data.get("model"),
+            provider_data=data.get("provider_data") or {},
+        )
+    if cls is ToolMessage:
+        return ToolMessage(
+            **common,
+            tool_call_id=data["tool_call_id"],
+            name=data.get("name", ""),
+            content=content,
+            success=bool(data.get("success", True)),
+        )
+    if cls is InternalMessage:
+        return InternalMessage(**common, content=content, tag=data.get("tag"))
+    return cls(**common, content=content)  # type: ignore[call-arg]
+
+
+def _text(content: Any) -> str:
+    """Read content written as text, or as a list of parts (only text parts today)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return str(content)
+
+
+def message_to_json(message: Message) -> str:
+    """Serialise a message to one line of JSON."""
+    return json.dumps(message_to_dict(message), ensure_ascii=False, separators=(",", ":"))
+
+
+def message_from_json(text: str | bytes) -> Message:
+    """Parse one message written by `message_to_json`."""
+    return message_from_dict(json.loads(text))
