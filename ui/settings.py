@@ -1,0 +1,574 @@
+"""The user's settings and API keys: what they are, where they live, how they are kept safe.
+
+Owns ``<data_dir>/settings.json`` and the API keys. Invariants:
+
+- The file is written atomically (a temp file in the same folder, fsync, ``os.replace``) with
+  mode 0600, so a crash mid-write leaves either the old file or the new one, never half.
+- A file that cannot be read (bad JSON, wrong shape, a newer format) is refused with
+  `SettingsFileError` naming it, and is never written over: the store remembers the refusal
+  and every later write raises until the person agrees to `move_aside()`. The app can still
+  start with `Settings()` defaults in memory.
+- API keys live in the OS keychain (keyring) when a real backend exists — not keyring's
+  ``fail``/``null`` backends. Otherwise they go into settings.json under ``"api_keys"`` (the
+  file is 0600) and `SettingsStore.keychain_available` is False so the dialog can warn.
+  `ProviderConfig` has no key field; nothing here puts a key in a log line, a repr or an
+  error message.
+- Everything that blocks (file I/O, keyring, which may talk to D-Bus or prompt) runs in
+  ``asyncio.to_thread``, off the GUI thread.
+
+File format (version 1)::
+
+    {"version": 1, "providers": [{"id", "kind", "name", "base_url", "default_model",
+     "key_in_keychain"}...], "default_provider_id": ..., "language": "system",
+     "theme": "system", "last_session_id": ..., "window_geometry": "<base64>",
+     "api_keys": {"<provider id>": "<key>"}}          # only without a keychain
+
+Keys this version does not know are kept as they are when the file is rewritten.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "DEFAULT_BASE_URLS",
+    "KINDS",
+    "LANGUAGES",
+    "SETTINGS_FILE_NAME",
+    "THEMES",
+    "KeychainError",
+    "ProviderConfig",
+    "Settings",
+    "SettingsError",
+    "SettingsFileError",
+    "Secret",
+    "SettingsStore",
+    "new_provider_id",
+    "with_key_location",
+]
+
+log = logging.getLogger(__name__)
+
+SETTINGS_FILE_NAME = "settings.json"
+SETTINGS_FORMAT_VERSION = 1
+#: The keyring "service" every key is filed under; the provider id is the "username".
+KEYRING_SERVICE = "Continuo"
+
+KINDS = ("openai", "anthropic", "ollama")
+LANGUAGES = ("system", "en", "zh_CN")
+THEMES = ("system", "light", "dark")
+
+#: Where each kind of endpoint usually lives. OpenAI's includes /v1 (as its SDK does);
+#: Anthropic's and Ollama's do not (DESIGN.md, Providers).
+DEFAULT_BASE_URLS = {
+    "openai": "https://api.openai.com/v1",
+    "anthropic": "https://api.anthropic.com",
+    "ollama": "http://127.0.0.1:11434",
+}
+
+
+def new_provider_id() -> str:
+    """Return a fresh provider id (also the keychain entry's name)."""
+    return uuid.uuid4().hex
+
+
+# ---------------------------------------------------------------------------- errors
+
+
+class SettingsError(Exception):
+    """The settings or an API key could not be read or written."""
+
+
+class SettingsFileError(SettingsError):
+    """settings.json is unreadable; it was left exactly as it was (`.path`)."""
+
+    def __init__(self, path: Path, detail: str) -> None:
+        self.path = path
+        self.detail = detail
+        super().__init__(
+            f"The settings file {path} could not be read ({detail}). It was not changed. "
+            "Continuo is using default settings for now; fix the file, or let Continuo move "
+            "it aside and start with fresh settings."
+        )
+
+
+class KeychainError(SettingsError):
+    """The system keychain refused to store, read or delete a key."""
+
+
+# ---------------------------------------------------------------------------- values
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderConfig:
+    """One configured endpoint. Holds no key: that is in the keychain or the 0600 file."""
+
+    id: str
+    kind: str  #: "openai" (any OpenAI-compatible server), "anthropic" or "ollama"
+    name: str  #: what the person calls it, e.g. "OpenAI" or "Ollama on this computer"
+    base_url: str  #: OpenAI-compatible URLs include /v1; Anthropic's and Ollama's do not
+    default_model: str = ""  #: "" means "ask the server" (the first model it lists)
+    key_in_keychain: bool = False  #: True when its key is in the OS keychain
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"Unknown provider kind {self.kind!r}; expected one of {KINDS}.")
+        if not self.id:
+            raise ValueError("A provider needs a non-empty id.")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ProviderConfig:
+        return cls(
+            id=str(data["id"]),
+            kind=str(data["kind"]),
+            name=str(data.get("name") or data["kind"]),
+            base_url=str(data.get("base_url") or DEFAULT_BASE_URLS.get(str(data["kind"]), "")),
+            default_model=str(data.get("default_model") or ""),
+            key_in_keychain=bool(data.get("key_in_keychain", False)),
+        )
+
+
+@dataclass(slots=True)
+class Settings:
+    """Everything the person chose, as the app holds it in memory."""
+
+    providers: list[ProviderConfig] = field(default_factory=list)
+    default_provider_id: str | None = None
+    language: str = "system"  #: "system", "en" or "zh_CN"; applied at the next start
+    theme: str = "system"  #: "system", "light" or "dark"
+    last_session_id: str | None = None
+    window_geometry: str | None = None  #: QMainWindow.saveGeometry() as base64 text
+
+    def provider(self, provider_id: str | None) -> ProviderConfig | None:
+        """Return the provider with this id, or None."""
+        return next((p for p in self.providers if p.id == provider_id), None)
+
+    def default_provider(self) -> ProviderConfig | None:
+        """Return the default provider, else the first one, else None."""
+        return self.provider(self.default_provider_id) or (
+            self.providers[0] if self.providers else None
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": SETTINGS_FORMAT_VERSION,
+            "providers": [p.to_dict() for p in self.providers],
+            "default_provider_id": self.default_provider_id,
+            "language": self.language,
+            "theme": self.theme,
+            "last_session_id": self.last_session_id,
+            "window_geometry": self.window_geometry,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Settings:
+        language = data.get("language") or "system"
+        theme = data.get("theme") or "system"
+        return cls(
+            providers=[ProviderConfig.from_dict(p) for p in data.get("providers") or []],
+            default_provider_id=data.get("default_provider_id"),
+            language=language if language in LANGUAGES else "system",
+            theme=theme if theme in THEMES else "system",
+            last_session_id=data.get("last_session_id"),
+            window_geometry=data.get("window_geometry"),
+        )
+
+
+# ---------------------------------------------------------------------------- keychain
+
+
+def _keyring_usable() -> bool:
+    """Return True when keyring has a backend that really stores secrets."""
+    try:
+        import keyring
+        from keyring.backends import chainer, fail, null
+    except ImportError:  # keyring is a dependency, but a trimmed bundle may lack it
+        return False
+    backend = keyring.get_keyring()
+    if isinstance(backend, fail.Keyring | null.Keyring):
+        return False
+    # The chainer with nothing to chain is keyring's way of saying "no keychain here".
+    return not (isinstance(backend, chainer.ChainerBackend) and not backend.backends)
+
+
+class Secret:
+    """A string that never shows itself: repr and str are ``Secret('***')``.
+
+    Keys cross thread boundaries wrapped in this, because executors (qasync's at DEBUG
+    level) log the arguments and results of what they run.
+    """
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        """Return the secret itself; only for the request that needs it."""
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('***')"
+
+    __str__ = __repr__
+
+
+def _scrub(text: str, secret: str | None) -> str:
+    """Return ``text`` with ``secret`` blanked out, should a backend ever echo it."""
+    return text.replace(secret, "***") if secret else text
+
+
+# ---------------------------------------------------------------------------- store
+
+
+class SettingsStore:
+    """Reads and writes settings.json and the API keys for one data folder.
+
+    Args:
+        data_dir: the folder holding settings.json (created on the first write).
+        use_keychain: True/False to force the choice; None (default) uses the OS keychain
+            when keyring has a real backend.
+    """
+
+    def __init__(self, data_dir: str | os.PathLike[str], *, use_keychain: bool | None = None):
+        self.data_dir = Path(data_dir)
+        self.path = self.data_dir / SETTINGS_FILE_NAME
+        self._use_keychain = use_keychain
+        self._keychain: bool | None = None if use_keychain is None else use_keychain
+        self._refused: SettingsFileError | None = None
+        self._lock = asyncio.Lock()
+
+    def __repr__(self) -> str:  # never the keys, not even the file-held ones
+        return f"SettingsStore({str(self.data_dir)!r}, keychain_available={self._keychain})"
+
+    # -------------------------------------------------------------- properties
+
+    @property
+    def keychain_available(self) -> bool:
+        """True when keys go to the OS keychain. Known after `load()` or any key call."""
+        return bool(self._keychain)
+
+    @property
+    def refused_error(self) -> SettingsFileError | None:
+        """The error that made the store refuse the file, or None."""
+        return self._refused
+
+    # -------------------------------------------------------------- settings
+
+    async def load(self) -> Settings:
+        """Read the settings; a missing file gives the defaults.
+
+        Raises:
+            SettingsFileError: the file exists but cannot be read. It is left untouched and
+                later writes are refused until `move_aside()`.
+        """
+        await self._detect_keychain()
+        try:
+            raw = await asyncio.to_thread(self._read_settings_raw)
+        except SettingsFileError as exc:
+            self._refused = exc
+            log.warning("Settings file refused: %s", exc)
+            raise
+        self._refused = None
+        if raw is None:
+            return Settings()
+        try:
+            return Settings.from_dict(raw)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            self._refused = SettingsFileError(self.path, f"unexpected content: {exc}")
+            log.warning("Settings file refused: %s", self._refused)
+            raise self._refused from exc
+
+    async def save(self, settings: Settings) -> None:
+        """Write ``settings`` atomically (0600), keeping file-held keys and unknown fields.
+
+        Raises:
+            SettingsFileError: the file on disk was refused and has not been moved aside.
+        """
+
+        def change(raw: dict[str, Any]) -> None:
+            raw.update(settings.to_dict())
+            # Drop file-held keys of providers that no longer exist.
+            keys = raw.get("api_keys") or {}
+            ids = {p.id for p in settings.providers}
+            raw["api_keys"] = {k: v for k, v in keys.items() if k in ids}
+            if not raw["api_keys"]:
+                del raw["api_keys"]
+
+        await self._update(change)
+
+    async def move_aside(self) -> Path | None:
+        """Rename a refused settings file to ``settings.json.broken-<time>`` and forget it.
+
+        Only call this when the person agreed. Returns the new path, or None if there was
+        no file.
+        """
+
+        def move() -> Path | None:
+            if not self.path.exists():
+                return None
+            stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+            target = self.path.with_name(f"{SETTINGS_FILE_NAME}.broken-{stamp}")
+            n = 1
+            while target.exists():
+                target = self.path.with_name(f"{SETTINGS_FILE_NAME}.broken-{stamp}-{n}")
+                n += 1
+            os.replace(self.path, target)
+            return target
+
+        async with self._lock:
+            moved = await asyncio.to_thread(move)
+            self._refused = None
+        if moved:
+            log.info("Moved the unreadable settings file aside to %s", moved)
+        return moved
+
+    # -------------------------------------------------------------- api keys
+
+    async def get_api_key(self, provider_id: str) -> str | None:
+        """Return the provider's key (keychain first, then the file), or None."""
+        if await self._detect_keychain():
+            try:
+                secret = await asyncio.to_thread(self._keyring_get, provider_id)
+            except Exception as exc:
+                raise KeychainError(
+                    f"Could not read the API key from the system keychain "
+                    f"({type(exc).__name__}: {exc}). Unlock the keychain and try again."
+                ) from None
+            if secret is not None:
+                return secret.reveal()
+        secret = await asyncio.to_thread(self._file_key, provider_id)
+        return secret.reveal() if secret is not None else None
+
+    async def set_api_key(self, provider_id: str, key: str) -> bool:
+        """Store the provider's key; an empty key deletes it.
+
+        Returns:
+            True when the key went to the OS keychain, False when it went to settings.json
+            (0600). Put this in `ProviderConfig.key_in_keychain`.
+
+        Raises:
+            KeychainError: the keychain refused (the key is then stored nowhere).
+            SettingsFileError: the key belongs in a settings file that was refused.
+        """
+        if not key:
+            await self.delete_api_key(provider_id)
+            return False
+        if await self._detect_keychain():
+            try:
+                await asyncio.to_thread(self._keyring_set, provider_id, Secret(key))
+            except Exception as exc:
+                raise KeychainError(
+                    "Could not save the API key in the system keychain "
+                    f"({type(exc).__name__}: {_scrub(str(exc), key)}). "
+                    "Unlock the keychain and try again."
+                ) from None
+            await self._drop_file_key(provider_id)
+            log.info("Saved the API key for provider %s in the system keychain", provider_id)
+            return True
+
+        def change(raw: dict[str, Any]) -> None:
+            keys = dict(raw.get("api_keys") or {})
+            keys[provider_id] = key
+            raw["api_keys"] = keys
+
+        await self._update(change)
+        log.info("Saved the API key for provider %s in %s (mode 0600)", provider_id, self.path)
+        return False
+
+    async def delete_api_key(self, provider_id: str) -> None:
+        """Forget the provider's key wherever it is."""
+        if await self._detect_keychain():
+            with contextlib.suppress(Exception):  # nothing stored is fine
+                await asyncio.to_thread(self._keyring_delete, provider_id)
+        await self._drop_file_key(provider_id)
+
+    # -------------------------------------------------------------- models
+
+    async def build_model(
+        self,
+        config: ProviderConfig,
+        model_id: str | None = None,
+        *,
+        api_key: str | None = None,
+        **options: Any,
+    ) -> Any:
+        """Return an engine provider adapter for ``config``.
+
+        Args:
+            config: the endpoint.
+            model_id: the model to talk to; defaults to ``config.default_model``.
+            api_key: use this key instead of the stored one (the dialog's Test connection
+                tries a key before it is saved).
+            **options: passed to the adapter (``timeout``, ``max_attempts``, ``transport``...).
+        """
+        from engine.providers import AnthropicModel, OllamaModel, OpenAIChatModel
+
+        classes = {"openai": OpenAIChatModel, "anthropic": AnthropicModel, "ollama": OllamaModel}
+        key = api_key if api_key else await self.get_api_key(config.id)
+        return classes[config.kind](
+            model=model_id or config.default_model or None,
+            base_url=config.base_url,
+            api_key=key or None,
+            **options,
+        )
+
+    # -------------------------------------------------------------- internals
+
+    async def _detect_keychain(self) -> bool:
+        if self._keychain is None:
+            self._keychain = await asyncio.to_thread(_keyring_usable)
+            if not self._keychain:
+                log.info("No system keychain found; API keys are kept in %s (0600)", self.path)
+        return self._keychain
+
+    @staticmethod
+    def _keyring_get(provider_id: str) -> Secret | None:
+        import keyring
+
+        key = keyring.get_password(KEYRING_SERVICE, provider_id)
+        return Secret(key) if key else None
+
+    @staticmethod
+    def _keyring_set(provider_id: str, secret: Secret) -> None:
+        import keyring
+
+        keyring.set_password(KEYRING_SERVICE, provider_id, secret.reveal())
+
+    @staticmethod
+    def _keyring_delete(provider_id: str) -> None:
+        import keyring
+
+        keyring.delete_password(KEYRING_SERVICE, provider_id)
+
+    async def _drop_file_key(self, provider_id: str) -> None:
+        if await asyncio.to_thread(self._file_key, provider_id) is None:
+            return
+
+        def change(raw: dict[str, Any]) -> None:
+            keys = dict(raw.get("api_keys") or {})
+            keys.pop(provider_id, None)
+            if keys:
+                raw["api_keys"] = keys
+            else:
+                raw.pop("api_keys", None)
+
+        await self._update(change)
+
+    async def _update(self, change: Callable[[dict[str, Any]], None]) -> None:
+        """Read the file, apply ``change`` to its JSON object, write it back atomically."""
+        async with self._lock:
+            if self._refused is not None:
+                raise self._refused
+
+            def work() -> None:
+                try:
+                    raw = self._read_raw() or {}
+                except SettingsFileError as exc:
+                    self._refused = exc
+                    raise
+                change(raw)
+                raw["version"] = SETTINGS_FORMAT_VERSION
+                self._write_atomically(raw)
+
+            await asyncio.to_thread(work)
+
+    def _read_raw(self) -> dict[str, Any] | None:
+        """Return the file's JSON object, None when there is no file; refuse anything else."""
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except UnicodeDecodeError as exc:
+            raise SettingsFileError(self.path, f"not UTF-8 text: {exc.reason}") from None
+        except OSError as exc:
+            raise SettingsFileError(self.path, exc.strerror or str(exc)) from None
+        try:
+            raw = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise SettingsFileError(
+                self.path, f"not valid JSON: {exc.msg} at line {exc.lineno}"
+            ) from None
+        if not isinstance(raw, dict):
+            raise SettingsFileError(self.path, "it does not hold a JSON object")
+        version = raw.get("version", SETTINGS_FORMAT_VERSION)
+        if not isinstance(version, int) or version > SETTINGS_FORMAT_VERSION:
+            raise SettingsFileError(
+                self.path,
+                f"it was written by a newer Continuo (format {version!r}, this version "
+                f"reads up to {SETTINGS_FORMAT_VERSION}); update Continuo to use it",
+            )
+        for name in ("providers",):
+            if name in raw and not isinstance(raw[name], list):
+                raise SettingsFileError(self.path, f"{name!r} is not a list")
+        if "api_keys" in raw and not isinstance(raw["api_keys"], dict):
+            raise SettingsFileError(self.path, "'api_keys' is not an object")
+        return raw
+
+    def _read_settings_raw(self) -> dict[str, Any] | None:
+        """`_read_raw` without the keys: what crosses back to the loop holds no secret."""
+        raw = self._read_raw()
+        if raw is not None:
+            raw.pop("api_keys", None)
+        return raw
+
+    def _file_key(self, provider_id: str) -> Secret | None:
+        """Return the file-held key, wrapped; an unreadable file holds no key."""
+        try:
+            raw = self._read_raw() or {}
+        except SettingsFileError:
+            return None
+        key = (raw.get("api_keys") or {}).get(provider_id)
+        return Secret(str(key)) if key else None
+
+    def _write_atomically(self, raw: Mapping[str, Any]) -> None:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        data = json.dumps(raw, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+        # mkstemp creates the file 0600 from the start: the key is never world-readable,
+        # not even between create and chmod.
+        fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".tmp", dir=self.data_dir)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        _fsync_dir(self.data_dir)
+
+
+def _fsync_dir(path: Path) -> None:
+    """Make the rename itself durable (POSIX); a no-op where folders cannot be opened."""
+    if os.name != "posix":
+        return
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def with_key_location(config: ProviderConfig, in_keychain: bool) -> ProviderConfig:
+    """Return ``config`` recording where its key now lives."""
+    return replace(config, key_in_keychain=in_keychain)
