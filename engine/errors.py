@@ -75,8 +75,7 @@ _RESUME_MESSAGES = {
     ),
     "unknown_stop": "The last answer stopped for a reason this version does not know.",
     "malformed": (
-        "The conversation ends in a tool result that answers no tool call, so it cannot "
-        "be resumed."
+        "The conversation ends in a tool result that answers no tool call, so it cannot be resumed."
     ),
 }
 

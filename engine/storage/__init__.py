@@ -1,0 +1,11 @@
+"""Durable conversation storage: one SQLite file, one transaction per message, leases.
+
+`SQLiteSessionStorage` owns the file; `SQLiteSessionExtension` plugs it into the agent's
+storage hooks. See `engine.storage.migrations` for the schema and its versions.
+"""
+
+from .extension import SQLiteSessionExtension
+from .lease import Lease, LeaseHolder
+from .sqlite import SessionInfo, SQLiteSessionStorage
+
+__all__ = ["Lease", "LeaseHolder", "SQLiteSessionExtension", "SQLiteSessionStorage", "SessionInfo"]

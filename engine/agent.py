@@ -1,0 +1,549 @@
+"""The agent: model step → tools → next step, with every message stored the moment it is complete.
+
+One request (``run``/``stream`` with new input, ``resume``/``stream_resume`` without) is::
+
+    acquire the session's lease ─► load history ─► add the input (or what the resume adds)
+      ─► before_run ─► [model step ─► tools in order, each result stored as it finishes]*
+      ─► final answer (goal mode may ask for another round) ─► after_run ─► RUN_COMPLETED
+    on any fault: store what arrived (partial text, stop interrupted; answers for cut tools),
+    report it, on_error, release the lease, raise.
+
+The loop never retries; adapters retry before any output, and the host calls ``resume()``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import uuid
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import aclosing
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import httpx
+
+from .errors import (
+    AgentResumeError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderResponseError,
+    ProviderTimeoutError,
+    StepLimitError,
+)
+from .events import AgentEvent, AgentEventType
+from .extensions import InMemoryHistory, RunContext, StoredMessage, ToolDenial
+from .goal import Goal, evaluate_goal
+from .messages import (
+    AssistantMessage,
+    InternalMessage,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+from .model import ModelEventKind, ModelOptions, ModelRequest, ModelResponse
+from .resume import (
+    CANCELLED_TOOL_TEXT,
+    NOT_RUN_TOOL_TEXT,
+    ResumeKind,
+    ResumePoint,
+    find_resume_point,
+    interrupted_tool_result,
+    resume_notice,
+)
+from .stop import StopInfo, StopReason
+from .tools import Tool, ToolArgumentError, as_tool, result_text
+
+__all__ = ["Agent", "AgentRunConfig"]
+
+_STOP_ENDS_REQUEST = frozenset(
+    {StopReason.MAX_OUTPUT, StopReason.REFUSAL, StopReason.CONTEXT_FULL, StopReason.OTHER}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class AgentRunConfig:
+    """Settings for requests on one session.
+
+    Attributes:
+        session_id: the conversation.
+        system_prompt: sent with every model call, never stored in the history.
+        max_steps: model calls one request may make before `StepLimitError`.
+        max_pauses: consecutive provider pauses continued automatically.
+        options: generation options passed to the model.
+    """
+
+    session_id: str
+    system_prompt: str | None = field(default=None, kw_only=True)
+    max_steps: int = field(default=50, kw_only=True)
+    max_pauses: int = field(default=5, kw_only=True)
+    options: ModelOptions = field(default_factory=ModelOptions, kw_only=True)
+
+
+class _Interrupted(Exception):
+    """A completed step carried stop ``interrupted``: stored, then raised as a provider error."""
+
+
+class Agent:
+    """Runs requests on one session. Build with `Agent.create`."""
+
+    def __init__(
+        self,
+        model: Any,
+        config: AgentRunConfig,
+        tools: Iterable[Tool | Any] = (),
+        extensions: Iterable[Any] = (),
+    ) -> None:
+        self.model = model
+        self.config = config
+        self.tools: dict[str, Tool] = {}
+        for item in tools:
+            t = as_tool(item)
+            self.tools[t.name] = t
+        self.extensions: list[Any] = list(extensions)
+        store = next((e for e in self.extensions if _has(e, "append") and _has(e, "restore")), None)
+        if store is None:
+            store = InMemoryHistory()
+        self.store: Any = store
+
+    @classmethod
+    async def create(
+        cls,
+        model: Any,
+        config: AgentRunConfig | None = None,
+        tools: Iterable[Tool | Any] = (),
+        extensions: Iterable[Any] = (),
+    ) -> Agent:
+        """Build an agent. Reads nothing: the history is loaded by each request."""
+        return cls(model, config or AgentRunConfig(uuid.uuid4().hex), tools, extensions)
+
+    @property
+    def session_id(self) -> str:
+        return self.config.session_id
+
+    # ------------------------------------------------------------------ public entry points
+
+    async def run(
+        self,
+        text: str,
+        *,
+        model: Any = None,
+        config: AgentRunConfig | None = None,
+        goal: Goal | None = None,
+    ) -> AssistantMessage:
+        """Send ``text`` and return the final assistant message."""
+        return await _final(self.stream(text, model=model, config=config, goal=goal))
+
+    def stream(
+        self,
+        text: str,
+        *,
+        model: Any = None,
+        config: AgentRunConfig | None = None,
+        goal: Goal | None = None,
+    ) -> AsyncIterator[AgentEvent]:
+        """Send ``text`` and yield the request's events."""
+        return self._request(UserMessage(content=text), model, config, goal)
+
+    async def resume(
+        self, *, model: Any = None, config: AgentRunConfig | None = None
+    ) -> AssistantMessage:
+        """Carry on from where the session stopped; raises `AgentResumeError` if it did not."""
+        return await _final(self.stream_resume(model=model, config=config))
+
+    def stream_resume(
+        self, *, model: Any = None, config: AgentRunConfig | None = None
+    ) -> AsyncIterator[AgentEvent]:
+        """`resume` as a stream of the same events as `stream`."""
+        return self._request(None, model, config, None)
+
+    async def resume_point(
+        self, *, model: Any = None, config: AgentRunConfig | None = None
+    ) -> ResumePoint | None:
+        """Say where the session stopped, or None. Reads only the tail; writes nothing."""
+        cfg = config or self.config
+        ctx = RunContext(cfg.session_id, "", None)
+        try:
+            return await find_resume_point(self._tail_reader(ctx))
+        except AgentResumeError:
+            return None
+
+    # ------------------------------------------------------------------ the request
+
+    async def _request(
+        self,
+        user: UserMessage | None,
+        model: Any,
+        config: AgentRunConfig | None,
+        goal: Goal | None,
+    ) -> AsyncIterator[AgentEvent]:
+        cfg = config or self.config
+        model = model or self.model
+        ctx = RunContext(cfg.session_id, uuid.uuid4().hex, user, resumed=user is None)
+        sid, rid = ctx.session_id, ctx.request_id
+        acquired = False
+        try:
+            await self._call_store("acquire", ctx)
+            acquired = True
+            ctx.messages = list(await self.store.restore(ctx))
+            if user is not None:
+                await self._hook("on_message", ctx, user)
+                for closing in await self._unanswered_results(ctx):
+                    await self._append(ctx, closing)
+                    yield AgentEvent.message_appended(sid, rid, closing)
+                await self._append(ctx, user)
+                yield AgentEvent.message_appended(sid, rid, user)
+            else:
+                point = await find_resume_point(_list_reader(ctx.messages))
+                for added in _resume_additions(point):
+                    await self._append(ctx, added)
+                    yield AgentEvent.message_appended(sid, rid, added)
+            await self._hook("before_run", ctx)
+            async with aclosing(self._loop(ctx, model, cfg, goal)) as steps:
+                async for event in steps:
+                    yield event
+            final = ctx.state["final"]
+            await self._hook("after_run", ctx, final)
+            yield AgentEvent.run_completed(sid, rid, final)
+        except GeneratorExit:
+            # The consumer left `async for` (aclose): no more events can be yielded.
+            await self._hook("on_error", ctx, asyncio.CancelledError("stream closed"))
+            raise
+        except BaseException as exc:
+            await self._hook("on_error", ctx, exc)
+            raise
+        finally:
+            if acquired:
+                await _finish(self._call_store("release", ctx))
+
+    async def _loop(
+        self, ctx: RunContext, model: Any, cfg: AgentRunConfig, goal: Goal | None
+    ) -> AsyncIterator[AgentEvent]:
+        sid, rid = ctx.session_id, ctx.request_id
+        steps = pauses = rounds = 0
+        while True:
+            if steps >= cfg.max_steps:
+                raise StepLimitError(cfg.max_steps)
+            steps += 1
+            request = self._build_request(ctx, cfg)
+            for ext in self.extensions:
+                if _has(ext, "before_model"):
+                    replaced = await _maybe_await(ext.before_model(ctx, request))
+                    if replaced is not None:
+                        request = replaced
+            yield AgentEvent.model_started(sid, rid)
+            step = _Step(model)
+            try:
+                async with aclosing(step.run(request, ctx)) as deltas:
+                    async for event in deltas:
+                        yield event
+            except _Interrupted as exc:
+                message = step.stored
+                await self._append(ctx, message)
+                yield AgentEvent.message_appended(sid, rid, message)
+                yield AgentEvent.model_completed(sid, rid, step.response_for(message))
+                yield AgentEvent.model_stopped(sid, rid, message.stop, message)  # type: ignore[arg-type]
+                raise ProviderResponseError(
+                    str(exc), provider=getattr(model, "provider_name", "the provider")
+                ) from None
+            except BaseException as exc:
+                partial = step.partial(exc)
+                if partial is not None:
+                    await _finish(self._append(ctx, partial))
+                if isinstance(exc, Exception):
+                    if partial is not None:
+                        yield AgentEvent.message_appended(sid, rid, partial)
+                    stop = partial.stop if partial is not None else _fault_stop(exc, ())
+                    yield AgentEvent.model_stopped(sid, rid, stop, partial, exc)  # type: ignore[arg-type]
+                raise
+            message = step.stored
+            stop = message.stop
+            if stop is not None and stop.reason is StopReason.PAUSED:
+                pauses += 1
+                if pauses < cfg.max_pauses:
+                    message = replace(message, stop=None)
+            else:
+                pauses = 0
+            await self._append(ctx, message)
+            yield AgentEvent.message_appended(sid, rid, message)
+            response = step.response_for(message)
+            yield AgentEvent.model_completed(sid, rid, response)
+            await self._hook("after_model", ctx, response)
+            if message.stop is not None:
+                yield AgentEvent.model_stopped(sid, rid, message.stop, message)
+                ctx.state["final"] = message
+                return
+            if stop is not None and stop.reason is StopReason.PAUSED:
+                continue  # below the pause limit: let the model carry on
+            if message.tool_calls:
+                async with aclosing(self._run_tools(ctx, message.tool_calls)) as results:
+                    async for event in results:
+                        yield event
+                continue
+            if goal is not None and rounds < goal.max_rounds:
+                verdict = await evaluate_goal(goal, message, ctx.messages)
+                if not verdict.done:
+                    rounds += 1
+                    nudge = InternalMessage(content=verdict.message or goal.description, tag="goal")
+                    await self._append(ctx, nudge)
+                    yield AgentEvent.message_appended(sid, rid, nudge)
+                    continue
+            ctx.state["final"] = message
+            return
+
+    async def _run_tools(
+        self, ctx: RunContext, calls: Sequence[ToolCall]
+    ) -> AsyncIterator[AgentEvent]:
+        sid, rid = ctx.session_id, ctx.request_id
+        answered: set[str] = set()
+        running: str | None = None
+        try:
+            for call in calls:
+                yield AgentEvent.tool_started(sid, rid, call)
+                running = call.id
+                result = await self._run_tool(ctx, call)
+                running = None
+                await self._append(ctx, result)
+                answered.add(call.id)
+                yield AgentEvent.tool_finished(sid, rid, call, result)
+                yield AgentEvent.message_appended(sid, rid, result)
+                await self._hook("after_tool", ctx, call, result)
+        except (asyncio.CancelledError, GeneratorExit):
+            # Stop during the batch: answer every call that has no result, so the history is
+            # whole ("cancelled mid-tool, already answered as cancelled" → CALL_MODEL).
+            for call in calls:
+                if call.id in answered:
+                    continue
+                text = CANCELLED_TOOL_TEXT if call.id == running else NOT_RUN_TOOL_TEXT
+                await _finish(self._append(ctx, interrupted_tool_result(call, text)))
+            raise
+
+    async def _run_tool(self, ctx: RunContext, call: ToolCall) -> ToolMessage:
+        for ext in self.extensions:
+            if _has(ext, "before_tool"):
+                denial = await _maybe_await(ext.before_tool(ctx, call))
+                if denial is not None:
+                    reason = denial.reason if isinstance(denial, ToolDenial) else str(denial)
+                    return _failed(call, f"The user declined to run this tool. {reason}".strip())
+        tool = self.tools.get(call.name)
+        if tool is None:
+            known = ", ".join(sorted(self.tools)) or "none"
+            return _failed(call, f"There is no tool named {call.name!r}. Available tools: {known}.")
+        try:
+            value = await tool.invoke(call.arguments)
+        except ToolArgumentError as exc:
+            return _failed(
+                call,
+                f"Invalid arguments for {call.name}: {exc}. Call it again with corrected "
+                "arguments.",
+            )
+        except Exception as exc:
+            return _failed(call, f"The tool failed: {type(exc).__name__}: {exc}")
+        return ToolMessage(
+            tool_call_id=call.id, name=call.name, content=result_text(value), success=True
+        )
+
+    # ------------------------------------------------------------------ helpers
+
+    def _build_request(self, ctx: RunContext, cfg: AgentRunConfig) -> ModelRequest:
+        messages: list[Message] = []
+        if cfg.system_prompt:
+            messages.append(SystemMessage(content=cfg.system_prompt))
+        messages.extend(ctx.messages)
+        return ModelRequest(
+            messages=messages, tools=[t.spec for t in self.tools.values()], options=cfg.options
+        )
+
+    async def _append(self, ctx: RunContext, message: Message) -> None:
+        await self.store.append(ctx, message)
+        ctx.messages.append(message)
+
+    async def _unanswered_results(self, ctx: RunContext) -> list[ToolMessage]:
+        try:
+            point = await find_resume_point(_list_reader(ctx.messages))
+        except AgentResumeError:
+            return []
+        return [interrupted_tool_result(call) for call in point.unanswered_tool_calls]
+
+    def _tail_reader(self, ctx: RunContext) -> Any:
+        if _has(self.store, "restore_tail"):
+            return lambda limit, before: self.store.restore_tail(ctx, limit, before)
+
+        async def read(limit: int, before: int | None) -> Sequence[StoredMessage]:
+            return _list_reader(await self.store.restore(ctx))(limit, before)  # type: ignore[return-value]
+
+        return read
+
+    async def _call_store(self, name: str, ctx: RunContext) -> None:
+        if _has(self.store, name):
+            await _maybe_await(getattr(self.store, name)(ctx))
+
+    async def _hook(self, name: str, ctx: RunContext, *args: Any) -> None:
+        for ext in self.extensions:
+            if _has(ext, name):
+                await _maybe_await(getattr(ext, name)(ctx, *args))
+
+
+class _Step:
+    """One model call: forwards deltas as events and remembers them for a partial response."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+        self.call_names: dict[int, str] = {}
+        self.got_output = False
+        self.stored: AssistantMessage | None = None  # type: ignore[assignment]
+
+    async def run(self, request: ModelRequest, ctx: RunContext) -> AsyncIterator[AgentEvent]:
+        sid, rid = ctx.session_id, ctx.request_id
+        stream = self.model.stream(request)
+        response: ModelResponse | None = None
+        try:
+            async for event in stream:
+                kind = event.kind
+                if kind is ModelEventKind.TEXT:
+                    if event.delta:
+                        self.got_output = True
+                        self.text.append(event.delta)
+                        yield AgentEvent.text_delta(sid, rid, event.delta)
+                elif kind is ModelEventKind.REASONING:
+                    if event.delta:
+                        self.got_output = True
+                        self.reasoning.append(event.delta)
+                        yield AgentEvent.reasoning_delta(sid, rid, event.delta)
+                elif kind is ModelEventKind.TOOL_CALL_DELTA and event.tool_call is not None:
+                    self.got_output = True
+                    delta = event.tool_call
+                    if delta.name:
+                        self.call_names[delta.index] = delta.name
+                    yield AgentEvent.tool_call_delta(sid, rid, delta)
+                elif kind is ModelEventKind.COMPLETED:
+                    response = event.response
+                    break
+        finally:
+            aclose = getattr(stream, "aclose", None)
+            if aclose is not None:
+                await _finish(aclose())
+        if response is None:
+            raise ProviderResponseError(
+                "The model's stream ended without a final response; the answer may be "
+                "incomplete. Resume to try again.",
+                provider=getattr(self.model, "provider_name", "the provider"),
+            )
+        self.stored = _normalise(response, self.model)
+        if self.stored.stop is not None and self.stored.stop.reason is StopReason.INTERRUPTED:
+            stop = self.stored.stop
+            raise _Interrupted(
+                stop.message or "The provider reported an error in the middle of the answer."
+            )
+
+    def response_for(self, message: AssistantMessage) -> ModelResponse:
+        return ModelResponse(message=message, stop=message.stop, usage=message.usage)
+
+    def partial(self, exc: BaseException) -> AssistantMessage | None:
+        """The partial response for a fault, or None when nothing arrived."""
+        if not self.got_output:
+            return None
+        names = [self.call_names[i] for i in sorted(self.call_names)]
+        return AssistantMessage(
+            content="".join(self.text),
+            reasoning="".join(self.reasoning),
+            stop=_fault_stop(exc, names),
+            model=_model_name(self.model),
+        )
+
+
+def _fault_stop(exc: BaseException, withheld: Sequence[str]) -> StopInfo:
+    details = {"withheld_tool_calls": list(withheld)} if withheld else {}
+    if isinstance(exc, asyncio.CancelledError | GeneratorExit):
+        raw, text = "cancelled", "You stopped this answer before it finished."
+    elif isinstance(
+        exc, ProviderConnectionError | ProviderTimeoutError | httpx.TransportError | OSError
+    ):
+        raw, text = (
+            "network_error",
+            "The connection to the provider broke before the answer finished.",
+        )
+    else:
+        raw = "provider_error"
+        text = (
+            str(exc)
+            if isinstance(exc, ProviderError)
+            else (f"The answer was cut off by an error ({type(exc).__name__}).")
+        )
+    return StopInfo(StopReason.INTERRUPTED, raw=raw, message=text, details=details)
+
+
+def _normalise(response: ModelResponse, model: Any) -> AssistantMessage:
+    """Apply the storage rules: ``stop`` only when abnormal; no tool calls with it."""
+    message = response.message
+    stop = response.stop or message.stop
+    usage = response.usage or message.usage
+    if stop is None or stop.ok:
+        message = replace(message, stop=None, usage=usage)
+    else:
+        if message.tool_calls:
+            names = [call.name for call in message.tool_calls]
+            details = dict(stop.details)
+            details.setdefault("withheld_tool_calls", names)
+            stop = replace(stop, details=details)
+        message = replace(message, tool_calls=(), stop=stop, usage=usage)
+    if message.model is None:
+        message = replace(message, model=_model_name(model))
+    return message
+
+
+def _resume_additions(point: ResumePoint) -> list[Message]:
+    if point.kind is ResumeKind.RECOVER_TOOLS:
+        return [interrupted_tool_result(call) for call in point.unanswered_tool_calls]
+    notice = resume_notice(point.kind)
+    return [notice] if notice is not None else []
+
+
+def _list_reader(messages: Sequence[Message]) -> Any:
+    records = [StoredMessage(i + 1, "", m) for i, m in enumerate(messages)]
+
+    async def read(limit: int, before: int | None) -> Sequence[StoredMessage]:
+        end = len(records) if before is None else before - 1
+        return records[max(0, end - limit) : end]
+
+    return read
+
+
+def _failed(call: ToolCall, text: str) -> ToolMessage:
+    return ToolMessage(tool_call_id=call.id, name=call.name, content=text, success=False)
+
+
+def _model_name(model: Any) -> str | None:
+    name = getattr(model, "name", None)
+    return name if isinstance(name, str) else None
+
+
+def _has(obj: Any, name: str) -> bool:
+    return callable(getattr(obj, name, None))
+
+
+async def _maybe_await(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+async def _finish(awaitable: Any) -> Any:
+    """Await to the end even if this task is cancelled meanwhile (a started write finishes)."""
+    task = asyncio.ensure_future(awaitable)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        await asyncio.wait({task})
+        raise
+
+
+async def _final(events: AsyncIterator[AgentEvent]) -> AssistantMessage:
+    final: AssistantMessage | None = None
+    async for event in events:
+        if event.type is AgentEventType.RUN_COMPLETED:
+            final = event.message  # type: ignore[assignment]
+    assert final is not None
+    return final

@@ -1,0 +1,232 @@
+"""Reading where a conversation stopped, and what resuming adds.
+
+Nothing records that a request did not finish: a killed process writes nothing. The history is
+the record, and its last message says how it stopped (DESIGN.md, "What resuming does"):
+
+====================================  =====================  ==================================
+history ends in                        kind                   resume adds
+====================================  =====================  ==================================
+a user or internal message             CALL_MODEL             nothing
+tool results, all present              CALL_MODEL             nothing
+a step stopped ``paused``              CALL_MODEL             nothing
+tool calls without results             RECOVER_TOOLS          a failed result per missing call
+a response stopped ``interrupted``     RETRY_RESPONSE         an internal "redo it" notice
+a response stopped ``max_output``      CONTINUE_RESPONSE      an internal "continue" notice
+a normal answer / refusal / full /     (AgentResumeError: completed / refused / context_full /
+other stop / nothing / orphan result    unknown_stop / empty / malformed)
+====================================  =====================  ==================================
+
+Only the tail is read: `find_resume_point` pages backwards through stored records until it
+has seen the assistant message that a trailing run of tool results answers, so its cost does
+not grow with the history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from .errors import AgentResumeError
+from .extensions import StoredMessage
+from .messages import (
+    AssistantMessage,
+    InternalMessage,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+from .stop import StopInfo, StopReason
+
+__all__ = [
+    "INTERRUPTED_TOOL_TEXT",
+    "ResumeKind",
+    "ResumePoint",
+    "find_resume_point",
+    "interrupted_tool_result",
+    "resume_notice",
+]
+
+#: What the model reads for a call whose result is missing (the seed's exact words).
+INTERRUPTED_TOOL_TEXT = (
+    "The process stopped while this tool was running, so it may or may not have completed, "
+    "and whatever it changes may or may not have happened. Check the current state before "
+    "running it again."
+)
+CANCELLED_TOOL_TEXT = (
+    "The user stopped the request while this tool was running, so it may or may not have "
+    "completed. Check the current state before running it again."
+)
+NOT_RUN_TOOL_TEXT = "The user stopped the request before this tool ran, so it did not run."
+
+RETRY_NOTICE = (
+    "Your previous response was cut off before it was complete, so the user did not receive "
+    "all of it. Redo that response from the start."
+)
+CONTINUE_NOTICE = (
+    "Your previous response reached the output limit. Continue exactly where it stopped, "
+    "without repeating anything already written."
+)
+
+
+class ResumeKind(StrEnum):
+    CALL_MODEL = "call_model"
+    RECOVER_TOOLS = "recover_tools"
+    RETRY_RESPONSE = "retry_response"
+    CONTINUE_RESPONSE = "continue_response"
+
+
+@dataclass(frozen=True, slots=True)
+class ResumePoint:
+    """Where a conversation stopped and what resuming will do.
+
+    Attributes:
+        kind: which row of the resume table applies.
+        description: one plain sentence for a person (the Resume button's tooltip).
+        unanswered_tool_calls: for RECOVER_TOOLS, the calls whose results are missing.
+        stop: the stop of the last assistant message, when that is what decided the kind.
+    """
+
+    kind: ResumeKind
+    description: str
+    unanswered_tool_calls: tuple[ToolCall, ...] = ()
+    stop: StopInfo | None = None
+
+
+def interrupted_tool_result(call: ToolCall, text: str = INTERRUPTED_TOOL_TEXT) -> ToolMessage:
+    """A failed result answering ``call`` without running it."""
+    return ToolMessage(tool_call_id=call.id, name=call.name, content=text, success=False)
+
+
+def resume_notice(kind: ResumeKind) -> InternalMessage | None:
+    """The internal message a resume of this kind adds, if any."""
+    if kind is ResumeKind.RETRY_RESPONSE:
+        return InternalMessage(content=RETRY_NOTICE, tag=f"resume:{kind.value}")
+    if kind is ResumeKind.CONTINUE_RESPONSE:
+        return InternalMessage(content=CONTINUE_NOTICE, tag=f"resume:{kind.value}")
+    return None
+
+
+TailReader = Callable[[int, int | None], Awaitable[Sequence[StoredMessage]]]
+_PAGE = 32
+
+
+async def find_resume_point(read_tail: TailReader) -> ResumePoint:
+    """Decide the resume point from the tail of a history.
+
+    Args:
+        read_tail: ``read_tail(limit, before_seq)`` returns up to ``limit`` stored records
+            before ``before_seq`` (None: the end), oldest first.
+
+    Raises:
+        AgentResumeError: with the reason when there is nothing to resume.
+    """
+    tail: list[Message] = []  # newest last, system messages dropped
+    before: int | None = None
+    exhausted = False
+
+    async def more() -> bool:
+        nonlocal before, exhausted
+        if exhausted:
+            return False
+        page = await read_tail(_PAGE, before)
+        if len(page) < _PAGE:
+            exhausted = True
+        if not page:
+            return False
+        before = page[0].seq
+        tail[:0] = [r.message for r in page if not isinstance(r.message, SystemMessage)]
+        return True
+
+    while not tail:
+        if not await more():
+            raise AgentResumeError("empty")
+    last = tail[-1]
+    if isinstance(last, UserMessage | InternalMessage):
+        return ResumePoint(
+            ResumeKind.CALL_MODEL,
+            "The model never answered the last message; resuming will ask it again.",
+        )
+    if isinstance(last, AssistantMessage):
+        return _from_assistant(last)
+    if not isinstance(last, ToolMessage):
+        raise AgentResumeError("malformed")
+    # A run of tool results: find the assistant message that asked for them.
+    index = len(tail) - 1
+    while True:
+        while index >= 0 and isinstance(tail[index], ToolMessage):
+            index -= 1
+        if index >= 0:
+            break
+        if not await more():
+            raise AgentResumeError("malformed")
+        index = len(tail) - 1  # re-scan, now with the older records prepended
+    asker = tail[index]
+    results = [m for m in tail[index + 1 :] if isinstance(m, ToolMessage)]
+    if not isinstance(asker, AssistantMessage) or not asker.tool_calls:
+        raise AgentResumeError("malformed")
+    call_ids = {call.id for call in asker.tool_calls}
+    if any(result.tool_call_id not in call_ids for result in results):
+        raise AgentResumeError("malformed")
+    answered = {result.tool_call_id for result in results}
+    missing = tuple(call for call in asker.tool_calls if call.id not in answered)
+    if not missing:
+        return ResumePoint(
+            ResumeKind.CALL_MODEL,
+            "The tools finished but the model has not seen their results yet; resuming will "
+            "send them to the model.",
+        )
+    return _recover(missing)
+
+
+def _recover(missing: tuple[ToolCall, ...]) -> ResumePoint:
+    names = ", ".join(dict.fromkeys(call.name for call in missing))
+    noun = "tool" if len(missing) == 1 else "tools"
+    return ResumePoint(
+        ResumeKind.RECOVER_TOOLS,
+        f"The app stopped while the {noun} {names} ran; resuming will tell the model they may "
+        "or may not have finished, without running them again."
+        if len(missing) > 1
+        else f"The app stopped while the {noun} {names} ran; resuming will tell the model it "
+        "may or may not have finished, without running it again.",
+        unanswered_tool_calls=missing,
+    )
+
+
+def _from_assistant(message: AssistantMessage) -> ResumePoint:
+    stop = message.stop
+    if stop is None or stop.ok:
+        if message.tool_calls:
+            return _recover(tuple(message.tool_calls))
+        raise AgentResumeError("completed")
+    reason = stop.reason
+    if reason is StopReason.INTERRUPTED:
+        why = {
+            "cancelled": "The answer was stopped before it finished",
+            "network_error": "The connection broke before the answer finished",
+        }.get(stop.raw or "", "The answer was cut off by an error")
+        return ResumePoint(
+            ResumeKind.RETRY_RESPONSE,
+            f"{why}; resuming will ask the model to write it again from the start.",
+            stop=stop,
+        )
+    if reason is StopReason.MAX_OUTPUT:
+        return ResumePoint(
+            ResumeKind.CONTINUE_RESPONSE,
+            "The answer reached the output limit; resuming will ask the model to continue "
+            "where it stopped.",
+            stop=stop,
+        )
+    if reason is StopReason.PAUSED:
+        return ResumePoint(
+            ResumeKind.CALL_MODEL,
+            "The provider paused this answer; resuming will let the model carry on.",
+            stop=stop,
+        )
+    if reason is StopReason.REFUSAL:
+        raise AgentResumeError("refused")
+    if reason is StopReason.CONTEXT_FULL:
+        raise AgentResumeError("context_full")
+    raise AgentResumeError("unknown_stop")
