@@ -1,0 +1,83 @@
+"""`SQLiteSessionExtension`: the agent's storage hooks backed by `SQLiteSessionStorage`.
+
+The agent calls only these hooks (see `engine.extensions`): ``restore``/``restore_tail`` to
+read history, ``append`` once per completed message, and ``acquire``/``release`` around each
+request. The lease a request takes is kept here keyed by its request id, so two requests of
+one extension on different sessions (or a refused second one) never mix up their leases.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..extensions import Extension, RunContext, StoredMessage
+from ..messages import Message
+from .lease import Lease
+from .sqlite import SQLiteSessionStorage
+
+__all__ = ["SQLiteSessionExtension"]
+
+
+class SQLiteSessionExtension(Extension):
+    """Durable history for an agent in one SQLite file.
+
+    Args:
+        path_or_storage: the database file, or an existing `SQLiteSessionStorage` to share
+            (for instance with the window's conversation list). A storage passed in is not
+            closed by `close()`; one this extension opened is.
+        **storage_kwargs: passed to `SQLiteSessionStorage` when a path is given.
+    """
+
+    def __init__(
+        self, path_or_storage: str | os.PathLike[str] | SQLiteSessionStorage, **storage_kwargs: Any
+    ) -> None:
+        if isinstance(path_or_storage, SQLiteSessionStorage):
+            if storage_kwargs:
+                raise TypeError("storage settings go to the SQLiteSessionStorage, not here")
+            self.storage = path_or_storage
+            self._owns_storage = False
+        else:
+            self.storage = SQLiteSessionStorage(path_or_storage, **storage_kwargs)
+            self._owns_storage = True
+        self._leases: dict[str, Lease] = {}
+
+    def __repr__(self) -> str:
+        return f"<SQLiteSessionExtension {str(self.storage.path)!r}>"
+
+    async def close(self) -> None:
+        """Release leases still held and close the storage if this extension opened it."""
+        leases, self._leases = list(self._leases.values()), {}
+        for lease in leases:
+            await lease.release()
+        if self._owns_storage:
+            await self.storage.close()
+
+    async def restore(self, ctx: RunContext) -> list[Message]:
+        """Return the session's whole history, oldest first."""
+        return await self.storage.load(ctx.session_id)
+
+    async def restore_tail(
+        self, ctx: RunContext, limit: int, before_seq: int | None = None
+    ) -> list[StoredMessage]:
+        """Return the session's last `limit` stored messages, oldest first."""
+        return await self.storage.load_tail(ctx.session_id, limit, before_seq)
+
+    async def append(self, ctx: RunContext, message: Message) -> None:
+        """Store one completed message in its own transaction."""
+        await self.storage.append(ctx.session_id, ctx.request_id, message)
+
+    async def acquire(self, ctx: RunContext) -> None:
+        """Take the session's lease for this request.
+
+        Raises:
+            AgentBusyError: another request (here or in another process) holds it.
+        """
+        lease = await self.storage.acquire_lease(ctx.session_id)
+        self._leases[ctx.request_id] = lease
+
+    async def release(self, ctx: RunContext) -> None:
+        """Give back the lease this request took (nothing happens if it took none)."""
+        lease = self._leases.pop(ctx.request_id, None)
+        if lease is not None:
+            await lease.release()

@@ -1,0 +1,230 @@
+"""The schema of a Continuo database file: its versions, and how a file is checked and upgraded.
+
+A file is opened for writing only after it has passed, read-only, every check that could
+refuse it — so a file that is refused is never changed, not even by switching it to WAL:
+
+1. the first 16 bytes say ``SQLite format 3`` (or the file is new / empty);
+2. a read-only connection (``file:...?mode=ro``) reads it: the header is intact, the
+   ``application_id`` is ours or unset, ``PRAGMA quick_check`` passes (for files up to
+   `QUICK_CHECK_LIMIT` bytes), and the tables are Continuo's;
+3. ``PRAGMA user_version`` is not newer than `SCHEMA_VERSION`.
+
+Then the file is switched to WAL and each pending step of `MIGRATIONS` runs in its own
+``BEGIN IMMEDIATE`` transaction, which also records the step in ``schema_migrations`` and
+sets ``user_version`` to the step's number — so a crash between steps leaves a file at an
+exact, recorded version, and two processes opening the same file never apply a step twice.
+
+Schema versions (``PRAGMA user_version``; the number of steps applied):
+
+====  =====================================================================================
+1     ``sessions``, ``messages`` (one row per message, key (session_id, seq)), ``leases``
+====  =====================================================================================
+
+Adding a version: append a named function to `MIGRATIONS`, add its line above, and keep a
+file written by the previous release in the tests so that opening old files stays proven.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import CorruptDatabaseError, NewerSchemaError
+
+__all__ = [
+    "APPLICATION_ID",
+    "MIGRATIONS",
+    "QUICK_CHECK_LIMIT",
+    "SCHEMA_VERSION",
+    "Migration",
+    "is_corruption",
+    "prepare_database",
+]
+
+#: ``PRAGMA application_id`` of a Continuo file ("CNTO"), so another program's SQLite file
+#: is recognised and refused rather than having our tables added to it.
+APPLICATION_ID = 0x434E544F
+
+#: files larger than this skip ``PRAGMA quick_check`` on open (it reads every page: about
+#: 1 ms per MB); SQLite still reports damage on the pages a query touches.
+QUICK_CHECK_LIMIT = 256 * 1024 * 1024
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """One named schema step; `apply` runs inside the step's transaction."""
+
+    name: str
+    summary: str  #: one line describing what the version adds
+    apply: Callable[[sqlite3.Connection], None]
+
+
+def _create_core_tables(db: sqlite3.Connection) -> None:
+    db.execute(
+        """
+        CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            title TEXT,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            metadata TEXT NOT NULL DEFAULT '{}'
+        )
+        """
+    )
+    db.execute("CREATE INDEX sessions_by_updated ON sessions(updated_at)")
+    # The primary key's index on (session_id, seq) is the index that makes "the last N
+    # messages of a session" (WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT N)
+    # one range scan, whatever the length of the history.
+    db.execute(
+        """
+        CREATE TABLE messages (
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            request_id TEXT NOT NULL,
+            id TEXT NOT NULL,
+            type TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            body TEXT NOT NULL,
+            PRIMARY KEY (session_id, seq)
+        )
+        """
+    )
+    # No foreign key here: a request takes the lease before its first message creates the
+    # session.
+    db.execute(
+        """
+        CREATE TABLE leases (
+            session_id TEXT PRIMARY KEY,
+            host TEXT NOT NULL,
+            boot_id TEXT NOT NULL,
+            pid INTEGER NOT NULL,
+            process_started REAL,
+            token TEXT NOT NULL,
+            acquired_at REAL NOT NULL,
+            heartbeat_at REAL NOT NULL
+        )
+        """
+    )
+    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+
+
+#: The ordered steps; a file's version is the number of them applied.
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        "0001_core_tables",
+        "sessions, messages (one row per message, key (session_id, seq)), leases",
+        _create_core_tables,
+    ),
+)
+
+#: The newest schema version this code reads and writes.
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def prepare_database(path: Path, *, busy_timeout: float = 5.0) -> int:
+    """Check the file at `path` and bring it to `SCHEMA_VERSION`, creating it if missing.
+
+    Blocking; run it in a thread. Returns the number of steps applied now.
+
+    Raises:
+        CorruptDatabaseError: the file is not SQLite, is damaged, or is another program's
+            database. The file is not changed.
+        NewerSchemaError: the file was written by a newer version. The file is not changed.
+    """
+    if path.exists() and path.stat().st_size > 0:
+        _inspect_read_only(path)
+    try:
+        db = sqlite3.connect(path, isolation_level=None, timeout=busy_timeout)
+    except sqlite3.Error as exc:
+        raise CorruptDatabaseError(str(path), f"cannot open it: {exc}") from exc
+    try:
+        db.execute("PRAGMA journal_mode = WAL")
+        return _migrate(db, path)
+    except sqlite3.DatabaseError as exc:
+        if is_corruption(exc):
+            raise CorruptDatabaseError(str(path), str(exc)) from exc
+        raise
+    finally:
+        db.close()
+
+
+def _inspect_read_only(path: Path) -> None:
+    """Refuse the file, untouched, if it is not a Continuo database this code can write."""
+    with path.open("rb") as handle:
+        header = handle.read(len(_SQLITE_MAGIC))
+    if header != _SQLITE_MAGIC:
+        raise CorruptDatabaseError(str(path), "it does not start with the SQLite header")
+    try:
+        ro = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise CorruptDatabaseError(str(path), f"cannot open it: {exc}") from exc
+    try:
+        found = ro.execute("PRAGMA user_version").fetchone()[0]
+        app_id = ro.execute("PRAGMA application_id").fetchone()[0]
+        if found > SCHEMA_VERSION:
+            raise NewerSchemaError(str(path), found, SCHEMA_VERSION)
+        if app_id not in (0, APPLICATION_ID):
+            raise CorruptDatabaseError(str(path), "it belongs to another program")
+        if path.stat().st_size <= QUICK_CHECK_LIMIT:
+            problems = [row[0] for row in ro.execute("PRAGMA quick_check").fetchall()]
+            if problems != ["ok"]:
+                raise CorruptDatabaseError(str(path), problems[0])
+        tables = {
+            row[0]
+            for row in ro.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            )
+        }
+        if found == 0 and tables:
+            raise CorruptDatabaseError(str(path), "it holds tables of another program")
+        if found > 0 and "schema_migrations" not in tables:
+            raise CorruptDatabaseError(str(path), "its migration record is missing")
+    except sqlite3.DatabaseError as exc:
+        raise CorruptDatabaseError(str(path), str(exc)) from exc
+    finally:
+        ro.close()
+
+
+def _migrate(db: sqlite3.Connection, path: Path) -> int:
+    applied = 0
+    for number, step in enumerate(MIGRATIONS, start=1):
+        if db.execute("PRAGMA user_version").fetchone()[0] >= number:
+            continue
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            # Another process may have applied it while we waited for the write lock.
+            current = db.execute("PRAGMA user_version").fetchone()[0]
+            if current > SCHEMA_VERSION:
+                raise NewerSchemaError(str(path), current, SCHEMA_VERSION)
+            if current >= number:
+                db.execute("ROLLBACK")
+                continue
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations "
+                "(name TEXT PRIMARY KEY, applied_at REAL NOT NULL)"
+            )
+            step.apply(db)
+            db.execute(
+                "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
+                (step.name, time.time()),
+            )
+            db.execute(f"PRAGMA user_version = {number}")
+            db.execute("COMMIT")
+            applied += 1
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+    return applied
+
+
+def is_corruption(exc: sqlite3.DatabaseError) -> bool:
+    """Return True when SQLite reports the file damaged or not a database."""
+    # SQLITE_CORRUPT (11) and SQLITE_NOTADB (26), extended codes included.
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code is not None and (code & 0xFF) in (11, 26)

@@ -1,0 +1,569 @@
+"""`SQLiteSessionStorage`: conversations in one SQLite file, durable message by message.
+
+Invariants:
+
+* ONE aiosqlite connection, opened lazily on first use after `prepare_database` has checked
+  the file read-only (a refused file is never changed) and migrated it. WAL,
+  ``synchronous=FULL`` by default (every committed message survives a power cut), a
+  ``busy_timeout`` for other processes' writers, foreign keys on.
+* Every operation runs under one asyncio lock, so the transactions of concurrent coroutines
+  on the single connection never interleave. Every write is one ``BEGIN IMMEDIATE``
+  transaction: one per message.
+* A started write finishes even if its caller is cancelled: it runs as an owned task the
+  caller awaits through `asyncio.shield`; on cancellation the caller waits for the write to
+  complete, then re-raises `CancelledError`. (A write abandoned half-way would leave the
+  shared connection inside an open transaction.)
+* Messages of a session are numbered 1, 2, 3... (``seq``) in append order. `load_tail` is
+  one range scan of the primary key's index: its cost does not grow with the history.
+* Reading and `append` never take the lease; only `acquire_lease` does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import secrets
+import sqlite3
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+import aiosqlite
+
+from ..errors import (
+    AgentBusyError,
+    CorruptDatabaseError,
+    SessionExistsError,
+    StorageError,
+    UnknownMessageTypeError,
+)
+from ..extensions import StoredMessage
+from ..messages import Message, UserMessage, message_from_json, message_to_json
+from .lease import Lease, LeaseHolder, ProcessIdentity, holder_is_gone
+from .migrations import is_corruption, prepare_database
+
+__all__ = ["SQLiteSessionStorage", "SessionInfo"]
+
+_log = logging.getLogger(__name__)
+_T = TypeVar("_T")
+
+_TITLE_LENGTH = 60
+_BUSY_TIMEOUT = 5.0  # seconds another process's write transaction may make us wait
+
+Synchronous = Literal["OFF", "NORMAL", "FULL", "EXTRA"]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """One conversation as listed: its id, title and times (seconds since the epoch)."""
+
+    id: str
+    title: str | None  #: None until set, or taken from the first user message
+    created_at: float
+    updated_at: float  #: bumped by every append; the conversation list sorts on it
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+class SQLiteSessionStorage:
+    """Conversations, their messages and their leases in one SQLite file.
+
+    Args:
+        path: the database file; created (with its folder's parent existing) if missing.
+        synchronous: SQLite's ``synchronous`` setting. ``FULL`` (the default) makes each
+            committed message survive a power cut; ``NORMAL`` only a crash of the process.
+        lease_stale_after: seconds after which a lease whose heartbeat stopped is taken over.
+        heartbeat_interval: seconds between heartbeats of a held lease (default: a third of
+            `lease_stale_after`).
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        synchronous: Synchronous = "FULL",
+        lease_stale_after: float = 30.0,
+        heartbeat_interval: float | None = None,
+    ) -> None:
+        if synchronous not in ("OFF", "NORMAL", "FULL", "EXTRA"):
+            raise ValueError(f"synchronous must be OFF, NORMAL, FULL or EXTRA, not {synchronous!r}")
+        if lease_stale_after <= 0:
+            raise ValueError("lease_stale_after must be a positive number of seconds")
+        self.path = Path(path)
+        self.synchronous = synchronous
+        self.lease_stale_after = float(lease_stale_after)
+        self.heartbeat_interval = float(
+            heartbeat_interval if heartbeat_interval is not None else lease_stale_after / 3
+        )
+        self._db: aiosqlite.Connection | None = None
+        self._opening: asyncio.Task[aiosqlite.Connection] | None = None
+        self._lock = asyncio.Lock()
+        self._writes: set[asyncio.Task[Any]] = set()
+        self._leases: set[Lease] = set()
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"<SQLiteSessionStorage {str(self.path)!r}>"
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def close(self) -> None:
+        """Release held leases, let writes in progress finish, close the file. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        for lease in list(self._leases):
+            with contextlib.suppress(StorageError):
+                await lease.release()
+        while self._writes:
+            await asyncio.gather(*self._writes, return_exceptions=True)
+        if self._opening is not None and self._db is None:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                self._db = await self._opening
+        db, self._db = self._db, None
+        if db is not None:
+            await db.close()
+
+    async def _connection(self) -> aiosqlite.Connection:
+        if self._db is not None:
+            return self._db
+        if self._closed:
+            raise StorageError(f"The conversation file {self.path} was closed; open it again.")
+        if self._opening is None:
+            self._opening = asyncio.get_running_loop().create_task(self._open())
+        opening = self._opening
+        try:
+            # Shielded: a caller cancelled mid-open must not leave a half-opened connection.
+            self._db = await asyncio.shield(opening)
+        except asyncio.CancelledError:
+            raise
+        except BaseException:
+            if self._opening is opening:
+                self._opening = None  # let a later call try again (the file may be fixed)
+            raise
+        return self._db
+
+    async def _open(self) -> aiosqlite.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        await asyncio.to_thread(prepare_database, self.path, busy_timeout=_BUSY_TIMEOUT)
+        db = await aiosqlite.connect(self.path, isolation_level=None, timeout=_BUSY_TIMEOUT)
+        try:
+            with self._translate():
+                await db.execute("PRAGMA journal_mode = WAL")
+                await db.execute(f"PRAGMA synchronous = {self.synchronous}")
+                await db.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT * 1000)}")
+                await db.execute("PRAGMA foreign_keys = ON")
+        except BaseException:
+            await db.close()
+            raise
+        return db
+
+    # ------------------------------------------------------------------ sessions
+
+    async def create_session(
+        self,
+        session_id: str | None = None,
+        title: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> SessionInfo:
+        """Create an empty conversation (with a fresh id when `session_id` is None).
+
+        Raises:
+            SessionExistsError: a conversation with this id already exists.
+        """
+        sid = session_id if session_id is not None else uuid.uuid4().hex
+        meta = dict(metadata or {})
+        now = time.time()
+
+        async def body(db: aiosqlite.Connection) -> SessionInfo:
+            if await db.execute_fetchall("SELECT 1 FROM sessions WHERE id = ?", (sid,)):
+                raise SessionExistsError(sid)
+            await db.execute(
+                "INSERT INTO sessions (id, title, created_at, updated_at, metadata) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (sid, title, now, now, json.dumps(meta, ensure_ascii=False)),
+            )
+            return SessionInfo(sid, title, now, now, meta)
+
+        return await self._write(body)
+
+    async def get_session(self, session_id: str) -> SessionInfo | None:
+        """Return the conversation, or None when there is none with this id."""
+        rows = await self._read(
+            "SELECT id, title, created_at, updated_at, metadata FROM sessions WHERE id = ?",
+            (session_id,),
+        )
+        return self._session_info(rows[0]) if rows else None
+
+    async def list_sessions(self) -> list[SessionInfo]:
+        """Return every conversation, the most recently updated first."""
+        rows = await self._read(
+            "SELECT id, title, created_at, updated_at, metadata FROM sessions "
+            "ORDER BY updated_at DESC, rowid DESC",
+            (),
+        )
+        return [self._session_info(row) for row in rows]
+
+    async def rename_session(self, session_id: str, title: str | None) -> None:
+        """Set the conversation's title (None clears it).
+
+        Raises:
+            StorageError: there is no conversation with this id.
+        """
+
+        async def body(db: aiosqlite.Connection) -> None:
+            cursor = await db.execute(
+                "UPDATE sessions SET title = ? WHERE id = ?", (title, session_id)
+            )
+            if cursor.rowcount == 0:
+                raise self._missing(session_id)
+
+        await self._write(body)
+
+    async def update_metadata(self, session_id: str, mapping: Mapping[str, Any]) -> dict[str, Any]:
+        """Merge `mapping` into the conversation's metadata; a key mapped to None is removed.
+
+        Returns the metadata as stored afterwards.
+
+        Raises:
+            StorageError: there is no conversation with this id.
+        """
+        changes = dict(mapping)
+
+        async def body(db: aiosqlite.Connection) -> dict[str, Any]:
+            rows = await db.execute_fetchall(
+                "SELECT metadata FROM sessions WHERE id = ?", (session_id,)
+            )
+            if not rows:
+                raise self._missing(session_id)
+            merged = self._json_object(rows[0][0], session_id)
+            for key, value in changes.items():
+                if value is None:
+                    merged.pop(key, None)
+                else:
+                    merged[key] = value
+            await db.execute(
+                "UPDATE sessions SET metadata = ? WHERE id = ?",
+                (json.dumps(merged, ensure_ascii=False), session_id),
+            )
+            return merged
+
+        return await self._write(body)
+
+    async def delete_session(self, session_id: str) -> None:
+        """Delete the conversation, its messages and its lease. Deleting none is no error."""
+
+        async def body(db: aiosqlite.Connection) -> None:
+            await db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
+            await db.execute("DELETE FROM leases WHERE session_id = ?", (session_id,))
+            await db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+
+        await self._write(body)
+
+    # ------------------------------------------------------------------ messages
+
+    async def append(self, session_id: str, request_id: str, message: Message) -> int:
+        """Store `message` at the end of the conversation in its own transaction.
+
+        Creates the conversation if missing, bumps its ``updated_at`` and, while it has no
+        title, takes one from the first line of a user message. Once called, the write
+        completes even if the caller is cancelled.
+
+        Returns:
+            The message's sequence number in the conversation (1 for the first).
+        """
+        body_json = message_to_json(message)
+        title = _title_from(message) if isinstance(message, UserMessage) else None
+
+        async def body(db: aiosqlite.Connection) -> int:
+            now = time.time()
+            rows = await db.execute_fetchall(
+                "SELECT title FROM sessions WHERE id = ?", (session_id,)
+            )
+            if not rows:
+                await db.execute(
+                    "INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
+                    (session_id, title, now, now),
+                )
+            elif rows[0][0] is None and title is not None:
+                await db.execute(
+                    "UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?",
+                    (title, now, session_id),
+                )
+            else:
+                await db.execute(
+                    "UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id)
+                )
+            rows = await db.execute_fetchall(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?",
+                (session_id,),
+            )
+            seq = int(rows[0][0])
+            await db.execute(
+                "INSERT INTO messages (session_id, seq, request_id, id, type, created_at, body) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    session_id,
+                    seq,
+                    request_id,
+                    message.id,
+                    message.type_name,
+                    message.created_at,
+                    body_json,
+                ),
+            )
+            return seq
+
+        return await self._write(body)
+
+    async def load(self, session_id: str) -> list[Message]:
+        """Return the whole conversation, oldest first ([] for an unknown id).
+
+        Raises:
+            UnknownMessageTypeError: a stored message is of a type this version cannot read.
+        """
+        rows = await self._read(
+            "SELECT seq, request_id, body FROM messages WHERE session_id = ? ORDER BY seq",
+            (session_id,),
+        )
+        return [self._stored(row, session_id).message for row in rows]
+
+    async def load_tail(
+        self, session_id: str, limit: int, before_seq: int | None = None
+    ) -> list[StoredMessage]:
+        """Return the last `limit` messages (before `before_seq`, if given), oldest first.
+
+        One range scan of the (session_id, seq) index: the cost depends on `limit`, not on
+        the length of the conversation. Page backwards by passing the first returned
+        ``seq`` as the next `before_seq`.
+
+        Raises:
+            UnknownMessageTypeError: a stored message is of a type this version cannot read.
+        """
+        if limit <= 0:
+            return []
+        bound = before_seq if before_seq is not None else 2**62
+        rows = await self._read(
+            "SELECT seq, request_id, body FROM messages "
+            "WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
+            (session_id, bound, limit),
+        )
+        return [self._stored(row, session_id) for row in reversed(rows)]
+
+    async def count_messages(self, session_id: str) -> int:
+        """Return how many messages the conversation holds (0 for an unknown id)."""
+        rows = await self._read("SELECT COUNT(*) FROM messages WHERE session_id = ?", (session_id,))
+        return int(rows[0][0])
+
+    # ------------------------------------------------------------------ leases
+
+    async def lease_holder(self, session_id: str) -> LeaseHolder | None:
+        """Return who holds the session's lease, or None when an acquirer would get it."""
+        rows = await self._read(
+            f"SELECT {_HOLDER_COLUMNS} FROM leases WHERE session_id = ?", (session_id,)
+        )
+        if not rows:
+            return None
+        holder = LeaseHolder(*rows[0])
+        gone = holder_is_gone(
+            holder,
+            now=time.time(),
+            stale_after=self.lease_stale_after,
+            here=ProcessIdentity.current(),
+        )
+        return None if gone else holder
+
+    async def acquire_lease(self, session_id: str) -> Lease:
+        """Take the session's lease for one request; `Lease.release()` gives it back.
+
+        Raises:
+            AgentBusyError: a live holder (another process, or another request of this
+                one) has it; ``.holder`` is its `LeaseHolder`.
+        """
+        token = secrets.token_hex(16)
+        here = ProcessIdentity.current()
+
+        async def body(db: aiosqlite.Connection) -> LeaseHolder:
+            now = time.time()
+            rows = await db.execute_fetchall(
+                f"SELECT {_HOLDER_COLUMNS} FROM leases WHERE session_id = ?", (session_id,)
+            )
+            if rows:
+                current = LeaseHolder(*rows[0])
+                if not holder_is_gone(
+                    current, now=now, stale_after=self.lease_stale_after, here=here
+                ):
+                    raise AgentBusyError(session_id, current)
+            await db.execute(
+                "INSERT OR REPLACE INTO leases (session_id, host, boot_id, pid, "
+                "process_started, token, acquired_at, heartbeat_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    session_id,
+                    here.host,
+                    here.boot_id,
+                    here.pid,
+                    here.process_started,
+                    token,
+                    now,
+                    now,
+                ),
+            )
+            return LeaseHolder(here.host, here.boot_id, here.pid, here.process_started, now, now)
+
+        task = self._spawn(self._transaction(body))
+        try:
+            holder = await asyncio.shield(task)
+        except asyncio.CancelledError:
+            # The row may be written by now; nobody would ever release it, and it names
+            # this live process, so it would block the session until we exit. Undo it.
+            await _settle(task)
+            if not task.cancelled() and task.exception() is None:
+                await _settle(self._spawn(self._transaction(_delete_row(session_id, token))))
+            raise
+        lease = Lease(self, session_id, token, holder, self.heartbeat_interval)
+        self._leases.add(lease)
+        return lease
+
+    async def _refresh_lease(self, session_id: str, token: str) -> bool:
+        async def body(db: aiosqlite.Connection) -> bool:
+            cursor = await db.execute(
+                "UPDATE leases SET heartbeat_at = ? WHERE session_id = ? AND token = ?",
+                (time.time(), session_id, token),
+            )
+            return cursor.rowcount > 0
+
+        return await self._write(body)
+
+    async def _delete_lease(self, lease: Lease) -> None:
+        self._leases.discard(lease)
+        await self._write(_delete_row(lease.session_id, lease.token))
+
+    # ------------------------------------------------------------------ machinery
+
+    async def _read(self, sql: str, params: tuple[Any, ...]) -> list[Any]:
+        db = await self._connection()
+        async with self._lock:
+            with self._translate():
+                return list(await db.execute_fetchall(sql, params))
+
+    async def _write(self, body: Callable[[aiosqlite.Connection], Awaitable[_T]]) -> _T:
+        task = self._spawn(self._transaction(body))
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            await _settle(task)
+            raise
+
+    async def _transaction(self, body: Callable[[aiosqlite.Connection], Awaitable[_T]]) -> _T:
+        db = await self._connection()
+        async with self._lock:
+            with self._translate():
+                await db.execute("BEGIN IMMEDIATE")
+                try:
+                    result = await body(db)
+                except BaseException:
+                    await db.execute("ROLLBACK")
+                    raise
+                await db.execute("COMMIT")
+                return result
+
+    def _spawn(self, coro: Awaitable[_T]) -> asyncio.Task[_T]:
+        task: asyncio.Task[_T] = asyncio.ensure_future(coro)
+        self._writes.add(task)
+        task.add_done_callback(self._writes.discard)
+        return task
+
+    @contextlib.contextmanager
+    def _translate(self) -> Iterator[None]:
+        """Turn SQLite's errors into `StorageError`s that name the file."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            if is_corruption(exc):
+                raise CorruptDatabaseError(str(self.path), str(exc)) from exc
+            if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF in (5, 6):  # BUSY, LOCKED
+                raise StorageError(
+                    f"The conversation file {self.path} is locked by another program; "
+                    "try again in a moment, or close the other program."
+                ) from exc
+            raise StorageError(
+                f"The conversation file {self.path} could not be used: {exc}. "
+                "Check that the disk has space and the file is writable."
+            ) from exc
+
+    def _stored(self, row: Any, session_id: str) -> StoredMessage:
+        seq, request_id, body = row
+        try:
+            message = message_from_json(body)
+        except UnknownMessageTypeError as exc:
+            raise UnknownMessageTypeError(exc.type_name, str(self.path)) from exc
+        except (ValueError, KeyError, TypeError) as exc:
+            raise CorruptDatabaseError(
+                str(self.path), f"message {seq} of conversation {session_id!r} is unreadable"
+            ) from exc
+        return StoredMessage(seq, request_id, message)
+
+    def _session_info(self, row: Any) -> SessionInfo:
+        sid, title, created_at, updated_at, metadata = row
+        return SessionInfo(sid, title, created_at, updated_at, self._json_object(metadata, sid))
+
+    def _json_object(self, text: str, session_id: str) -> dict[str, Any]:
+        try:
+            value = json.loads(text or "{}")
+        except ValueError:
+            value = None
+        if not isinstance(value, dict):
+            raise CorruptDatabaseError(
+                str(self.path), f"the metadata of conversation {session_id!r} is unreadable"
+            )
+        return value
+
+    def _missing(self, session_id: str) -> StorageError:
+        return StorageError(
+            f"There is no conversation {session_id!r} in {self.path}; it may have been deleted."
+        )
+
+
+_HOLDER_COLUMNS = "host, boot_id, pid, process_started, acquired_at, heartbeat_at"
+
+
+def _delete_row(session_id: str, token: str) -> Callable[[aiosqlite.Connection], Awaitable[None]]:
+    async def body(db: aiosqlite.Connection) -> None:
+        await db.execute(
+            "DELETE FROM leases WHERE session_id = ? AND token = ?", (session_id, token)
+        )
+
+    return body
+
+
+async def _settle(task: asyncio.Task[Any]) -> None:
+    """Wait for `task` to finish, through further cancellations, logging its failure."""
+    while not task.done():
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await asyncio.shield(task)
+    if not task.cancelled() and task.exception() is not None:
+        _log.warning(
+            "A write finished with an error after its caller was cancelled",
+            exc_info=task.exception(),
+        )
+
+
+def _title_from(message: UserMessage) -> str | None:
+    """Return the first non-blank line of the message, cut to about 60 characters."""
+    for line in message.content.splitlines():
+        line = " ".join(line.split())
+        if line:
+            if len(line) <= _TITLE_LENGTH:
+                return line
+            cut = line[: _TITLE_LENGTH - 1]
+            space = cut.rfind(" ")
+            if space >= _TITLE_LENGTH // 2:
+                cut = cut[:space]
+            return cut.rstrip(" ,.;:") + "…"
+    return None
