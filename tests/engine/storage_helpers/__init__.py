@@ -1,0 +1,1 @@
+"""Scripts the storage tests run as real child processes."""
