@@ -219,7 +219,9 @@ async def test_load_tail_pages_backwards(storage: SQLiteSessionStorage) -> None:
     assert await storage.load_tail("ghost", 5) == []
 
 
-async def test_load_tail_is_an_index_range_scan(storage: SQLiteSessionStorage, db_path: Path) -> None:
+async def test_load_tail_is_an_index_range_scan(
+    storage: SQLiteSessionStorage, db_path: Path
+) -> None:
     await storage.append("s", "r", UserMessage(content="x"))
     with sqlite3.connect(db_path) as raw:
         plan = " | ".join(
@@ -238,8 +240,10 @@ async def test_load_tail_is_an_index_range_scan(storage: SQLiteSessionStorage, d
 # ---------------------------------------------------------------------------- the file
 
 
-async def test_file_is_wal_with_migrations_recorded(storage: SQLiteSessionStorage, db_path: Path) -> None:
-    assert not db_path.exists()  # opened lazily
+async def test_file_is_wal_with_migrations_recorded(
+    storage: SQLiteSessionStorage, db_path: Path
+) -> None:
+    assert not db_path.exists()  # noqa: ASYNC240 - opened lazily: no file yet
     await storage.list_sessions()
     with sqlite3.connect(db_path) as raw:
         assert raw.execute("PRAGMA journal_mode").fetchone() == ("wal",)
@@ -276,7 +280,9 @@ async def test_reopening_migrates_nothing_and_keeps_data(db_path: Path) -> None:
     finally:
         await second.close()
     with sqlite3.connect(db_path) as raw:
-        assert raw.execute("SELECT COUNT(*) FROM schema_migrations").fetchone() == (len(MIGRATIONS),)
+        assert raw.execute("SELECT COUNT(*) FROM schema_migrations").fetchone() == (
+            len(MIGRATIONS),
+        )
     raw.close()
 
 
