@@ -1,0 +1,188 @@
+"""Files the storage must refuse, naming them and leaving them byte-for-byte untouched."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import sqlite3
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.errors import CorruptDatabaseError, NewerSchemaError, UnknownMessageTypeError
+from engine.extensions import RunContext
+from engine.messages import UserMessage
+from engine.storage import SQLiteSessionExtension, SQLiteSessionStorage
+from engine.storage.migrations import SCHEMA_VERSION
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+async def real_database(path: Path, messages: int = 200) -> None:
+    s = SQLiteSessionStorage(path)
+    for i in range(messages):
+        await s.append("s", "r", UserMessage(content=f"message {i} " + "text " * 40))
+    await s.close()
+    # Fold the WAL into the file so the file alone is the database, as after a clean exit.
+    with sqlite3.connect(path) as raw:
+        raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    raw.close()
+
+
+async def refused(
+    path: Path, expected: type[Exception], use: Callable[[SQLiteSessionStorage], Awaitable[Any]]
+) -> Exception:
+    """Open `path`, run `use`, expect `expected`; check the file did not change."""
+    before = digest(path)
+    storage = SQLiteSessionStorage(path)
+    try:
+        with pytest.raises(expected) as caught:
+            await use(storage)
+        # A second attempt checks the file again and refuses it again.
+        with pytest.raises(expected):
+            await use(storage)
+    finally:
+        await storage.close()
+    assert digest(path) == before, "a refused file was changed"
+    assert str(path) in str(caught.value)
+    assert caught.value.path == str(path)  # type: ignore[attr-defined]
+    return caught.value
+
+
+async def test_random_bytes_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "noise.sqlite3"
+    path.write_bytes(random.Random(7).randbytes(8192))
+    error = await refused(path, CorruptDatabaseError, lambda s: s.list_sessions())
+    assert "SQLite header" in str(error) and "not changed" in str(error)
+
+
+async def test_text_file_is_refused_through_every_entry_point(tmp_path: Path) -> None:
+    path = tmp_path / "notes.sqlite3"
+    path.write_text("These are my notes, not a database.\n" * 10)
+    await refused(path, CorruptDatabaseError, lambda s: s.append("s", "r", UserMessage()))
+    await refused(path, CorruptDatabaseError, lambda s: s.acquire_lease("s"))
+    await refused(path, CorruptDatabaseError, lambda s: s.load_tail("s", 5))
+    before = digest(path)
+    ext = SQLiteSessionExtension(path)
+    with pytest.raises(CorruptDatabaseError):
+        await ext.restore(RunContext("s", "r", None))
+    await ext.close()
+    assert digest(path) == before
+
+
+async def test_truncated_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "truncated.sqlite3"
+    await real_database(path)
+    data = path.read_bytes()
+    assert len(data) > 16384
+    path.write_bytes(data[: len(data) // 2])
+    error = await refused(path, CorruptDatabaseError, lambda s: s.load("s"))
+    assert "damaged" in str(error)
+
+
+async def test_damaged_page_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "damaged.sqlite3"
+    await real_database(path)
+    data = bytearray(path.read_bytes())
+    page = 4096
+    # Scribble over the b-tree headers of the pages after the schema page.
+    for start in range(2 * page, len(data), page):
+        data[start : start + 64] = random.Random(start).randbytes(64)
+    path.write_bytes(bytes(data))
+    await refused(path, CorruptDatabaseError, lambda s: s.count_messages("s"))
+
+
+async def test_newer_schema_is_refused_before_any_write(tmp_path: Path) -> None:
+    path = tmp_path / "newer.sqlite3"
+    await real_database(path, messages=3)
+    with sqlite3.connect(path) as raw:
+        raw.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+        # A rollback-journal file: opening it read-write would switch it to WAL (a write).
+        raw.execute("PRAGMA journal_mode = DELETE")
+    raw.close()
+    error = await refused(path, NewerSchemaError, lambda s: s.list_sessions())
+    assert isinstance(error, NewerSchemaError)
+    assert (error.found, error.supported) == (SCHEMA_VERSION + 1, SCHEMA_VERSION)
+    assert "newer Continuo" in str(error) and "update Continuo" in str(error)
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("PRAGMA journal_mode").fetchone() == ("delete",)
+    raw.close()
+
+
+async def test_another_programs_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "other.sqlite3"
+    with sqlite3.connect(path) as raw:
+        raw.execute("CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT)")
+        raw.execute("INSERT INTO photos (name) VALUES ('cat.jpg')")
+    raw.close()
+    error = await refused(path, CorruptDatabaseError, lambda s: s.list_sessions())
+    assert "another program" in str(error)
+
+    tagged = tmp_path / "tagged.sqlite3"
+    with sqlite3.connect(tagged) as raw:
+        raw.execute("PRAGMA application_id = 1234")
+        raw.execute("CREATE TABLE t (x)")
+    raw.close()
+    await refused(tagged, CorruptDatabaseError, lambda s: s.list_sessions())
+
+
+async def test_empty_file_becomes_a_database(tmp_path: Path) -> None:
+    path = tmp_path / "empty.sqlite3"
+    path.write_bytes(b"")
+    s = SQLiteSessionStorage(path)
+    try:
+        assert await s.append("s", "r", UserMessage(content="hi")) == 1
+    finally:
+        await s.close()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"v": 1, "type": "hologram", "id": "x", "created_at": 1.0, "content": "?"},
+        {"v": 9, "type": "user", "id": "x", "created_at": 1.0, "content": "from the future"},
+    ],
+    ids=["unknown-type", "newer-format"],
+)
+async def test_unknown_message_type_is_refused_on_load(tmp_path: Path, body: dict) -> None:
+    path = tmp_path / "future.sqlite3"
+    await real_database(path, messages=2)
+    with sqlite3.connect(path) as raw:
+        raw.execute(
+            "INSERT INTO messages (session_id, seq, request_id, id, type, created_at, body) "
+            "VALUES ('s', 3, 'r', 'x', ?, 1.0, ?)",
+            (body["type"], json.dumps(body)),
+        )
+        raw.commit()
+        raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    raw.close()
+
+    error = await refused(path, UnknownMessageTypeError, lambda s: s.load("s"))
+    assert isinstance(error, UnknownMessageTypeError) and error.type_name == body["type"]
+    assert "update Continuo" in str(error)
+    await refused(path, UnknownMessageTypeError, lambda s: s.load_tail("s", 1))
+
+    # The messages before it are still readable by paging around it, and counting works.
+    s = SQLiteSessionStorage(path)
+    try:
+        assert [r.seq for r in await s.load_tail("s", 5, before_seq=3)] == [1, 2]
+        assert await s.count_messages("s") == 3
+    finally:
+        await s.close()
+
+
+async def test_unreadable_message_body_is_reported_as_damage(tmp_path: Path) -> None:
+    path = tmp_path / "garbled.sqlite3"
+    await real_database(path, messages=1)
+    with sqlite3.connect(path) as raw:
+        raw.execute("UPDATE messages SET body = '{not json' WHERE seq = 1")
+        raw.commit()
+        raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    raw.close()
+    error = await refused(path, CorruptDatabaseError, lambda s: s.load("s"))
+    assert "message 1 of conversation 's'" in str(error)
