@@ -58,6 +58,7 @@ from .model import (
 )
 from .resume import ResumeKind, ResumePoint
 from .stop import StopInfo, StopReason
+from .storage import LeaseHolder, SessionInfo, SQLiteSessionExtension, SQLiteSessionStorage
 from .tools import Tool, tool
 
 __all__ = [
@@ -78,6 +79,7 @@ __all__ = [
     "InMemoryHistory",
     "InternalMessage",
     "JSONLExtension",
+    "LeaseHolder",
     "Message",
     "Model",
     "ModelEvent",
@@ -97,7 +99,10 @@ __all__ = [
     "ResumeKind",
     "ResumePoint",
     "RunContext",
+    "SQLiteSessionExtension",
+    "SQLiteSessionStorage",
     "SessionExistsError",
+    "SessionInfo",
     "StepLimitError",
     "StopInfo",
     "StopReason",
@@ -112,6 +117,7 @@ __all__ = [
     "ToolDenial",
     "ToolMessage",
     "ToolSpec",
+    "UnknownMessageTypeError",
     "Usage",
     "UserMessage",
     "message_from_dict",
