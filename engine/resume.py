@@ -110,7 +110,9 @@ def resume_notice(kind: ResumeKind) -> InternalMessage | None:
 
 
 TailReader = Callable[[int, int | None], Awaitable[Sequence[StoredMessage]]]
-_PAGE = 32
+#: Page sizes, growing: the last message alone decides most cases; a run of tool results
+#: needs a few more; only a huge batch of calls reads further.
+_FIRST_PAGE, _MAX_PAGE = 2, 256
 
 
 async def find_resume_point(read_tail: TailReader) -> ResumePoint:
@@ -126,14 +128,16 @@ async def find_resume_point(read_tail: TailReader) -> ResumePoint:
     tail: list[Message] = []  # newest last, system messages dropped
     before: int | None = None
     exhausted = False
+    size = _FIRST_PAGE
 
     async def more() -> bool:
-        nonlocal before, exhausted
+        nonlocal before, exhausted, size
         if exhausted:
             return False
-        page = await read_tail(_PAGE, before)
-        if len(page) < _PAGE:
+        page = await read_tail(size, before)
+        if len(page) < size:
             exhausted = True
+        size = min(size * 4, _MAX_PAGE)
         if not page:
             return False
         before = page[0].seq
