@@ -1,0 +1,102 @@
+"""Which language the window speaks, and loading its translations.
+
+Owns the choice "system" / "en" / "zh_CN" and the `QTranslator`s that carry it out. English
+is the source language (the strings in the code); Simplified Chinese ships as
+``resources/translations/continuo_zh_CN.qm``, made from the ``.ts`` file by
+``pyside6-lrelease`` (regenerate the ``.ts`` with ``pyside6-lupdate`` over ``ui/``; see
+`update_command`). Qt's own ``qtbase_zh_CN.qm`` is installed alongside so that standard
+buttons (OK, Cancel) and dialogs match.
+
+The language is applied when the app starts: widgets build their text once, so a change in
+the settings dialog takes effect at the next start (the dialog says so). `install_translator`
+can be called again; it removes the translators it installed before.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
+
+__all__ = [
+    "SUPPORTED",
+    "install_translator",
+    "resolve_language",
+    "translations_dir",
+    "update_command",
+]
+
+log = logging.getLogger(__name__)
+
+#: Languages with a translation, besides English (the source).
+SUPPORTED = ("zh_CN",)
+
+_INSTALLED: list[QTranslator] = []  # kept alive here: Qt does not own installed translators
+
+
+def translations_dir() -> Path:
+    """Return the folder holding ``continuo_<lang>.qm`` (in a checkout or a bundle)."""
+    bundle = getattr(sys, "_MEIPASS", None)  # PyInstaller unpacks resources/ beside the code
+    root = Path(bundle) if bundle else Path(__file__).resolve().parent.parent
+    return root / "resources" / "translations"
+
+
+def resolve_language(language: str, system_locale: QLocale | None = None) -> str:
+    """Map a setting to the language to load: "en" or one of `SUPPORTED`.
+
+    "system" follows the OS locale: any Simplified Chinese locale (zh_CN, zh_SG, zh_Hans_*)
+    gets "zh_CN"; Traditional Chinese and everything else get English.
+    """
+    if language != "system":
+        return language if language in SUPPORTED else "en"
+    locale = system_locale or QLocale.system()
+    if locale.language() == QLocale.Language.Chinese and locale.script() in (
+        QLocale.Script.SimplifiedHanScript,
+        QLocale.Script.AnyScript,
+    ):
+        return "zh_CN"
+    return "en"
+
+
+def install_translator(app: QCoreApplication, language: str) -> str:
+    """Install the translations for ``language`` ("system", "en" or "zh_CN").
+
+    Returns:
+        The language now in effect ("en" when a translation is missing: the app still works,
+        in English, and the log says which file was not found).
+    """
+    for translator in _INSTALLED:
+        app.removeTranslator(translator)
+    _INSTALLED.clear()
+
+    chosen = resolve_language(language)
+    if chosen == "en":
+        QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
+        return "en"
+
+    ours = QTranslator(app)
+    path = translations_dir() / f"continuo_{chosen}.qm"
+    if not ours.load(str(path)):
+        log.warning("Translation %s could not be loaded; the window stays in English", path)
+        return "en"
+    app.installTranslator(ours)
+    _INSTALLED.append(ours)
+
+    qt_dir = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+    qtbase = QTranslator(app)
+    if qtbase.load(f"qtbase_{chosen}", qt_dir):
+        app.installTranslator(qtbase)
+        _INSTALLED.append(qtbase)
+    QLocale.setDefault(QLocale(chosen))
+    log.info("Language: %s", chosen)
+    return chosen
+
+
+def update_command() -> list[str]:
+    """Return the lupdate command that refreshes the .ts files from the code under ui/."""
+    root = Path(__file__).resolve().parent
+    sources = sorted(str(p) for p in root.rglob("*.py"))
+    ts = [str(translations_dir() / f"continuo_{lang}.ts") for lang in SUPPORTED]
+    return ["pyside6-lupdate", *sources, "-ts", *ts]
