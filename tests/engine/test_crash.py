@@ -126,3 +126,15 @@ async def test_second_process_is_refused_then_resumes_right_after_a_kill(tmp_pat
     assert point is not None and point.kind is ResumeKind.CALL_MODEL
     final = await agent.resume()  # no waiting for a heartbeat to go stale
     assert final.content == "Answered after the crash."
+
+
+@pytest.mark.stress
+@pytest.mark.parametrize("round_", range(30))
+async def test_kill_then_resume_many_times(tmp_path, store, round_):
+    """`make stress`: the kill/resume cycle repeated across the instants, one file per round."""
+    instant, kind, unanswered = [
+        ("mid-stream", ResumeKind.CALL_MODEL, []),
+        ("mid-tool", ResumeKind.RECOVER_TOOLS, ["a", "b"]),
+        ("between-results", ResumeKind.RECOVER_TOOLS, ["b"]),
+    ][round_ % 3]
+    await test_kill_then_resume(tmp_path, store, instant, kind, unanswered)
