@@ -1,0 +1,337 @@
+"""Anthropic Messages over SSE.
+
+The stream is a sequence of typed events: ``message_start``, then for each content block
+``content_block_start`` / ``content_block_delta``... / ``content_block_stop``, then
+``message_delta`` (stop reason, output usage) and ``message_stop``; ``ping`` may come at any
+time and ``error`` replaces the rest. Blocks are text, thinking (its ``signature_delta`` must
+be sent back with the thinking, so it is kept in ``AssistantMessage.provider_data``),
+redacted thinking (kept whole, likewise) and tool use (arguments as ``input_json_delta``
+fragments, the first often ``""``; a tool without parameters may send only ``""``).
+
+History goes out with alternating roles: consecutive user-role turns (tool results followed by
+an internal message) merge into one; thinking without a signature and empty text blocks are
+dropped, because the API rejects both.
+
+Order (house style): tables, error mapping, request building, stream parsing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from typing import Any, ClassVar
+
+import httpx
+
+from ..messages import (
+    AssistantMessage,
+    InternalMessage,
+    Message,
+    SystemMessage,
+    ToolMessage,
+    Usage,
+    UserMessage,
+)
+from ..model import ModelEvent, ModelRequest
+from ..stop import StopInfo, StopReason
+from .base import CONTEXT_WORDS, HTTPModel, ModelInfo, ToolCallAccumulator, error_fields, loads
+from .sse import aiter_sse
+
+__all__ = ["AnthropicModel"]
+
+# ---------------------------------------------------------------------------- tables
+
+#: stop_reason -> StopReason; the raw value is kept in StopInfo.raw
+_STOP_REASONS: dict[str, StopReason] = {
+    "end_turn": StopReason.END_TURN,
+    "stop_sequence": StopReason.END_TURN,
+    "tool_use": StopReason.TOOL_USE,
+    "max_tokens": StopReason.MAX_OUTPUT,
+    "pause_turn": StopReason.PAUSED,
+    "refusal": StopReason.REFUSAL,
+    "model_context_window_exceeded": StopReason.CONTEXT_FULL,
+}
+
+#: reasoning_effort -> thinking budget in tokens (the API's minimum budget is 1024)
+_THINKING_BUDGETS: dict[str, int] = {"low": 1024, "medium": 4096, "high": 16384}
+
+#: the API requires max_tokens; used when neither the constructor nor the request sets it
+_DEFAULT_MAX_TOKENS = 8192
+
+API_VERSION = "2023-06-01"
+
+
+def _usage(data: Mapping[str, Any], previous: Usage | None = None) -> Usage:
+    """Map Anthropic usage onto `Usage`; ``message_delta`` may repeat or omit input counts."""
+    base = previous or Usage()
+    cached = data.get("cache_read_input_tokens")
+    fresh = data.get("input_tokens")
+    created = data.get("cache_creation_input_tokens") or 0
+    input_tokens = (
+        int(fresh or 0) + int(cached or 0) + int(created)
+        if fresh is not None
+        else base.input_tokens
+    )
+    return Usage(
+        input_tokens=input_tokens,
+        output_tokens=int(data.get("output_tokens") or base.output_tokens),
+        reasoning_tokens=base.reasoning_tokens,
+        cache_read_tokens=int(cached) if cached is not None else base.cache_read_tokens,
+    )
+
+
+# ---------------------------------------------------------------------------- errors
+
+
+@contextlib.contextmanager
+def _map_errors(model: AnthropicModel) -> Iterator[None]:
+    """Raise engine errors (``from`` httpx's) for transport failures; never the key."""
+    with model._transport_errors():
+        yield
+
+
+def _is_context_error(code: str | None, message: str) -> bool:
+    return code == "invalid_request_error" and bool(CONTEXT_WORDS.search(message))
+
+
+# ---------------------------------------------------------------------------- requests
+
+
+def _text_block(text: str) -> list[dict[str, Any]]:
+    # Content is text today; image blocks will be added here. Empty text is rejected.
+    return [{"type": "text", "text": text}] if text else []
+
+
+def _assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    signed = (message.provider_data.get("anthropic") or {}).get("thinking") or []
+    for block in signed:
+        # Thinking goes back only with its signature; redacted thinking goes back whole.
+        if block.get("type") == "redacted_thinking" or block.get("signature"):
+            blocks.append(dict(block))
+    blocks += _text_block(message.content)
+    for call in message.tool_calls:
+        blocks.append(
+            {"type": "tool_use", "id": call.id, "name": call.name, "input": dict(call.arguments)}
+        )
+    return blocks
+
+
+def _messages(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]]]:
+    """Return ``(system, messages)`` in Messages API form, roles merged to alternate."""
+    system: list[str] = []
+    wire: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, SystemMessage):
+            if message.content:
+                system.append(message.content)
+            continue
+        if isinstance(message, UserMessage | InternalMessage):
+            role, blocks = "user", _text_block(message.content)
+        elif isinstance(message, ToolMessage):
+            result: dict[str, Any] = {
+                "type": "tool_result",
+                "tool_use_id": message.tool_call_id,
+                "content": message.content,
+            }
+            if not message.success:
+                result["is_error"] = True
+            role, blocks = "user", [result]
+        elif isinstance(message, AssistantMessage):
+            role, blocks = "assistant", _assistant_blocks(message)
+        else:
+            continue
+        if not blocks:
+            continue
+        if wire and wire[-1]["role"] == role:
+            wire[-1]["content"].extend(blocks)
+        else:
+            wire.append({"role": role, "content": blocks})
+    for turn in wire:
+        # tool_result blocks must lead a user turn.
+        if turn["role"] == "user":
+            turn["content"].sort(key=lambda block: block["type"] != "tool_result")
+    return "\n\n".join(system), wire
+
+
+# ---------------------------------------------------------------------------- the adapter
+
+
+class AnthropicModel(HTTPModel):
+    """A Claude model behind the Anthropic Messages API (``base_url`` without ``/v1``)."""
+
+    provider: ClassVar[str] = "Anthropic"
+    default_base_url: ClassVar[str] = "https://api.anthropic.com"
+
+    def _auth_headers(self, api_key: str | None) -> dict[str, str]:
+        headers = {"anthropic-version": API_VERSION}
+        if api_key:
+            headers["x-api-key"] = api_key
+        return headers
+
+    def _body(self, request: ModelRequest) -> dict[str, Any]:
+        options = self._options(request)
+        system, messages = _messages(request.messages)
+        max_tokens = options.max_tokens or _DEFAULT_MAX_TOKENS
+        body: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": max_tokens,
+            "messages": messages,
+            "stream": True,
+        }
+        if system:
+            body["system"] = system
+        if request.tools:
+            body["tools"] = [
+                {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "input_schema": dict(tool.parameters),
+                }
+                for tool in request.tools
+            ]
+        budget = _THINKING_BUDGETS.get(options.reasoning_effort or "")
+        if budget:
+            body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+            # The budget must fit under max_tokens, and thinking allows no temperature.
+            body["max_tokens"] = max(max_tokens, budget + 1024)
+        elif options.temperature is not None:
+            body["temperature"] = options.temperature
+        body.update(options.extra)
+        return body
+
+    async def list_models(self) -> list[ModelInfo]:
+        """Return ``GET /v1/models`` (newest first, as the API orders them)."""
+        with _map_errors(self):
+            response = await self._client.get(f"{self.base_url}/v1/models", params={"limit": 1000})
+        if response.status_code >= 400:
+            message, code = error_fields(response.content)
+            raise self._status_error(response.status_code, message, response.headers, code)
+        data = loads(response.content, self).get("data") or []
+        return [
+            ModelInfo(item["id"], item.get("display_name") or item["id"])
+            for item in data
+            if item.get("id")
+        ]
+
+    # ------------------------------------------------------------------------ parsing
+
+    async def _stream_once(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        body = self._body(request)
+        with _map_errors(self):
+            async with self._client.stream(
+                "POST",
+                f"{self.base_url}/v1/messages",
+                json=body,
+                headers={"Accept": "text/event-stream"},
+            ) as response:
+                if response.status_code >= 400:
+                    await response.aread()
+                    message, code = error_fields(response.content)
+                    if response.status_code in (400, 413) and _is_context_error(code, message):
+                        yield self._context_full("prompt_too_long", message)
+                        return
+                    raise self._status_error(
+                        response.status_code, message, response.headers, code
+                    )
+                async for event in self._parse(response):
+                    yield event
+
+    async def _parse(self, response: httpx.Response) -> AsyncIterator[ModelEvent]:
+        text: list[str] = []
+        reasoning: list[str] = []
+        thinking: list[dict[str, Any]] = []  # signed and redacted blocks, in order
+        tools = ToolCallAccumulator(self.provider)
+        blocks: dict[int, dict[str, Any]] = {}  # stream index -> the block being built
+        usage: Usage | None = None
+        stop_reason: str | None = None
+        stop_sequence: str | None = None
+        async for sse in aiter_sse(response):
+            kind = sse.event
+            if kind == "ping" or not sse.data:
+                continue
+            data = loads(sse.data, self)
+            if not isinstance(data, dict):
+                raise self._bad_json()
+            kind = data.get("type", kind)
+            if kind == "content_block_delta":
+                delta = data.get("delta") or {}
+                block = blocks.get(data.get("index", 0)) or {}
+                dtype = delta.get("type")
+                if dtype == "text_delta":
+                    if delta.get("text"):
+                        text.append(delta["text"])
+                        yield ModelEvent.text(delta["text"])
+                elif dtype == "thinking_delta":
+                    if delta.get("thinking"):
+                        reasoning.append(delta["thinking"])
+                        block["thinking"] = block.get("thinking", "") + delta["thinking"]
+                        yield ModelEvent.reasoning(delta["thinking"])
+                elif dtype == "signature_delta":
+                    block["signature"] = block.get("signature", "") + delta.get("signature", "")
+                elif dtype == "input_json_delta":
+                    yield tools.add(block.get("tool_index", 0),
+                                    arguments=delta.get("partial_json") or "")
+            elif kind == "content_block_start":
+                start = dict(data.get("content_block") or {})
+                btype = start.get("type")
+                if btype == "tool_use":
+                    tool_index = sum(1 for b in blocks.values() if b.get("type") == "tool_use")
+                    blocks[data.get("index", 0)] = {"type": "tool_use", "tool_index": tool_index}
+                    yield tools.add(tool_index, start.get("id"), start.get("name"))
+                elif btype == "thinking":
+                    block = {"type": "thinking", "thinking": start.get("thinking") or "",
+                             "signature": start.get("signature") or ""}
+                    blocks[data.get("index", 0)] = block
+                    thinking.append(block)
+                elif btype == "redacted_thinking":
+                    blocks[data.get("index", 0)] = start
+                    thinking.append(start)
+                elif btype == "text":
+                    blocks[data.get("index", 0)] = start
+                    if start.get("text"):
+                        text.append(start["text"])
+                        yield ModelEvent.text(start["text"])
+            elif kind == "message_start":
+                message = data.get("message") or {}
+                if message.get("usage"):
+                    usage = _usage(message["usage"])
+            elif kind == "message_delta":
+                delta = data.get("delta") or {}
+                stop_reason = delta.get("stop_reason") or stop_reason
+                stop_sequence = delta.get("stop_sequence") or stop_sequence
+                if data.get("usage"):
+                    usage = _usage(data["usage"], usage)
+            elif kind == "message_stop":
+                break
+            elif kind == "error":
+                error = data.get("error") or {}
+                detail = str(error.get("message") or error.get("type") or "")
+                if error.get("type") == "overloaded_error":
+                    detail = f"{detail} (Anthropic is overloaded)"
+                raise self._stream_error(detail, context_full=bool(CONTEXT_WORDS.search(detail)))
+        if stop_reason is None:
+            # message_delta carries the stop; without it the answer may be incomplete.
+            raise self._ended_early()
+        details = {"stop_sequence": stop_sequence} if stop_sequence else {}
+        stop = StopInfo(_STOP_REASONS.get(stop_reason, StopReason.OTHER), raw=stop_reason,
+                        details=details)
+        kept = [_clean(block) for block in thinking if _keep(block)]
+        yield self._completed(
+            text="".join(text),
+            reasoning="".join(reasoning),
+            tools=tools,
+            stop=stop,
+            usage=usage,
+            provider_data={"anthropic": {"thinking": kept}} if kept else None,
+        )
+
+
+def _keep(block: Mapping[str, Any]) -> bool:
+    return block.get("type") == "redacted_thinking" or bool(block.get("signature"))
+
+
+def _clean(block: Mapping[str, Any]) -> dict[str, Any]:
+    if block.get("type") == "redacted_thinking":
+        return {"type": "redacted_thinking", "data": block.get("data", "")}
+    return {"type": "thinking", "thinking": block["thinking"], "signature": block["signature"]}

@@ -1,0 +1,570 @@
+"""What every HTTP adapter shares: construction, retries, error wording and message assembly.
+
+An adapter (`OpenAIChatModel`, `AnthropicModel`, `OllamaModel`) subclasses `HTTPModel` and
+supplies ``_stream_once(request)`` (one HTTP request, parsed into `ModelEvent`s) and
+``list_models()``. This module owns, once for all of them:
+
+- the constructor keywords of DESIGN.md and one pooled ``httpx.AsyncClient`` per adapter;
+- retry-only-before-the-first-event (`HTTPModel.stream`)::
+
+      attempt ─► error before any event? ─ no ─► raise (the agent keeps the partial)
+                       │ yes
+                 retryable (connection, timeout, 408/409/429/5xx/529) and attempts,
+                 Retry-After cap and total time allow? ─ no ─► raise
+                       │ yes
+                 wait (Retry-After, else exponential backoff with jitter) ─► next attempt
+
+- `ToolCallAccumulator`, which assembles streamed tool-call fragments;
+- the wording of errors, which never contains a credential: messages are built from the
+  provider's name, the status and the provider's own error text with the key scrubbed out;
+- `HTTPModel._completed`, which withholds tool calls from a step with an abnormal stop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import email.utils
+import json
+import logging
+import random
+import re
+import time
+from collections.abc import AsyncIterator, Iterator, Mapping
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+import httpx
+
+from ..errors import (
+    ProviderAuthError,
+    ProviderConnectionError,
+    ProviderContextLengthError,
+    ProviderError,
+    ProviderRateLimitError,
+    ProviderResponseError,
+    ProviderStatusError,
+    ProviderTimeoutError,
+)
+from ..messages import AssistantMessage, ToolCall, Usage
+from ..model import ModelEvent, ModelOptions, ModelRequest, ModelResponse
+from ..stop import StopInfo, StopReason
+
+__all__ = ["DEFAULT_TIMEOUT", "HTTPModel", "ModelInfo", "ToolCallAccumulator", "parse_retry_after"]
+
+log = logging.getLogger("engine.providers")
+
+#: read/write/pool 120 s between bytes (reasoning models think quietly), connect 10 s
+DEFAULT_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
+
+#: statuses worth another attempt: timeouts, conflicts, rate limits and every 5xx (incl. 529)
+_RETRY_STATUSES = frozenset({408, 409, 429})
+
+#: the sentence a person reads for each abnormal stop (StopInfo.message)
+_STOP_MESSAGES: dict[StopReason, str] = {
+    StopReason.MAX_OUTPUT: "The answer reached the output limit; Resume continues it.",
+    StopReason.REFUSAL: "The model declined to answer.",
+    StopReason.CONTEXT_FULL: (
+        "The conversation no longer fits in the model's context window; start a new "
+        "conversation or shorten this one."
+    ),
+    StopReason.PAUSED: "The provider paused this turn before it finished.",
+}
+
+#: things that look like API keys in provider error text (OpenAI echoes "sk-abc***xyz")
+_KEYLIKE = re.compile(r"\b(?:sk|rk|pk)-[A-Za-z0-9_\-*.]{4,}")
+
+
+@dataclass(frozen=True, slots=True)
+class ModelInfo:
+    """A model a provider offers, for the model picker."""
+
+    id: str  #: what goes in the ``model`` field of a request
+    display_name: str  #: what a person reads; the id when the provider has no nicer name
+
+
+def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
+    """Return the wait a response asks for, in seconds, or None.
+
+    Reads ``retry-after-ms`` (OpenAI), then ``Retry-After`` as seconds or as an HTTP date.
+    """
+    value = headers.get("retry-after-ms")
+    if value:
+        with contextlib.suppress(ValueError):
+            return max(0.0, float(value) / 1000.0)
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    with contextlib.suppress(ValueError):
+        return max(0.0, float(value))
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+class ToolCallAccumulator:
+    """Assembles tool calls from streamed fragments, keyed by the stream's index."""
+
+    def __init__(self, provider: str) -> None:
+        self._provider = provider
+        self._calls: dict[int, list[Any]] = {}  # index -> [id, name, [argument fragments]]
+
+    def __bool__(self) -> bool:
+        return bool(self._calls)
+
+    def add(
+        self, index: int, id: str | None = None, name: str | None = None, arguments: str = ""
+    ) -> ModelEvent:
+        """Record a fragment and return the event announcing it."""
+        call = self._calls.get(index)
+        if call is None:
+            call = self._calls[index] = [id, name, []]
+        else:
+            call[0] = call[0] or id
+            call[1] = call[1] or name
+        if arguments:
+            call[2].append(arguments)
+        return ModelEvent.tool_call_delta(index, id=id, name=name, arguments=arguments)
+
+    def names(self) -> list[str]:
+        """The names of the calls seen so far, in index order."""
+        return [self._calls[i][1] or "" for i in sorted(self._calls)]
+
+    def build(self) -> tuple[ToolCall, ...]:
+        """Return the finished calls.
+
+        Raises:
+            ProviderResponseError: a call's arguments are not a JSON object.
+        """
+        calls = []
+        for index in sorted(self._calls):
+            call_id, name, fragments = self._calls[index]
+            text = "".join(fragments).strip()
+            try:
+                arguments = json.loads(text) if text else {}
+            except ValueError:
+                arguments = None
+            if not isinstance(arguments, dict):
+                raise ProviderResponseError(
+                    f"{self._provider[:1].upper()}{self._provider[1:]} sent arguments for the "
+                    f"tool {name!r} that are not a "
+                    "whole JSON object, so the tool was not run. Resume to ask again.",
+                    provider=self._provider,
+                )
+            calls.append(ToolCall(call_id or f"call_{index}", name or "", arguments))
+        return tuple(calls)
+
+
+class HTTPModel:
+    """Base of the HTTP adapters. Subclasses set `provider` and `default_base_url`.
+
+    Args:
+        model: the model id sent to the provider; also `name`, stored as
+            ``AssistantMessage.model``.
+        base_url: where the API lives; follows each official SDK (OpenAI's includes ``/v1``).
+        api_key: the credential; optional for local servers. Never shown anywhere.
+        timeout: seconds (read timeout between bytes) or an ``httpx.Timeout``.
+        headers: extra headers sent with every request.
+        max_tokens, temperature, reasoning_effort: defaults that ``request.options`` override.
+        max_attempts: requests in all for one call, counting the first.
+        retry_after_cap: the longest ``Retry-After`` honoured, in seconds; a longer one fails
+            at once, saying when to try again.
+        retry_backoff: the first backoff in seconds; doubles per attempt, capped at 8 s.
+        max_retry_time: the longest time, in seconds, spent retrying one call.
+        transport: an ``httpx.AsyncBaseTransport`` (tests).
+        provider_name: how errors name the provider (e.g. ``"OpenRouter"``).
+    """
+
+    provider: ClassVar[str] = "The provider"
+    default_base_url: ClassVar[str] = ""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        headers: Mapping[str, str] | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        reasoning_effort: str | None = None,
+        max_attempts: int = 4,
+        retry_after_cap: float = 60.0,
+        retry_backoff: float = 0.5,
+        max_retry_time: float = 120.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+        provider_name: str | None = None,
+    ) -> None:
+        if max_attempts < 1:
+            raise ValueError("max_attempts counts every request, so it must be at least 1")
+        self.model = model
+        if provider_name:
+            self.provider = provider_name  # type: ignore[misc]
+        self.base_url = (base_url or self.default_base_url).rstrip("/")
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.reasoning_effort = reasoning_effort
+        self.max_attempts = max_attempts
+        self.retry_after_cap = retry_after_cap
+        self.retry_backoff = retry_backoff
+        self.max_retry_time = max_retry_time
+        self._api_key = api_key or None
+        if timeout is None:
+            self._timeout = DEFAULT_TIMEOUT
+        elif isinstance(timeout, httpx.Timeout):
+            self._timeout = timeout
+        else:
+            self._timeout = httpx.Timeout(float(timeout), connect=min(float(timeout), 10.0))
+        all_headers = {**self._auth_headers(self._api_key), **dict(headers or {})}
+        self._client = httpx.AsyncClient(
+            timeout=self._timeout, headers=all_headers, transport=transport
+        )
+
+    # -- identity ----------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        """The model id, used as ``AssistantMessage.model``."""
+        return self.model
+
+    def __repr__(self) -> str:
+        # Never the key, nor the headers that carry it.
+        return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
+
+    def _auth_headers(self, api_key: str | None) -> dict[str, str]:
+        return {}
+
+    @property
+    def _who(self) -> str:
+        """The provider's name at the start of a sentence."""
+        return self.provider[:1].upper() + self.provider[1:]
+
+    # -- lifetime ----------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        """Close the pooled HTTP client. Safe to call twice."""
+        await self._client.aclose()
+
+    async def __aenter__(self) -> HTTPModel:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    # -- the model protocol ------------------------------------------------------------
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        """Stream one model step, retrying transient failures only before any event."""
+        deadline = time.monotonic() + self.max_retry_time
+        attempt = 0
+        while True:
+            attempt += 1
+            produced = False
+            try:
+                async for event in self._stream_once(request):
+                    produced = True
+                    yield event
+                return
+            except ProviderError as exc:
+                wait = None if produced else self._retry_wait(exc, attempt)
+                if wait is None or time.monotonic() + wait > deadline:
+                    raise
+                log.warning(
+                    "%s request failed (%s); retrying in %.2f s (attempt %d of %d)",
+                    self.provider,
+                    type(exc).__name__,
+                    wait,
+                    attempt + 1,
+                    self.max_attempts,
+                )
+                await asyncio.sleep(wait)
+
+    def _stream_once(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        raise NotImplementedError
+
+    async def list_models(self) -> list[ModelInfo]:
+        """Return the models the provider offers."""
+        raise NotImplementedError
+
+    def _retry_wait(self, exc: ProviderError, attempt: int) -> float | None:
+        if not getattr(exc, "retryable", False) or attempt >= self.max_attempts:
+            return None
+        retry_after = getattr(exc, "retry_after", None)
+        if retry_after is not None:
+            return float(retry_after)
+        backoff = min(self.retry_backoff * 2 ** (attempt - 1), 8.0)
+        return backoff * (1.0 - 0.25 * random.random())
+
+    # -- request helpers ---------------------------------------------------------------
+
+    def _options(self, request: ModelRequest) -> ModelOptions:
+        """The constructor's defaults with the request's options laid over them."""
+        given = request.options
+        return ModelOptions(
+            max_tokens=given.max_tokens if given.max_tokens is not None else self.max_tokens,
+            temperature=given.temperature
+            if given.temperature is not None
+            else self.temperature,
+            reasoning_effort=given.reasoning_effort or self.reasoning_effort,
+            extra=given.extra,
+        )
+
+    # -- errors ------------------------------------------------------------------------
+
+    def _scrub(self, text: str) -> str:
+        """Remove the key (and anything that looks like a key) from provider text."""
+        if self._api_key:
+            text = text.replace(self._api_key, "[redacted]")
+        return _KEYLIKE.sub("[redacted]", text).strip()
+
+    @contextlib.contextmanager
+    def _transport_errors(self, *, connect_hint: str = "") -> Iterator[None]:
+        """Turn httpx's transport exceptions into the engine's, raised ``from`` them."""
+        try:
+            yield
+        except ProviderError:
+            raise
+        except httpx.TimeoutException as exc:
+            err: ProviderError = ProviderTimeoutError(
+                f"{self._who} stopped answering (no data for "
+                f"{self._timeout.read or 0:g} seconds). Check your connection and try again, "
+                "or allow a longer timeout in Settings.",
+                provider=self.provider,
+            )
+            err.retryable = True  # type: ignore[attr-defined]
+            raise err from exc
+        except httpx.ConnectError as exc:
+            err = ProviderConnectionError(
+                f"Could not connect to {self.provider} at {self.base_url}. "
+                + (connect_hint or "Check your network connection and the base URL in Settings."),
+                provider=self.provider,
+            )
+            err.retryable = True  # type: ignore[attr-defined]
+            raise err from exc
+        except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:
+            err = ProviderConnectionError(
+                f"The connection to {self.provider} broke before the answer was complete. "
+                "Check your connection and try again.",
+                provider=self.provider,
+            )
+            err.retryable = True  # type: ignore[attr-defined]
+            raise err from exc
+        except httpx.DecodeError as exc:
+            raise ProviderResponseError(
+                f"{self._who} sent a response that could not be decoded. Try again.",
+                provider=self.provider,
+            ) from exc
+
+    def _status_error(
+        self, status: int, detail: str, headers: Mapping[str, str], code: str | None = None
+    ) -> ProviderError:
+        """Build the error for an HTTP error status, worded for a person."""
+        who = self._who
+        detail = self._scrub(detail)
+        said = f": {detail.rstrip('.')}." if detail else "."
+        retry_after = parse_retry_after(headers)
+        retryable = status in _RETRY_STATUSES or status >= 500
+        too_long = retry_after is not None and retry_after > self.retry_after_cap
+        when = ""
+        if retry_after is not None:
+            at = datetime.now(UTC).timestamp() + retry_after
+            when = (
+                f" Try again in {retry_after:.0f} seconds "
+                f"(after {datetime.fromtimestamp(at, UTC):%H:%M:%S} UTC)."
+            )
+        err: ProviderError
+        if status == 401:
+            err = ProviderAuthError(
+                f"{who} refused the API key ({status}). Check the key in Settings.",
+                status=status,
+                provider=self.provider,
+            )
+            retryable = False
+        elif status == 403:
+            err = ProviderAuthError(
+                f"{who} denied access ({status}){said} Check that the key in Settings may use "
+                f"the model {self.model!r}.",
+                status=status,
+                provider=self.provider,
+            )
+            retryable = False
+        elif status == 429:
+            if code == "insufficient_quota":
+                retryable = False
+                tail = " Check the account's plan and billing, then try again."
+            else:
+                tail = when or " Wait a moment and try again."
+            err = ProviderRateLimitError(
+                f"{who} is limiting requests ({status}){said}{tail}",
+                status=status,
+                provider=self.provider,
+                retry_after=retry_after,
+            )
+        elif status == 404:
+            err = ProviderStatusError(
+                f"{who} has no model {self.model!r} at {self.base_url} ({status}){said} "
+                "Check the model name and the base URL in Settings.",
+                status=status,
+                provider=self.provider,
+            )
+        elif status >= 500 or status in _RETRY_STATUSES:
+            busy = "is overloaded" if status == 529 else "had a problem on its side"
+            err = ProviderStatusError(
+                f"{who} {busy} ({status}){said}{when or ' Try again in a moment.'}",
+                status=status,
+                provider=self.provider,
+            )
+        else:
+            err = ProviderStatusError(
+                f"{who} rejected the request ({status}){said} Check the model and its settings.",
+                status=status,
+                provider=self.provider,
+            )
+        err.retryable = retryable and not too_long  # type: ignore[attr-defined]
+        err.retry_after = retry_after  # type: ignore[attr-defined]
+        return err
+
+    def _stream_error(self, detail: str, *, context_full: bool = False) -> ProviderError:
+        """The error for an error reported inside a successful (200) stream."""
+        text = self._scrub(detail) or "no details given"
+        if context_full:
+            return ProviderContextLengthError(
+                f"{self._who} stopped because the conversation no longer fits the "
+                f"model's context window ({text}). Start a new conversation or shorten this one.",
+                status=400,
+                provider=self.provider,
+            )
+        return ProviderResponseError(
+            f"{self._who} reported an error in the middle of its answer: {text.rstrip('.')}. "
+            "What arrived is kept; Resume asks again.",
+            provider=self.provider,
+        )
+
+    def _ended_early(self) -> ProviderError:
+        err = ProviderConnectionError(
+            f"{self._who} ended the stream before the answer was complete. "
+            "What arrived is kept; Resume asks again.",
+            provider=self.provider,
+        )
+        err.retryable = True  # type: ignore[attr-defined]  (only ever before any output)
+        return err
+
+    def _bad_json(self) -> ProviderError:
+        return ProviderResponseError(
+            f"{self._who} sent a stream event that is not valid JSON. Try again; if it "
+            "keeps happening, the server or a proxy in between is mangling the stream.",
+            provider=self.provider,
+        )
+
+    # -- the final event ---------------------------------------------------------------
+
+    def _completed(
+        self,
+        *,
+        text: str,
+        reasoning: str,
+        tools: ToolCallAccumulator,
+        stop: StopInfo,
+        usage: Usage | None,
+        provider_data: Mapping[str, Any] | None = None,
+    ) -> ModelEvent:
+        """Assemble the step's `AssistantMessage` and wrap it in the last event.
+
+        A normal stop becomes ``tool_use`` when calls arrived and ``end_turn`` when none
+        did. An abnormal stop carries no tool calls: they are withheld and named in
+        ``stop.details["withheld_tool_calls"]`` (DESIGN.md, resume rules).
+        """
+        if stop.ok:
+            calls = tools.build()
+            reason = StopReason.TOOL_USE if calls else StopReason.END_TURN
+            if reason is not stop.reason:
+                stop = replace(stop, reason=reason)
+            message_stop = None
+        else:
+            calls = ()
+            details = dict(stop.details)
+            if tools:
+                details["withheld_tool_calls"] = tools.names()
+            stop = replace(
+                stop,
+                message=stop.message or _STOP_MESSAGES.get(stop.reason) or (
+                    f"The model stopped for a reason this version does not know ({stop.raw})."
+                ),
+                details=details,
+            )
+            message_stop = stop
+        message = AssistantMessage(
+            content=text,
+            reasoning=reasoning,
+            tool_calls=calls,
+            stop=message_stop,
+            usage=usage,
+            model=self.name,
+            provider_data=provider_data or {},
+        )
+        return ModelEvent.completed(ModelResponse(message, stop=stop, usage=usage))
+
+    def _context_full(self, raw: str, detail: str) -> ModelEvent:
+        """The completed step for a recognised context-length error response (stored)."""
+        stop = StopInfo(
+            StopReason.CONTEXT_FULL,
+            raw=raw,
+            message=(
+                f"The conversation no longer fits in the context window of {self.model} "
+                f"({self._scrub(detail).rstrip('.')}). Start a new conversation or shorten "
+                "this one."
+            ),
+        )
+        return self._completed(
+            text="", reasoning="", tools=ToolCallAccumulator(self.provider), stop=stop, usage=None
+        )
+
+
+def loads(data: str | bytes, model: HTTPModel) -> Any:
+    """Parse one event's JSON, or raise the adapter's malformed-stream error."""
+    try:
+        return json.loads(data)
+    except ValueError as exc:
+        raise model._bad_json() from exc
+
+
+#: words in an error that mean the request no longer fits the model's context window
+CONTEXT_WORDS = re.compile(
+    r"context[ _-]?length|context[ _-]?window|maximum context|prompt is too long|"
+    r"too many tokens|exceeds the context|input is too long",
+    re.IGNORECASE,
+)
+
+
+def error_fields(body: bytes) -> tuple[str, str | None]:
+    """Read ``(message, code)`` from an error body in any of the common shapes.
+
+    OpenAI and Anthropic: ``{"error": {"message", "code" | "type"}}``; Ollama and llama.cpp:
+    ``{"error": "text"}``; FastAPI-based servers: ``{"detail": ...}``. Anything else: the
+    body's text, shortened.
+    """
+    try:
+        data = json.loads(body) if body else None
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        error = data.get("error", data)
+        if isinstance(error, dict):
+            message = error.get("message") or error.get("detail") or ""
+            code = error.get("code") or error.get("type")
+            return str(message), str(code) if code is not None else None
+        if isinstance(error, str):
+            return error, None
+        detail = data.get("detail") or data.get("message")
+        if detail:
+            return str(detail), None
+    text = body.decode("utf-8", "replace").strip()
+    if text.lstrip().startswith("<"):
+        return "the server answered with a web page instead of an API response", None
+    return text[:300], None

@@ -1,0 +1,236 @@
+"""Ollama's native ``/api/chat`` over newline-delimited JSON.
+
+Each line is one JSON object: ``{"message": {"content", "thinking"?, "tool_calls"?},
+"done": false}`` while generating, then a last line with ``"done": true``, ``done_reason``
+and the token counts (``prompt_eval_count``, ``eval_count``). Tool calls arrive whole, with
+arguments as an object and often without an id (one is made up so results can answer them).
+An error arrives as a line ``{"error": "..."}``, in a 200 stream or as an error status.
+Lines are split on ``\\n`` only (sse.aiter_ndjson_lines), never on U+2028.
+
+Order (house style): tables, error mapping, request building, stream parsing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import uuid
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from typing import Any, ClassVar
+
+import httpx
+
+from ..errors import ProviderError
+from ..messages import (
+    AssistantMessage,
+    InternalMessage,
+    Message,
+    SystemMessage,
+    ToolMessage,
+    Usage,
+    UserMessage,
+)
+from ..model import ModelEvent, ModelRequest
+from ..stop import StopInfo, StopReason
+from .base import CONTEXT_WORDS, HTTPModel, ModelInfo, ToolCallAccumulator, error_fields, loads
+from .sse import aiter_ndjson_lines
+
+__all__ = ["OllamaModel"]
+
+# ---------------------------------------------------------------------------- tables
+
+#: done_reason -> StopReason; the raw value is kept in StopInfo.raw
+_STOP_REASONS: dict[str, StopReason] = {
+    "stop": StopReason.END_TURN,
+    "length": StopReason.MAX_OUTPUT,
+}
+
+
+def _usage(data: Mapping[str, Any]) -> Usage:
+    """Map the final line's counts onto `Usage`."""
+    return Usage(
+        input_tokens=int(data.get("prompt_eval_count") or 0),
+        output_tokens=int(data.get("eval_count") or 0),
+    )
+
+
+# ---------------------------------------------------------------------------- errors
+
+
+@contextlib.contextmanager
+def _map_errors(model: OllamaModel) -> Iterator[None]:
+    """Raise engine errors (``from`` httpx's) for transport failures."""
+    with model._transport_errors(
+        connect_hint="Is Ollama running? Start it (`ollama serve`) and check the address "
+        "in Settings."
+    ):
+        yield
+
+
+# ---------------------------------------------------------------------------- requests
+
+
+def _messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """Convert history to ``/api/chat`` messages."""
+    wire: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, SystemMessage):
+            wire.append({"role": "system", "content": message.content})
+        elif isinstance(message, UserMessage | InternalMessage):
+            # Content is text today; images will go in an "images" list beside it.
+            wire.append({"role": "user", "content": message.content})
+        elif isinstance(message, AssistantMessage):
+            item: dict[str, Any] = {"role": "assistant", "content": message.content}
+            if message.reasoning:
+                item["thinking"] = message.reasoning
+            if message.tool_calls:
+                item["tool_calls"] = [
+                    {"function": {"name": call.name, "arguments": dict(call.arguments)}}
+                    for call in message.tool_calls
+                ]
+            wire.append(item)
+        elif isinstance(message, ToolMessage):
+            wire.append({"role": "tool", "content": message.content, "tool_name": message.name})
+    return wire
+
+
+# ---------------------------------------------------------------------------- the adapter
+
+
+class OllamaModel(HTTPModel):
+    """A model served by Ollama (``base_url`` like ``http://localhost:11434``)."""
+
+    provider: ClassVar[str] = "Ollama"
+    default_base_url: ClassVar[str] = "http://localhost:11434"
+
+    def _auth_headers(self, api_key: str | None) -> dict[str, str]:
+        # Plain Ollama needs no key; one behind an authenticating proxy may.
+        return {"Authorization": f"Bearer {api_key}"} if api_key else {}
+
+    def _body(self, request: ModelRequest) -> dict[str, Any]:
+        options = self._options(request)
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": _messages(request.messages),
+            "stream": True,
+        }
+        if request.tools:
+            body["tools"] = [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": tool.name,
+                        "description": tool.description,
+                        "parameters": dict(tool.parameters),
+                    },
+                }
+                for tool in request.tools
+            ]
+        generation: dict[str, Any] = {}
+        if options.max_tokens is not None:
+            generation["num_predict"] = options.max_tokens
+        if options.temperature is not None:
+            generation["temperature"] = options.temperature
+        if generation:
+            body["options"] = generation
+        effort = options.reasoning_effort
+        if effort:
+            # gpt-oss takes a level; other thinking models take on/off.
+            if effort in ("none", "off"):
+                body["think"] = False
+            else:
+                body["think"] = effort if "gpt-oss" in self.model else True
+        body.update(options.extra)
+        return body
+
+    def _status_error(
+        self, status: int, detail: str, headers: Mapping[str, str], code: str | None = None
+    ) -> ProviderError:
+        if status == 404 and "not found" in detail:
+            err = super()._status_error(status, detail, headers, code)
+            err.args = (
+                f"Ollama has no model {self.model!r} ({detail}). Download it with "
+                f"`ollama pull {self.model}`, or pick another model.",
+            )
+            return err
+        return super()._status_error(status, detail, headers, code)
+
+    async def list_models(self) -> list[ModelInfo]:
+        """Return the local models (``GET /api/tags``), by name."""
+        with _map_errors(self):
+            response = await self._client.get(f"{self.base_url}/api/tags")
+        if response.status_code >= 400:
+            message, code = error_fields(response.content)
+            raise self._status_error(response.status_code, message, response.headers, code)
+        models = loads(response.content, self).get("models") or []
+        return sorted(
+            (
+                ModelInfo(item.get("model") or item["name"], item.get("name") or item["model"])
+                for item in models
+                if item.get("name") or item.get("model")
+            ),
+            key=lambda info: info.id,
+        )
+
+    # ------------------------------------------------------------------------ parsing
+
+    async def _stream_once(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        body = self._body(request)
+        with _map_errors(self):
+            async with self._client.stream(
+                "POST", f"{self.base_url}/api/chat", json=body
+            ) as response:
+                if response.status_code >= 400:
+                    await response.aread()
+                    message, code = error_fields(response.content)
+                    if response.status_code == 400 and CONTEXT_WORDS.search(message):
+                        yield self._context_full("context_length", message)
+                        return
+                    raise self._status_error(
+                        response.status_code, message, response.headers, code
+                    )
+                async for event in self._parse(response):
+                    yield event
+
+    async def _parse(self, response: httpx.Response) -> AsyncIterator[ModelEvent]:
+        text: list[str] = []
+        reasoning: list[str] = []
+        tools = ToolCallAccumulator(self.provider)
+        async for line in aiter_ndjson_lines(response):
+            data = loads(line, self)
+            if not isinstance(data, dict):
+                raise self._bad_json()
+            if data.get("error"):
+                detail = str(data["error"])
+                raise self._stream_error(detail, context_full=bool(CONTEXT_WORDS.search(detail)))
+            message = data.get("message") or {}
+            if message.get("thinking"):
+                reasoning.append(message["thinking"])
+                yield ModelEvent.reasoning(message["thinking"])
+            if message.get("content"):
+                text.append(message["content"])
+                yield ModelEvent.text(message["content"])
+            for call in message.get("tool_calls") or ():
+                function = call.get("function") or {}
+                arguments = function.get("arguments")
+                if not isinstance(arguments, str):
+                    arguments = json.dumps(arguments or {}, ensure_ascii=False)
+                index = len(tools.names())
+                yield tools.add(
+                    index,
+                    call.get("id") or f"call_{uuid.uuid4().hex[:24]}",
+                    function.get("name"),
+                    arguments,
+                )
+            if data.get("done"):
+                raw = data.get("done_reason") or "stop"
+                stop = StopInfo(_STOP_REASONS.get(raw, StopReason.OTHER), raw=raw)
+                yield self._completed(
+                    text="".join(text),
+                    reasoning="".join(reasoning),
+                    tools=tools,
+                    stop=stop,
+                    usage=_usage(data),
+                )
+                return
+        raise self._ended_early()

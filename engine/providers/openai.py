@@ -1,0 +1,327 @@
+"""OpenAI Chat Completions over SSE, for OpenAI and every compatible server.
+
+Compatible servers (llama.cpp, llama-box, vLLM, LM Studio, Ollama's ``/v1``, OpenRouter,
+DeepSeek, Groq) differ in small ways, each handled here with a note and a recorded sample in
+tests/wire_samples/: reasoning arrives as ``reasoning_content`` or ``reasoning``; a whole tool
+call may come in one chunk; errors arrive as ``data: {"error": ...}``, as ``event: error``, or
+as a bare ``error:`` line; a finish reason may be followed by an error chunk that only
+restates it (OpenRouter); and some servers ignore ``stream`` and answer with one JSON body.
+
+Order (house style): tables, error mapping, request building, stream parsing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from typing import Any, ClassVar
+
+import httpx
+
+from ..messages import (
+    AssistantMessage,
+    InternalMessage,
+    Message,
+    SystemMessage,
+    ToolMessage,
+    Usage,
+    UserMessage,
+)
+from ..model import ModelEvent, ModelRequest
+from ..stop import StopInfo, StopReason
+from .base import (
+    CONTEXT_WORDS,
+    HTTPModel,
+    ModelInfo,
+    ToolCallAccumulator,
+    error_fields,
+    loads,
+)
+from .sse import aiter_sse
+
+__all__ = ["OpenAIChatModel"]
+
+# ---------------------------------------------------------------------------- tables
+
+#: finish_reason -> StopReason; the raw value is kept in StopInfo.raw
+_STOP_REASONS: dict[str, StopReason] = {
+    "stop": StopReason.END_TURN,
+    "tool_calls": StopReason.TOOL_USE,
+    "function_call": StopReason.TOOL_USE,  # the legacy functions API
+    "length": StopReason.MAX_OUTPUT,
+    "content_filter": StopReason.REFUSAL,
+}
+
+
+def _usage(data: Mapping[str, Any]) -> Usage:
+    """Map ``usage`` (prompt/completion tokens and their details) onto `Usage`."""
+    prompt = data.get("prompt_tokens_details") or {}
+    completion = data.get("completion_tokens_details") or {}
+    return Usage(
+        input_tokens=int(data.get("prompt_tokens") or 0),
+        output_tokens=int(data.get("completion_tokens") or 0),
+        reasoning_tokens=int(completion.get("reasoning_tokens") or 0),
+        cache_read_tokens=int(prompt.get("cached_tokens") or 0),
+    )
+
+
+# ---------------------------------------------------------------------------- errors
+
+
+@contextlib.contextmanager
+def _map_errors(model: OpenAIChatModel) -> Iterator[None]:
+    """Raise engine errors (``from`` httpx's) for transport failures; never the key."""
+    with model._transport_errors(
+        connect_hint="Check your network connection, and that the server is running if it "
+        "is a local one, then the base URL in Settings."
+    ):
+        yield
+
+
+def _is_context_error(code: str | None, message: str) -> bool:
+    return code == "context_length_exceeded" or bool(CONTEXT_WORDS.search(message))
+
+
+# ---------------------------------------------------------------------------- requests
+
+
+def _text(message: Message) -> str:
+    # Content is text today; a list of parts (images) will be built here.
+    return getattr(message, "content", "")
+
+
+def _messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """Convert history to Chat Completions messages."""
+    wire: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, SystemMessage):
+            wire.append({"role": "system", "content": message.content})
+        elif isinstance(message, UserMessage | InternalMessage):
+            # Internal messages (resume notices) are input the model must read: user role.
+            wire.append({"role": "user", "content": _text(message)})
+        elif isinstance(message, AssistantMessage):
+            item: dict[str, Any] = {"role": "assistant", "content": message.content}
+            if message.tool_calls:
+                item["tool_calls"] = [
+                    {
+                        "id": call.id,
+                        "type": "function",
+                        "function": {
+                            "name": call.name,
+                            "arguments": _json(call.arguments),
+                        },
+                    }
+                    for call in message.tool_calls
+                ]
+                item["content"] = message.content or None
+            wire.append(item)
+        elif isinstance(message, ToolMessage):
+            wire.append(
+                {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
+            )
+    return wire
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+# ---------------------------------------------------------------------------- the adapter
+
+
+class OpenAIChatModel(HTTPModel):
+    """A model behind the OpenAI Chat Completions API (``base_url`` includes ``/v1``)."""
+
+    provider: ClassVar[str] = "OpenAI"
+    default_base_url: ClassVar[str] = "https://api.openai.com/v1"
+
+    def __init__(self, model: str, **kwargs: Any) -> None:
+        super().__init__(model, **kwargs)
+        host = httpx.URL(self.base_url).host
+        # Name other servers after their host so errors say where the failure was.
+        if host not in ("api.openai.com", "") and "provider_name" not in kwargs:
+            self.provider = f"the server at {httpx.URL(self.base_url).netloc.decode()}"  # type: ignore[misc]
+        # OpenAI itself deprecated max_tokens (reasoning models refuse it); compatible
+        # servers mostly know only max_tokens.
+        self._max_tokens_field = (
+            "max_completion_tokens" if host == "api.openai.com" else "max_tokens"
+        )
+
+    def _auth_headers(self, api_key: str | None) -> dict[str, str]:
+        return {"Authorization": f"Bearer {api_key}"} if api_key else {}
+
+    def _body(self, request: ModelRequest) -> dict[str, Any]:
+        options = self._options(request)
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": _messages(request.messages),
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if request.tools:
+            body["tools"] = [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": tool.name,
+                        "description": tool.description,
+                        "parameters": dict(tool.parameters),
+                    },
+                }
+                for tool in request.tools
+            ]
+        if options.max_tokens is not None:
+            body[self._max_tokens_field] = options.max_tokens
+        if options.temperature is not None:
+            body["temperature"] = options.temperature
+        if options.reasoning_effort:
+            body["reasoning_effort"] = options.reasoning_effort
+        body.update(options.extra)
+        return body
+
+    async def list_models(self) -> list[ModelInfo]:
+        """Return ``GET /models``, sorted by id."""
+        with _map_errors(self):
+            response = await self._client.get(f"{self.base_url}/models")
+        if response.status_code >= 400:
+            message, code = error_fields(response.content)
+            raise self._status_error(response.status_code, message, response.headers, code)
+        data = loads(response.content, self).get("data") or []
+        return sorted(
+            (ModelInfo(item["id"], item["id"]) for item in data if item.get("id")),
+            key=lambda info: info.id,
+        )
+
+    # ------------------------------------------------------------------------ parsing
+
+    async def _stream_once(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        body = self._body(request)
+        with _map_errors(self):
+            async with self._client.stream(
+                "POST",
+                f"{self.base_url}/chat/completions",
+                json=body,
+                headers={"Accept": "text/event-stream"},
+            ) as response:
+                if response.status_code >= 400:
+                    await response.aread()
+                    message, code = error_fields(response.content)
+                    if response.status_code in (400, 413) and _is_context_error(code, message):
+                        yield self._context_full(code or "context_length_exceeded", message)
+                        return
+                    raise self._status_error(
+                        response.status_code, message, response.headers, code
+                    )
+                if response.headers.get("content-type", "").startswith("application/json"):
+                    # The server ignored "stream": one whole completion.
+                    await response.aread()
+                    for event in self._whole(loads(response.content, self)):
+                        yield event
+                    return
+                async for event in self._parse(response):
+                    yield event
+
+    async def _parse(self, response: httpx.Response) -> AsyncIterator[ModelEvent]:
+        text: list[str] = []
+        reasoning: list[str] = []
+        refusal: list[str] = []
+        tools = ToolCallAccumulator(self.provider)
+        ids: dict[str, int] = {}
+        finish: str | None = None
+        usage: Usage | None = None
+        late_error = ""
+        async for sse in aiter_sse(response):
+            data = sse.data
+            if data == "[DONE]":
+                break
+            if not data:
+                continue
+            chunk = loads(data, self)
+            if not isinstance(chunk, dict):
+                raise self._bad_json()
+            error = chunk.get("error")
+            if sse.event == "error" or error:
+                detail, code = error_fields(data.encode())
+                if finish is not None:
+                    # OpenRouter restates a finished "length" as an error chunk: keep the stop.
+                    late_error = detail
+                    if chunk.get("usage"):
+                        usage = _usage(chunk["usage"])
+                    continue
+                raise self._stream_error(detail, context_full=_is_context_error(code, detail))
+            if chunk.get("usage"):
+                usage = _usage(chunk["usage"])
+            for choice in chunk.get("choices") or ():
+                if choice.get("index", 0) != 0:
+                    continue
+                delta = choice.get("delta") or {}
+                content = delta.get("content")
+                if content:
+                    text.append(content)
+                    yield ModelEvent.text(content)
+                thought = delta.get("reasoning_content") or delta.get("reasoning")
+                if thought:
+                    reasoning.append(thought)
+                    yield ModelEvent.reasoning(thought)
+                declined = delta.get("refusal")
+                if declined:
+                    refusal.append(declined)
+                    yield ModelEvent.text(declined)
+                for call in delta.get("tool_calls") or ():
+                    index = call.get("index")
+                    if index is None:  # some servers omit it; tell calls apart by id
+                        index = ids.setdefault(call.get("id") or "", len(ids))
+                    function = call.get("function") or {}
+                    yield tools.add(
+                        index, call.get("id"), function.get("name"), function.get("arguments") or ""
+                    )
+                if choice.get("finish_reason"):
+                    finish = choice["finish_reason"]
+        if finish is None:
+            raise self._ended_early()
+        yield self._finish(finish, "".join(text), "".join(reasoning), refusal, tools, usage,
+                           late_error)
+
+    def _finish(
+        self,
+        finish: str,
+        text: str,
+        reasoning: str,
+        refusal: list[str],
+        tools: ToolCallAccumulator,
+        usage: Usage | None,
+        late_error: str = "",
+    ) -> ModelEvent:
+        details = {"provider_error": self._scrub(late_error)} if late_error else {}
+        if refusal:
+            # A refusal arrives as `delta.refusal` text with finish_reason "stop".
+            stop = StopInfo(StopReason.REFUSAL, raw="refusal", details={"finish_reason": finish})
+            text = text + "".join(refusal)
+        else:
+            stop = StopInfo(_STOP_REASONS.get(finish, StopReason.OTHER), raw=finish,
+                            details=details)
+        return self._completed(text=text, reasoning=reasoning, tools=tools, stop=stop, usage=usage)
+
+    def _whole(self, data: Mapping[str, Any]) -> Iterator[ModelEvent]:
+        """Events for a non-streamed ``chat.completion`` body."""
+        if data.get("error"):
+            detail, code = error_fields(_json(data).encode())
+            raise self._stream_error(detail, context_full=_is_context_error(code, detail))
+        choice = (data.get("choices") or [{}])[0]
+        message = choice.get("message") or {}
+        tools = ToolCallAccumulator(self.provider)
+        text = message.get("content") or ""
+        reasoning = message.get("reasoning_content") or message.get("reasoning") or ""
+        if reasoning:
+            yield ModelEvent.reasoning(reasoning)
+        if text:
+            yield ModelEvent.text(text)
+        for index, call in enumerate(message.get("tool_calls") or ()):
+            function = call.get("function") or {}
+            yield tools.add(index, call.get("id"), function.get("name"),
+                            function.get("arguments") or "")
+        refusal = [message["refusal"]] if message.get("refusal") else []
+        usage = _usage(data["usage"]) if data.get("usage") else None
+        yield self._finish(choice.get("finish_reason") or "stop", text, reasoning, refusal,
+                           tools, usage)

@@ -1,0 +1,71 @@
+"""Stream framing: server-sent events (through httpx-sse) and Ollama's newline-delimited JSON.
+
+Why not ``response.aiter_lines()``: httpx splits lines with ``str.splitlines()``, which also
+breaks on U+2028, U+2029, U+0085 and other characters the SSE spec does not treat as line
+ends, and models do emit U+2028 inside JSON strings. httpx-sse (>= 0.4.3) splits on CR, LF and
+CRLF only, as the spec says; this module is a thin wrapper over its line and event decoders.
+
+One addition to the spec: llama.cpp-derived servers (llama-box) end a failing stream with a
+bare ``error: {...}`` line, a field name the spec says to ignore. It is surfaced as an event
+named ``error`` so the adapter can tell a person what the server said
+(tests/wire_samples/compat/llamabox-error-line-midstream.sse).
+
+NDJSON is split on ``\\n`` only, on bytes, so a U+2028 inside a line is never a boundary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import httpx
+from httpx_sse import ServerSentEvent
+
+# The decoders are httpx-sse's own (the ones `EventSource.aiter_sse` uses); they are imported
+# directly so that the non-standard ``error:`` line above can be seen before it is dropped.
+from httpx_sse._decoders import SSEDecoder, SSELineDecoder
+
+__all__ = ["ServerSentEvent", "aiter_ndjson_lines", "aiter_sse"]
+
+
+async def aiter_sse(response: httpx.Response) -> AsyncIterator[ServerSentEvent]:
+    """Yield the events of an SSE response body, in order.
+
+    Comments (``: keep-alive``) are skipped. An event not closed by a blank line when the body
+    ends is discarded, as the spec requires; the adapter then sees that no final event came.
+    """
+    lines = SSELineDecoder()
+    events = SSEDecoder()
+    async for text in response.aiter_text():
+        for line in lines.decode(text):
+            if line.startswith("error:"):
+                yield ServerSentEvent(event="error", data=line[6:].strip())
+                continue
+            event = events.decode(line)
+            if event is not None:
+                yield event
+    for line in lines.flush():
+        if line.startswith("error:"):
+            yield ServerSentEvent(event="error", data=line[6:].strip())
+            continue
+        event = events.decode(line)
+        if event is not None:
+            yield event
+
+
+async def aiter_ndjson_lines(response: httpx.Response) -> AsyncIterator[bytes]:
+    """Yield each non-blank line of an NDJSON body (without its ``\\n``), as raw bytes.
+
+    A last line without a trailing newline is yielded too; the caller's JSON parser decides
+    whether it is whole.
+    """
+    buffer = b""
+    async for chunk in response.aiter_bytes():
+        buffer += chunk
+        if b"\n" not in chunk:
+            continue
+        *complete, buffer = buffer.split(b"\n")
+        for line in complete:
+            if line.strip():
+                yield line
+    if buffer.strip():
+        yield buffer
