@@ -336,3 +336,29 @@ async def _until(predicate: Any, within: float = 10.0) -> None:
     while not predicate():
         assert asyncio.get_running_loop().time() < deadline, "timed out"
         await asyncio.sleep(0.005)
+
+
+def test_emitting_dialog_signals_keeps_bool_refcounts(qtbot, tmp_path) -> None:
+    """PySide6 6.12.0 drops a reference to True on every Python-side ``emit()`` and
+    ``disconnect()``; on Python 3.11 the app then aborts ("bool_dealloc") after a few
+    thousand signals. This pins a PySide6 without that bug (6.11.3 is fine)."""
+    import sys
+
+    from PySide6.QtCore import QObject, Signal
+
+    class Emitter(QObject):
+        changed = Signal()
+
+    emitter = Emitter()
+    received: list[int] = []
+
+    def slot() -> None:
+        received.append(1)
+
+    emitter.changed.connect(slot)
+    before = sys.getrefcount(True), sys.getrefcount(False)
+    for _ in range(200):
+        emitter.changed.emit()
+    emitter.changed.disconnect(slot)
+    assert len(received) == 200
+    assert (sys.getrefcount(True), sys.getrefcount(False)) == before
