@@ -1,0 +1,160 @@
+"""The provider side of the bundle smoke test (packaging/smoke.sh), run from the source venv.
+
+Two commands, both from the repository root::
+
+    python packaging/smoke_support.py serve --data-dir DIR
+    python packaging/smoke_support.py check --data-dir DIR
+
+``serve`` starts the loopback provider server (tests/support/provider_server.py) with the
+smoke's script, writes DIR/settings.json naming it as the only provider (through the app's
+own `SettingsStore`, so the file is exactly what the app writes), prints
+``SMOKE-SERVER <openai base url>`` and serves until its standard input closes or it is
+terminated. The script, chosen by the person's message rather than by request order so that
+no other request can shift it:
+
+- a message containing ``first`` is answered in full, ending in ``FIRST-ANSWER-DONE``;
+- the first message containing ``second`` gets part of an answer (``PARTIAL-SHOWN`` among
+  it) and then a stream that stalls, so the app is certainly mid-answer when it is killed;
+  every later request for it (the Resume) is answered in full, ending in ``RESUMED-DONE``.
+
+``check`` reads the conversation back from DIR/continuo.sqlite3 with the engine's storage
+and exits non-zero unless it holds exactly: the first message, its answer, the second
+message, one complete answer to it. Nothing but this smoke test uses this file; it is not in
+the bundle.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import threading
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+FIRST_DONE = "FIRST-ANSWER-DONE"
+PARTIAL = "PARTIAL-SHOWN"
+RESUMED_DONE = "RESUMED-DONE"
+PROVIDER_ID = "smoke-loopback"
+
+
+def _script():  # -> Callable[[RecordedRequest], Turn]
+    from tests.support.provider_server import Fault, RecordedRequest, Turn, echo_turn
+
+    lock = threading.Lock()
+    seconds = 0
+
+    def answer(request: RecordedRequest) -> Turn:
+        nonlocal seconds
+        text = request.last_user_text().lower()
+        if "second" in text:
+            with lock:
+                seconds += 1
+                first_try = seconds == 1
+            if first_try:
+                # Enough events for the partial to reach the screen, then silence: the app
+                # is killed while this stream is open. fault_after counts events sent.
+                return Turn(
+                    text=f"{PARTIAL}: this second answer starts streaming and then stalls "
+                    "until the app is killed, so this sentence never completes.",
+                    chunk_size=12,
+                    fault=Fault.STALL_MIDSTREAM,
+                    fault_after=5,  # the role chunk, then four pieces of text
+                )
+            return Turn(text=f"The second answer, resumed and complete. {RESUMED_DONE}")
+        if "first" in text:
+            return Turn(text=f"Hello from the loopback provider. **{FIRST_DONE}**")
+        return echo_turn(request)
+
+    return answer
+
+
+async def _write_settings(data_dir: Path, base_url: str) -> None:
+    from ui.settings import ProviderConfig, Settings, SettingsStore
+
+    store = SettingsStore(data_dir, use_keychain=False)
+    provider = ProviderConfig(
+        id=PROVIDER_ID,
+        kind="openai",
+        name="Loopback (smoke test)",
+        base_url=base_url,
+        default_model="loopback",
+    )
+    await store.save(Settings(providers=[provider], default_provider_id=PROVIDER_ID))
+
+
+def serve(data_dir: Path) -> int:
+    """Run the scripted server until stdin closes; print its URL once settings are written."""
+    from tests.support.provider_server import ProviderServer
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    server = ProviderServer()
+    server.default = _script()
+    server.start()
+    try:
+        asyncio.run(_write_settings(data_dir, server.openai_url))
+        print(f"SMOKE-SERVER {server.openai_url}", flush=True)
+        # Serve until the shell closes our stdin (or kills us): no polling, no sleeping.
+        sys.stdin.read()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+    return 0
+
+
+async def _check(data_dir: Path) -> list[str]:
+    from engine import AssistantMessage, SQLiteSessionStorage, UserMessage
+
+    storage = SQLiteSessionStorage(data_dir / "continuo.sqlite3")
+    try:
+        sessions = await storage.list_sessions()
+        if len(sessions) != 1:
+            return [f"expected 1 conversation, found {len(sessions)}"]
+        messages = await storage.load(sessions[0].id)
+    finally:
+        await storage.close()
+    kinds = [type(m).__name__ for m in messages]
+    problems = []
+    expected = ["UserMessage", "AssistantMessage", "UserMessage", "AssistantMessage"]
+    if kinds != expected:
+        problems.append(f"expected messages {expected}, found {kinds}")
+    else:
+        first, answer, second, resumed = messages
+        checks = [
+            (isinstance(first, UserMessage) and "first" in first.content.lower(), "1st message"),
+            (isinstance(answer, AssistantMessage) and FIRST_DONE in answer.content, "1st answer"),
+            (isinstance(second, UserMessage) and "second" in second.content.lower(), "2nd message"),
+            (
+                isinstance(resumed, AssistantMessage)
+                and RESUMED_DONE in resumed.content
+                and resumed.stop is None,
+                "resumed answer",
+            ),
+        ]
+        problems.extend(f"{what} is not what was sent or answered" for ok, what in checks if not ok)
+    return problems
+
+
+def check(data_dir: Path) -> int:
+    """Print what is wrong with the stored conversation; return 0 when nothing is."""
+    problems = asyncio.run(_check(data_dir))
+    for problem in problems:
+        print(f"SMOKE-CHECK FAIL {problem}", flush=True)
+    if not problems:
+        print("SMOKE-CHECK ok: both answers stored once, the second one through Resume", flush=True)
+    return 1 if problems else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("command", choices=("serve", "check"))
+    parser.add_argument("--data-dir", type=Path, required=True)
+    args = parser.parse_args(argv)
+    return serve(args.data_dir) if args.command == "serve" else check(args.data_dir)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
