@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import CorruptDatabaseError, NewerSchemaError
+from ..errors import CorruptDatabaseError, NewerSchemaError, StorageError
 
 __all__ = [
     "APPLICATION_ID",
@@ -135,7 +135,31 @@ def prepare_database(path: Path, *, busy_timeout: float = 5.0) -> int:
         CorruptDatabaseError: the file is not SQLite, is damaged, or is another program's
             database. The file is not changed.
         NewerSchemaError: the file was written by a newer version. The file is not changed.
+        StorageError: another program kept the file locked for `busy_timeout` seconds.
     """
+    deadline = time.monotonic() + busy_timeout
+    delay = 0.005
+    while True:
+        try:
+            return _prepare_once(path, busy_timeout)
+        except sqlite3.OperationalError as exc:
+            if not _is_busy(exc):
+                raise StorageError(
+                    f"The conversation file {path} could not be opened: {exc}."
+                ) from exc
+            if time.monotonic() > deadline:
+                raise StorageError(
+                    f"The conversation file {path} is locked by another program; try again "
+                    "in a moment, or close the other program."
+                ) from exc
+        # Another connection is creating or migrating the same file. SQLite answers BUSY at
+        # once (without its busy handler) when two connections race to switch a new file to
+        # WAL, so the whole preparation is retried, briefly, from the start.
+        time.sleep(delay)
+        delay = min(delay * 2, 0.1)
+
+
+def _prepare_once(path: Path, busy_timeout: float) -> int:
     if path.exists() and path.stat().st_size > 0:
         _inspect_read_only(path)
     try:
@@ -160,10 +184,13 @@ def _inspect_read_only(path: Path) -> None:
     if header != _SQLITE_MAGIC:
         raise CorruptDatabaseError(str(path), "it does not start with the SQLite header")
     try:
-        ro = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        ro = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
     except sqlite3.Error as exc:
         raise CorruptDatabaseError(str(path), f"cannot open it: {exc}") from exc
     try:
+        # One read transaction: every answer below comes from the same snapshot, even while
+        # another process migrates the file.
+        ro.execute("BEGIN")
         found = ro.execute("PRAGMA user_version").fetchone()[0]
         app_id = ro.execute("PRAGMA application_id").fetchone()[0]
         if found > SCHEMA_VERSION:
@@ -185,6 +212,8 @@ def _inspect_read_only(path: Path) -> None:
         if found > 0 and "schema_migrations" not in tables:
             raise CorruptDatabaseError(str(path), "its migration record is missing")
     except sqlite3.DatabaseError as exc:
+        if _is_busy(exc):
+            raise  # retried by prepare_database
         raise CorruptDatabaseError(str(path), str(exc)) from exc
     finally:
         ro.close()
@@ -221,6 +250,12 @@ def _migrate(db: sqlite3.Connection, path: Path) -> int:
                 db.execute("ROLLBACK")
             raise
     return applied
+
+
+def _is_busy(exc: sqlite3.Error) -> bool:
+    # SQLITE_BUSY (5) and SQLITE_LOCKED (6), extended codes included.
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code is not None and (code & 0xFF) in (5, 6)
 
 
 def is_corruption(exc: sqlite3.DatabaseError) -> bool:

@@ -1,0 +1,391 @@
+"""The per-session lease, with real processes: busy while held, taken over once the holder is gone."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from engine.errors import AgentBusyError
+from engine.extensions import RunContext
+from engine.messages import UserMessage
+from engine.storage import LeaseHolder, SQLiteSessionExtension, SQLiteSessionStorage
+from engine.storage.lease import ProcessIdentity, process_alive
+
+HOLD_LEASE = Path(__file__).parent / "storage_helpers" / "hold_lease.py"
+IS_LINUX = sys.platform.startswith("linux")
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "continuo.sqlite3"
+
+
+@pytest.fixture
+async def storage(db_path: Path) -> AsyncIterator[SQLiteSessionStorage]:
+    # A long staleness: every takeover in these tests must come from liveness, not time,
+    # unless a test builds its own storage with a short one.
+    s = SQLiteSessionStorage(db_path, lease_stale_after=3600)
+    yield s
+    await s.close()
+
+
+@pytest.fixture
+def holder_process(db_path: Path) -> Iterator[Callable[[str], subprocess.Popen[str]]]:
+    started: list[subprocess.Popen[str]] = []
+
+    def start(session_id: str) -> subprocess.Popen[str]:
+        proc = subprocess.Popen(
+            [sys.executable, str(HOLD_LEASE), str(db_path), session_id],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        started.append(proc)
+        return proc
+
+    yield start
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=30)
+        for stream in (proc.stdin, proc.stdout):
+            if stream is not None:
+                stream.close()
+
+
+async def wait_for_line(proc: subprocess.Popen[str]) -> str:
+    assert proc.stdout is not None
+    return (await asyncio.wait_for(asyncio.to_thread(proc.stdout.readline), 60)).strip()
+
+
+async def until(condition: Callable[[], bool], what: str, within: float = 10.0) -> None:
+    deadline = time.monotonic() + within
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.005)
+
+
+def write_row(
+    path: Path,
+    session_id: str,
+    *,
+    host: str,
+    boot_id: str,
+    pid: int,
+    process_started: float | None,
+    heartbeat_age: float = 0.0,
+    token: str = "their-token",
+) -> None:
+    now = time.time()
+    with sqlite3.connect(path) as raw:
+        raw.execute(
+            "INSERT OR REPLACE INTO leases VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                session_id,
+                host,
+                boot_id,
+                pid,
+                process_started,
+                token,
+                now - heartbeat_age,
+                now - heartbeat_age,
+            ),
+        )
+    raw.close()
+
+
+def lease_row(path: Path, session_id: str) -> tuple | None:
+    with sqlite3.connect(path) as raw:
+        row = raw.execute(
+            "SELECT pid, token, heartbeat_at FROM leases WHERE session_id = ?", (session_id,)
+        ).fetchone()
+    raw.close()
+    return row
+
+
+# ---------------------------------------------------------------------------- processes
+
+
+async def test_other_process_holds_until_killed(
+    storage: SQLiteSessionStorage, db_path: Path, holder_process
+) -> None:
+    await storage.append("s", "r", UserMessage(content="before"))
+    child = holder_process("s")
+    assert await wait_for_line(child) == "held"
+
+    with pytest.raises(AgentBusyError) as caught:
+        await storage.acquire_lease("s")
+    holder = caught.value.holder
+    assert isinstance(holder, LeaseHolder)
+    assert holder.pid == child.pid and holder.host == socket.gethostname()
+    assert f"process {child.pid} on host" in str(caught.value)
+    assert await storage.lease_holder("s") == holder
+
+    # Reading and raw appends never need the lease.
+    assert await storage.append("s", "r", UserMessage(content="while held")) == 2
+    assert len(await storage.load("s")) == 2
+    assert len(await storage.load_tail("s", 1)) == 1
+
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=30)
+    # Taken over at once: the holder's process is gone (staleness is an hour here).
+    assert await storage.lease_holder("s") is None
+    lease = await storage.acquire_lease("s")
+    assert lease_row(db_path, "s")[:2] == (os.getpid(), lease.token)  # type: ignore[index]
+    await lease.release()
+    assert lease_row(db_path, "s") is None
+
+
+@pytest.mark.skipif(not IS_LINUX, reason="zombie state is read from /proc")
+async def test_killed_but_unreaped_holder_is_gone(
+    storage: SQLiteSessionStorage, holder_process
+) -> None:
+    child = holder_process("s")
+    assert await wait_for_line(child) == "held"
+    child.send_signal(signal.SIGKILL)
+    # Not reaped: its pid still answers kill(pid, 0), but as a zombie it can never release.
+    await until(lambda: _proc_state(child.pid) == "Z", "the child to become a zombie")
+    lease = await storage.acquire_lease("s")
+    await lease.release()
+
+
+def _proc_state(pid: int) -> str:
+    with open(f"/proc/{pid}/stat") as handle:  # noqa: ASYNC230 - a tiny /proc read
+        raw = handle.read()
+    return raw[raw.rindex(")") + 2]
+
+
+async def test_second_request_in_same_process_is_refused(storage: SQLiteSessionStorage) -> None:
+    lease = await storage.acquire_lease("s")
+    with pytest.raises(AgentBusyError) as caught:
+        await storage.acquire_lease("s")
+    assert caught.value.holder.pid == os.getpid()
+    assert caught.value.session_id == "s"
+    other = await storage.acquire_lease("another session")  # leases are per session
+    await lease.release()
+    await lease.release()  # twice is fine
+    again = await storage.acquire_lease("s")
+    await again.release()
+    await other.release()
+
+
+async def test_two_storages_in_one_process_exclude_each_other(db_path: Path) -> None:
+    a = SQLiteSessionStorage(db_path)
+    b = SQLiteSessionStorage(db_path)
+    try:
+        results = await asyncio.gather(
+            a.acquire_lease("s"), b.acquire_lease("s"), return_exceptions=True
+        )
+        leases = [r for r in results if not isinstance(r, BaseException)]
+        errors = [r for r in results if isinstance(r, BaseException)]
+        assert len(leases) == 1 and len(errors) == 1
+        assert isinstance(errors[0], AgentBusyError)
+        await leases[0].release()
+    finally:
+        await a.close()
+        await b.close()
+
+
+# ---------------------------------------------------------------------------- rows left by others
+
+
+async def test_other_host_with_fresh_heartbeat_is_busy(
+    storage: SQLiteSessionStorage, db_path: Path
+) -> None:
+    await storage.list_sessions()  # create the file
+    write_row(db_path, "s", host="elsewhere", boot_id="b", pid=4242, process_started=1.0)
+    with pytest.raises(AgentBusyError) as caught:
+        await storage.acquire_lease("s")
+    assert str(caught.value.holder).startswith("process 4242 on host 'elsewhere', since ")
+    holder = await storage.lease_holder("s")
+    assert holder is not None and holder.host == "elsewhere"
+
+
+async def test_other_host_with_stale_heartbeat_is_taken_over(db_path: Path) -> None:
+    s = SQLiteSessionStorage(db_path, lease_stale_after=5)
+    try:
+        await s.list_sessions()
+        write_row(
+            db_path,
+            "s",
+            host="elsewhere",
+            boot_id="b",
+            pid=4242,
+            process_started=1.0,
+            heartbeat_age=60,
+        )
+        assert await s.lease_holder("s") is None
+        lease = await s.acquire_lease("s")
+        assert lease_row(db_path, "s")[:2] == (os.getpid(), lease.token)  # type: ignore[index]
+        await lease.release()
+    finally:
+        await s.close()
+
+
+async def test_dead_pid_on_this_host_is_taken_over(
+    storage: SQLiteSessionStorage, db_path: Path
+) -> None:
+    finished = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    dead_pid = int(finished.stdout)
+    assert not process_alive(dead_pid)
+    here = ProcessIdentity.current()
+    await storage.list_sessions()
+    write_row(
+        db_path, "s", host=here.host, boot_id=here.boot_id, pid=dead_pid, process_started=None
+    )
+    lease = await storage.acquire_lease("s")
+    await lease.release()
+
+
+@pytest.mark.skipif(not IS_LINUX, reason="process start times are read from /proc")
+async def test_reused_pid_is_taken_over(storage: SQLiteSessionStorage, db_path: Path) -> None:
+    here = ProcessIdentity.current()
+    assert here.process_started is not None
+    await storage.list_sessions()
+    # Our own, live pid — but recorded with another start time: the pid was reused.
+    write_row(
+        db_path,
+        "s",
+        host=here.host,
+        boot_id=here.boot_id,
+        pid=here.pid,
+        process_started=here.process_started - 100,
+    )
+    assert await storage.lease_holder("s") is None
+    lease = await storage.acquire_lease("s")
+    await lease.release()
+
+
+@pytest.mark.skipif(not IS_LINUX, reason="boot ids are read from /proc")
+async def test_holder_from_before_a_reboot_is_taken_over(
+    storage: SQLiteSessionStorage, db_path: Path
+) -> None:
+    here = ProcessIdentity.current()
+    await storage.list_sessions()
+    write_row(
+        db_path,
+        "s",
+        host=here.host,
+        boot_id="an-earlier-boot",
+        pid=here.pid,
+        process_started=here.process_started,
+    )
+    lease = await storage.acquire_lease("s")
+    await lease.release()
+
+
+# ---------------------------------------------------------------------------- heartbeat, release
+
+
+async def test_heartbeat_refreshes_while_held(db_path: Path) -> None:
+    s = SQLiteSessionStorage(db_path, lease_stale_after=1.0, heartbeat_interval=0.02)
+    try:
+        lease = await s.acquire_lease("s")
+        first = lease_row(db_path, "s")[2]  # type: ignore[index]
+        await until(lambda: lease_row(db_path, "s")[2] > first, "a heartbeat")  # type: ignore[index]
+        await lease.release()
+        assert lease._heartbeat.done()
+    finally:
+        await s.close()
+
+
+async def test_release_leaves_a_new_holders_row_alone(db_path: Path) -> None:
+    s = SQLiteSessionStorage(db_path, lease_stale_after=3600, heartbeat_interval=0.02)
+    try:
+        lease = await s.acquire_lease("s")
+        # Another host took it over (say our heartbeat had stalled): its token now.
+        write_row(
+            db_path,
+            "s",
+            host="elsewhere",
+            boot_id="b",
+            pid=7,
+            process_started=None,
+            token="new-holder",
+        )
+        await until(lambda: lease.lost, "the heartbeat to notice the takeover")
+        await lease.release()
+        assert lease_row(db_path, "s")[:2] == (7, "new-holder")  # type: ignore[index]
+        with pytest.raises(AgentBusyError):
+            await s.acquire_lease("s")
+    finally:
+        await s.close()
+
+
+async def test_default_heartbeat_is_a_third_of_staleness(db_path: Path) -> None:
+    assert SQLiteSessionStorage(db_path, lease_stale_after=30).heartbeat_interval == 10
+    assert SQLiteSessionStorage(db_path, heartbeat_interval=2).heartbeat_interval == 2
+
+
+async def test_cancelled_acquire_leaves_no_lease_behind(storage: SQLiteSessionStorage) -> None:
+    await storage.list_sessions()
+    for yields in range(1, 8):
+        task = asyncio.create_task(storage.acquire_lease("s"))
+        for _ in range(yields):
+            await asyncio.sleep(0)  # let the acquire progress by one step of the loop
+        task.cancel()
+        try:
+            lease = await task
+        except asyncio.CancelledError:
+            pass
+        else:
+            await lease.release()  # it finished before the cancel arrived
+        assert await storage.lease_holder("s") is None, f"orphan lease after {yields} steps"
+    lease = await storage.acquire_lease("s")
+    await lease.release()
+
+
+async def test_close_releases_held_leases(db_path: Path) -> None:
+    s = SQLiteSessionStorage(db_path)
+    lease = await s.acquire_lease("s")
+    await s.close()
+    assert lease.released and lease._heartbeat.done()
+    assert lease_row(db_path, "s") is None
+
+
+async def test_holder_text_and_reprs_hold_no_token(storage: SQLiteSessionStorage) -> None:
+    lease = await storage.acquire_lease("s")
+    try:
+        text = str(lease.holder)
+        assert text.startswith(f"process {os.getpid()} on host {socket.gethostname()!r}, since ")
+        assert len(text.rsplit("since ", 1)[1]) == len("14:02:11")
+        for shown in (text, repr(lease.holder), repr(lease)):
+            assert lease.token not in shown
+    finally:
+        await lease.release()
+    fixed = LeaseHolder("box", "", 4242, None, time.mktime((2026, 1, 2, 14, 2, 11, 0, 0, -1)), 0)
+    assert str(fixed) == "process 4242 on host 'box', since 14:02:11"
+
+
+async def test_extension_keeps_leases_by_request(db_path: Path) -> None:
+    ext = SQLiteSessionExtension(db_path)
+    first = RunContext("s", "req-1", None)
+    second = RunContext("s", "req-2", None)
+    try:
+        await ext.acquire(first)
+        with pytest.raises(AgentBusyError):
+            await ext.acquire(second)
+        await ext.release(second)  # the refused request releases nothing
+        assert await ext.storage.lease_holder("s") is not None
+        await ext.release(first)
+        assert await ext.storage.lease_holder("s") is None
+        await ext.acquire(second)
+        await ext.release(second)
+    finally:
+        await ext.close()
