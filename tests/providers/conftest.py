@@ -14,7 +14,7 @@ import pytest
 
 from engine.providers import AnthropicModel, OllamaModel, OpenAIChatModel
 from engine.providers.base import HTTPModel
-from tests.support.provider_server import ProviderServer
+from tests.support.provider_server import ProviderServer, Turn
 
 #: a key that must never appear in an error, log line or repr
 SECRET_KEY = "sk-test-SECRETKEY-0123456789abcdef"
@@ -36,7 +36,8 @@ def base_url(server: ProviderServer, protocol: str) -> str:
 
 @pytest.fixture
 def server() -> Iterator[ProviderServer]:
-    with ProviderServer() as running:
+    # A quick default answer; the slow friendly echo is for people (tested in test_server).
+    with ProviderServer(default=Turn(text="Hello from the loopback server.")) as running:
         yield running
 
 
