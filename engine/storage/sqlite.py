@@ -281,43 +281,31 @@ class SQLiteSessionStorage:
         title = _title_from(message) if isinstance(message, UserMessage) else None
 
         async def body(db: aiosqlite.Connection) -> int:
+            # Two statements (each a round trip to the connection's thread): the session
+            # row is created or touched, keeping a title it has; then the message takes
+            # the next seq. RETURNING needs SQLite 3.35 (2021).
             now = time.time()
-            rows = await db.execute_fetchall(
-                "SELECT title FROM sessions WHERE id = ?", (session_id,)
-            )
-            if not rows:
-                await db.execute(
-                    "INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
-                    (session_id, title, now, now),
-                )
-            elif rows[0][0] is None and title is not None:
-                await db.execute(
-                    "UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?",
-                    (title, now, session_id),
-                )
-            else:
-                await db.execute(
-                    "UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id)
-                )
-            rows = await db.execute_fetchall(
-                "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?",
-                (session_id,),
-            )
-            seq = int(rows[0][0])
             await db.execute(
+                "INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at, "
+                "title = COALESCE(sessions.title, excluded.title)",
+                (session_id, title, now, now),
+            )
+            rows = await db.execute_fetchall(
                 "INSERT INTO messages (session_id, seq, request_id, id, type, created_at, body) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? "
+                "FROM messages WHERE session_id = ? RETURNING seq",
                 (
                     session_id,
-                    seq,
                     request_id,
                     message.id,
                     message.type_name,
                     message.created_at,
                     body_json,
+                    session_id,
                 ),
             )
-            return seq
+            return int(next(iter(rows))[0])
 
         return await self._write(body)
 
