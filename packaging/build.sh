@@ -17,13 +17,23 @@ VENV=${BUNDLE_VENV:-$REPO/build/bundle-venv}
 
 echo "== build venv: $VENV (from $PYTHON)"
 rm -rf "$VENV"
+mkdir -p "$REPO/build"
 "$PYTHON" -m venv "$VENV"
 "$VENV/bin/python" -m pip install --quiet --upgrade pip
 # setuptools copies sources into build/lib and never deletes there: clear it so a module
 # removed from the tree cannot ride along into the wheel.
 rm -rf "$REPO/build/lib" "$REPO/build/bdist."*
+# Ship the versions the tests ran against: the development venv's exact versions constrain
+# this install (constraints add no package, they only pin those the app pulls in).
+constraints=()
+if [[ -x $REPO/.venv/bin/pip ]]; then
+  "$REPO/.venv/bin/pip" freeze --exclude-editable 2>/dev/null \
+    | grep -v -e '^#' -e '^-e ' -e '^continuo' > "$REPO/build/dev-versions.txt" || true
+  constraints=(--constraint "$REPO/build/dev-versions.txt")
+  echo "== pinned to the development venv's versions ($(wc -l < "$REPO/build/dev-versions.txt") packages)"
+fi
 # `.[bundle]` is the app plus PyInstaller (the `bundle` extra pins its minimum version).
-"$VENV/bin/python" -m pip install --quiet "$REPO[bundle]"
+"$VENV/bin/python" -m pip install --quiet "${constraints[@]}" "$REPO[bundle]"
 
 echo "== pyinstaller"
 # Run from outside the repo so `import ui` in the spec resolves to the installed copy only.
