@@ -24,7 +24,6 @@ time Linux reports moves when the clock is adjusted.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import socket
@@ -154,18 +153,26 @@ class Lease:
         return self._released
 
     async def release(self) -> None:
-        """Stop the heartbeat and delete the row if it is still ours. Safe to call twice."""
+        """Stop the heartbeat and delete the row if it is still ours. Safe to call twice.
+
+        Cancelling the caller does not stop the delete: a row left behind would name this
+        live process and keep the session busy until it exits.
+        """
         if self._released:
             return
         self._released = True
-        await self.stop_heartbeat()
+        self._heartbeat.cancel()
+        # The delete is a shielded write; a heartbeat write still in flight is harmless
+        # before or after it (it matches on the token).
         await self._store._delete_lease(self)
+        await self.stop_heartbeat()
 
     async def stop_heartbeat(self) -> None:
         """Cancel the heartbeat task and wait for it (a write in progress completes)."""
         self._heartbeat.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._heartbeat
+        # wait() rather than awaiting the task: the task's own CancelledError is expected,
+        # while a cancellation of the caller must still propagate.
+        await asyncio.wait({self._heartbeat})
 
     async def __aenter__(self) -> Lease:
         return self

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
@@ -349,6 +350,21 @@ async def test_cancelled_acquire_leaves_no_lease_behind(storage: SQLiteSessionSt
         assert await storage.lease_holder("s") is None, f"orphan lease after {yields} steps"
     lease = await storage.acquire_lease("s")
     await lease.release()
+
+
+async def test_cancelled_release_still_gives_the_lease_back(
+    storage: SQLiteSessionStorage,
+) -> None:
+    for yields in range(1, 8):
+        lease = await storage.acquire_lease("s")
+        task = asyncio.create_task(lease.release())
+        for _ in range(yields):
+            await asyncio.sleep(0)  # let the release progress by one step of the loop
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        assert lease.released and lease._heartbeat.done()
+        assert await storage.lease_holder("s") is None, f"lease kept after {yields} steps"
 
 
 async def test_close_releases_held_leases(db_path: Path) -> None:
