@@ -20,8 +20,10 @@ Schema versions (``PRAGMA user_version``; the number of steps applied):
 1     ``sessions``, ``messages`` (one row per message, key (session_id, seq)), ``leases``
 ====  =====================================================================================
 
-Adding a version: append a named function to `MIGRATIONS`, add its line above, and keep a
-file written by the previous release in the tests so that opening old files stays proven.
+Adding a version: append a named function to `MIGRATIONS`, add its line above, and add the
+``sqlite3`` dump of a file the new release writes as
+``tests/engine/storage_helpers/schema_v<N>.sql`` (old dumps are frozen), so that opening
+every earlier version stays proven.
 """
 
 from __future__ import annotations
