@@ -231,9 +231,7 @@ class AnthropicModel(HTTPModel):
                     if response.status_code in (400, 413) and _is_context_error(code, message):
                         yield self._context_full("prompt_too_long", message)
                         return
-                    raise self._status_error(
-                        response.status_code, message, response.headers, code
-                    )
+                    raise self._status_error(response.status_code, message, response.headers, code)
                 async for event in self._parse(response):
                     yield event
 
@@ -270,8 +268,9 @@ class AnthropicModel(HTTPModel):
                 elif dtype == "signature_delta":
                     block["signature"] = block.get("signature", "") + delta.get("signature", "")
                 elif dtype == "input_json_delta":
-                    yield tools.add(block.get("tool_index", 0),
-                                    arguments=delta.get("partial_json") or "")
+                    yield tools.add(
+                        block.get("tool_index", 0), arguments=delta.get("partial_json") or ""
+                    )
             elif kind == "content_block_start":
                 start = dict(data.get("content_block") or {})
                 btype = start.get("type")
@@ -280,8 +279,11 @@ class AnthropicModel(HTTPModel):
                     blocks[data.get("index", 0)] = {"type": "tool_use", "tool_index": tool_index}
                     yield tools.add(tool_index, start.get("id"), start.get("name"))
                 elif btype == "thinking":
-                    block = {"type": "thinking", "thinking": start.get("thinking") or "",
-                             "signature": start.get("signature") or ""}
+                    block = {
+                        "type": "thinking",
+                        "thinking": start.get("thinking") or "",
+                        "signature": start.get("signature") or "",
+                    }
                     blocks[data.get("index", 0)] = block
                     thinking.append(block)
                 elif btype == "redacted_thinking":
@@ -314,8 +316,9 @@ class AnthropicModel(HTTPModel):
             # message_delta carries the stop; without it the answer may be incomplete.
             raise self._ended_early()
         details = {"stop_sequence": stop_sequence} if stop_sequence else {}
-        stop = StopInfo(_STOP_REASONS.get(stop_reason, StopReason.OTHER), raw=stop_reason,
-                        details=details)
+        stop = StopInfo(
+            _STOP_REASONS.get(stop_reason, StopReason.OTHER), raw=stop_reason, details=details
+        )
         kept = [_clean(block) for block in thinking if _keep(block)]
         yield self._completed(
             text="".join(text),

@@ -233,6 +233,11 @@ class HTTPModel:
         """The model id, used as ``AssistantMessage.model``."""
         return self.model
 
+    @property
+    def provider_name(self) -> str:
+        """The provider's name as errors use it (``"OpenAI"``, ``"Ollama"``...)."""
+        return self.provider
+
     def __repr__(self) -> str:
         # Never the key, nor the headers that carry it.
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
@@ -308,9 +313,7 @@ class HTTPModel:
         given = request.options
         return ModelOptions(
             max_tokens=given.max_tokens if given.max_tokens is not None else self.max_tokens,
-            temperature=given.temperature
-            if given.temperature is not None
-            else self.temperature,
+            temperature=given.temperature if given.temperature is not None else self.temperature,
             reasoning_effort=given.reasoning_effort or self.reasoning_effort,
             extra=given.extra,
         )
@@ -493,9 +496,9 @@ class HTTPModel:
                 details["withheld_tool_calls"] = tools.names()
             stop = replace(
                 stop,
-                message=stop.message or _STOP_MESSAGES.get(stop.reason) or (
-                    f"The model stopped for a reason this version does not know ({stop.raw})."
-                ),
+                message=stop.message
+                or _STOP_MESSAGES.get(stop.reason)
+                or (f"The model stopped for a reason this version does not know ({stop.raw})."),
                 details=details,
             )
             message_stop = stop

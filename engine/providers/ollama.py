@@ -186,9 +186,7 @@ class OllamaModel(HTTPModel):
                     if response.status_code == 400 and CONTEXT_WORDS.search(message):
                         yield self._context_full("context_length", message)
                         return
-                    raise self._status_error(
-                        response.status_code, message, response.headers, code
-                    )
+                    raise self._status_error(response.status_code, message, response.headers, code)
                 async for event in self._parse(response):
                     yield event
 

@@ -210,9 +210,7 @@ class OpenAIChatModel(HTTPModel):
                     if response.status_code in (400, 413) and _is_context_error(code, message):
                         yield self._context_full(code or "context_length_exceeded", message)
                         return
-                    raise self._status_error(
-                        response.status_code, message, response.headers, code
-                    )
+                    raise self._status_error(response.status_code, message, response.headers, code)
                 if response.headers.get("content-type", "").startswith("application/json"):
                     # The server ignored "stream": one whole completion.
                     await response.aread()
@@ -280,8 +278,9 @@ class OpenAIChatModel(HTTPModel):
                     finish = choice["finish_reason"]
         if finish is None:
             raise self._ended_early()
-        yield self._finish(finish, "".join(text), "".join(reasoning), refusal, tools, usage,
-                           late_error)
+        yield self._finish(
+            finish, "".join(text), "".join(reasoning), refusal, tools, usage, late_error
+        )
 
     def _finish(
         self,
@@ -299,8 +298,9 @@ class OpenAIChatModel(HTTPModel):
             stop = StopInfo(StopReason.REFUSAL, raw="refusal", details={"finish_reason": finish})
             text = text + "".join(refusal)
         else:
-            stop = StopInfo(_STOP_REASONS.get(finish, StopReason.OTHER), raw=finish,
-                            details=details)
+            stop = StopInfo(
+                _STOP_REASONS.get(finish, StopReason.OTHER), raw=finish, details=details
+            )
         return self._completed(text=text, reasoning=reasoning, tools=tools, stop=stop, usage=usage)
 
     def _whole(self, data: Mapping[str, Any]) -> Iterator[ModelEvent]:
@@ -319,9 +319,11 @@ class OpenAIChatModel(HTTPModel):
             yield ModelEvent.text(text)
         for index, call in enumerate(message.get("tool_calls") or ()):
             function = call.get("function") or {}
-            yield tools.add(index, call.get("id"), function.get("name"),
-                            function.get("arguments") or "")
+            yield tools.add(
+                index, call.get("id"), function.get("name"), function.get("arguments") or ""
+            )
         refusal = [message["refusal"]] if message.get("refusal") else []
         usage = _usage(data["usage"]) if data.get("usage") else None
-        yield self._finish(choice.get("finish_reason") or "stop", text, reasoning, refusal,
-                           tools, usage)
+        yield self._finish(
+            choice.get("finish_reason") or "stop", text, reasoning, refusal, tools, usage
+        )

@@ -1,0 +1,209 @@
+"""Every fault a network produces, through each adapter, an Agent and a real SQLite file.
+
+For each fault: what the request raises, what is stored, what `resume_point()` then says
+after a restart (a fresh connection to the same file), and that `resume()` completes against
+the loopback server. Adapters run with ``max_attempts=1`` here, so faults before any output
+reach the agent instead of being retried away (retries are tested in test_retries.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from engine import (
+    AgentResumeError,
+    AssistantMessage,
+    InternalMessage,
+    ProviderConnectionError,
+    ProviderRateLimitError,
+    ProviderResponseError,
+    ProviderStatusError,
+    ProviderTimeoutError,
+    ResumeKind,
+    StopReason,
+    ToolMessage,
+    UserMessage,
+    tool,
+)
+from tests.support.provider_server import Fault, ScriptedCall, Turn
+
+LONG = "The first part of a long answer, cut off somewhere in the middle."
+RESUMED = "Hello from the loopback server."  # the server's default turn in these tests
+
+
+@tool
+def get_weather(city: str) -> str:
+    """Look up the weather.
+
+    Args:
+        city: where.
+    """
+    return f"Sunny in {city}."
+
+
+@dataclass(frozen=True)
+class Case:
+    turn: Turn
+    raised: type[Exception] | tuple[type[Exception], ...]
+    partial_raw: str | None  #: the stored partial's stop.raw, or None when nothing is stored
+    kind: ResumeKind
+
+
+CASES = {
+    "refuse": Case(Turn(fault=Fault.REFUSE), ProviderConnectionError, None, ResumeKind.CALL_MODEL),
+    "stall_headers": Case(
+        Turn(fault=Fault.STALL_HEADERS), ProviderTimeoutError, None, ResumeKind.CALL_MODEL
+    ),
+    "429_retry_after": Case(
+        Turn(status=429, retry_after="3600"), ProviderRateLimitError, None, ResumeKind.CALL_MODEL
+    ),
+    "5xx": Case(Turn(status=502), ProviderStatusError, None, ResumeKind.CALL_MODEL),
+    "stall_midstream": Case(
+        Turn(text=LONG, chunk_size=4, fault=Fault.STALL_MIDSTREAM, fault_after=8),
+        ProviderTimeoutError,
+        "network_error",
+        ResumeKind.RETRY_RESPONSE,
+    ),
+    "reset": Case(
+        Turn(text=LONG, chunk_size=4, fault=Fault.RESET, fault_after=8),
+        ProviderConnectionError,
+        "network_error",
+        ResumeKind.RETRY_RESPONSE,
+    ),
+    "error_event": Case(
+        Turn(text=LONG, chunk_size=4, fault=Fault.ERROR_EVENT, fault_after=8),
+        ProviderResponseError,
+        "provider_error",
+        ResumeKind.RETRY_RESPONSE,
+    ),
+    "malformed": Case(
+        Turn(text=LONG, chunk_size=4, fault=Fault.MALFORMED, fault_after=8),
+        ProviderResponseError,
+        "provider_error",
+        ResumeKind.RETRY_RESPONSE,
+    ),
+    "cut_tool_args": Case(
+        Turn(
+            text="Looking it up.",
+            tool_calls=[ScriptedCall("get_weather", {"city": "Valparaíso"})],
+            fault=Fault.CUT_TOOL_ARGS,
+        ),
+        (ProviderConnectionError, ProviderResponseError),
+        "any",
+        ResumeKind.RETRY_RESPONSE,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+async def test_fault_is_stored_and_resumes(server, make_adapter, store, protocol, name) -> None:
+    case = CASES[name]
+    server.script(case.turn)
+    model = make_adapter(protocol, max_attempts=1, timeout=0.5)
+    agent = await store.agent(model, tools=[get_weather])
+    with pytest.raises(case.raised):
+        await agent.run("Tell me about the weather.")
+
+    history = await store.history()
+    assert isinstance(history[0], UserMessage)
+    if case.partial_raw is None:
+        assert len(history) == 1  # nothing arrived, nothing but the question is stored
+    else:
+        (partial,) = history[1:]
+        assert isinstance(partial, AssistantMessage)
+        assert partial.stop.reason is StopReason.INTERRUPTED
+        if case.partial_raw != "any":
+            assert partial.stop.raw == case.partial_raw
+        assert partial.tool_calls == ()
+        assert partial.content  # what the person saw on screen is kept
+        assert LONG.startswith(partial.content) or partial.content == "Looking it up."
+
+    # A restart: a new connection to the same file, a new adapter.
+    restarted = await store.agent(make_adapter(protocol), tools=[get_weather])
+    point = await restarted.resume_point()
+    assert point is not None and point.kind is case.kind
+    assert point.description
+    final = await restarted.resume()
+    assert final.content == RESUMED and final.stop is None
+
+    after = await store.history()
+    assert after[: len(history)] == history  # nothing stored was changed
+    resume_request = server.chat_requests()[-1]
+    if case.kind is ResumeKind.RETRY_RESPONSE:
+        notice = after[len(history)]
+        assert isinstance(notice, InternalMessage) and notice.tag == "resume:retry_response"
+        # The notice goes to the provider as user-role text, after the kept partial.
+        assert notice.content in str(resume_request.messages()[-1])
+        assert resume_request.messages()[-1]["role"] == "user"
+    assert after[-1].content == RESUMED
+    assert await restarted.resume_point() is None
+
+
+async def test_cut_tool_arguments_withhold_the_call(server, make_adapter, store) -> None:
+    server.script(CASES["cut_tool_args"].turn)
+    agent = await store.agent(make_adapter("openai", max_attempts=1), tools=[get_weather])
+    with pytest.raises(ProviderConnectionError):
+        await agent.run("Weather?")
+    partial = (await store.history())[-1]
+    assert partial.stop.details["withheld_tool_calls"] == ["get_weather"]
+
+
+async def test_slow_drip_with_keepalives_completes(server, make_adapter, store, protocol) -> None:
+    server.script(Turn(text="Slowly but surely.", chunk_size=3, delay=0.02, keepalive=True))
+    agent = await store.agent(make_adapter(protocol, timeout=0.5))
+    final = await agent.run("Go slowly.")
+    assert final.content == "Slowly but surely."
+    assert await agent.resume_point() is None
+
+
+async def test_max_output_then_continue(server, make_adapter, store, protocol) -> None:
+    server.script(Turn(text="Half an ans", stop="max_output"))
+    agent = await store.agent(make_adapter(protocol))
+    cut = await agent.run("Write a lot.")
+    assert cut.stop.reason is StopReason.MAX_OUTPUT
+    restarted = await store.agent(make_adapter(protocol))
+    point = await restarted.resume_point()
+    assert point.kind is ResumeKind.CONTINUE_RESPONSE
+    final = await restarted.resume()
+    assert final.content == RESUMED
+    sent = server.chat_requests()[-1].messages()
+    assert "Half an ans" in str(sent[-2])  # the cut answer goes back as the assistant's
+    assert sent[-1]["role"] == "user"
+
+
+async def test_context_full_is_stored_not_raised(server, make_adapter, store, protocol) -> None:
+    server.script(Turn(stop="context_full"))
+    agent = await store.agent(make_adapter(protocol))
+    final = await agent.run("A very long question.")
+    assert final.stop.reason is StopReason.CONTEXT_FULL
+    stored = (await store.history())[-1]
+    assert stored.stop.reason is StopReason.CONTEXT_FULL
+    assert await agent.resume_point() is None
+    with pytest.raises(AgentResumeError) as info:
+        await agent.resume()
+    assert info.value.reason == "context_full"
+
+
+async def test_refusal_is_stored_and_not_resumable(server, make_adapter, store) -> None:
+    server.script(Turn(text="I can't help with that.", stop="refusal"))
+    agent = await store.agent(make_adapter("anthropic"))
+    final = await agent.run("Something bad.")
+    assert final.stop.reason is StopReason.REFUSAL
+    assert await agent.resume_point() is None
+
+
+async def test_tool_round_trip_through_the_server(server, make_adapter, store, protocol) -> None:
+    server.script(
+        Turn(tool_calls=[ScriptedCall("get_weather", {"city": "Oslo"})]), Turn(text="Sunny.")
+    )
+    agent = await store.agent(make_adapter(protocol), tools=[get_weather])
+    final = await agent.run("Weather in Oslo?")
+    assert final.content == "Sunny."
+    history = await store.history()
+    result = next(m for m in history if isinstance(m, ToolMessage))
+    assert result.content == "Sunny in Oslo." and result.success
+    second = server.chat_requests()[-1]
+    assert "Sunny in Oslo." in str(second.messages())
+    assert second.body["tools"]
