@@ -44,7 +44,7 @@ server_pid="" app_pid="" ok=0
 cleanup() {
   # Only the processes this script started, by their ids.
   [[ -n $app_pid ]] && kill -KILL "$app_pid" 2>/dev/null || true
-  exec 3>&- 2>/dev/null || true # closing the server's stdin tells it to stop
+  exec 3>&- # closing the server's stdin tells it to stop (never fails, even if not open)
   if [[ -n $server_pid ]]; then
     kill -TERM "$server_pid" 2>/dev/null || true
     wait "$server_pid" 2>/dev/null || true
