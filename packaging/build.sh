@@ -45,6 +45,7 @@ cd "$REPO"
 
 exe=dist/Continuo/continuo
 [[ -x $exe ]] || { echo "build.sh: $exe was not produced; see the PyInstaller output above." >&2; exit 1; }
+"$VENV/bin/python" packaging/check_bundle.py
 echo "== built $exe ($(du -sh dist/Continuo | cut -f1) on disk)"
 # The one check that needs no display and no provider: the bundle starts and knows its version.
 QT_QPA_PLATFORM=offscreen "$exe" --version

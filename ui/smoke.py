@@ -21,6 +21,7 @@ The script language, one step a line (``#`` starts a comment, blank lines are sk
                        answer containing TEXT, and no request is running
 ``wait-resume``        wait until the Resume button is shown; prints its tooltip
 ``expect-no-resume``   fail if the Resume button is shown
+``expect-icon``        fail unless the window carries the app icon (16 to 256 px)
 ``click NAME``         click the visible, enabled button with objectName NAME
 ``mark NAME``          print ``SMOKE NAME`` (a point the shell waits on)
 ``hold``               print ``SMOKE holding`` and wait until the process is killed
@@ -212,6 +213,12 @@ class _Runner:
             raise SmokeFailure(f"Resume is offered but should not be: {button.toolTip()!r}")
         _say("no-resume")
 
+    async def expect_icon(self, _: str) -> None:
+        sizes = sorted(s.width() for s in self.window.windowIcon().availableSizes())
+        if not sizes or sizes[0] > 16 or sizes[-1] < 256:
+            raise SmokeFailure(f"the window icon has sizes {sizes}, not 16 to 256 px")
+        _say(f"icon {','.join(map(str, sizes))}")
+
     async def click(self, name: str) -> None:
         button = self.child(QAbstractButton, name)
         await self.until(
@@ -237,6 +244,7 @@ _COMMANDS: dict[str, Callable[[_Runner, str], Awaitable[None]]] = {
     "wait-stored": _Runner.wait_stored,
     "wait-resume": _Runner.wait_resume,
     "expect-no-resume": _Runner.expect_no_resume,
+    "expect-icon": _Runner.expect_icon,
     "click": _Runner.click,
     "mark": _Runner.mark,
     "hold": _Runner.hold,

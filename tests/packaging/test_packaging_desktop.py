@@ -52,7 +52,9 @@ def fake_bundle(tmp_path: Path) -> Path:
     return bundle
 
 
-def _install(tmp_path: Path, *args: str, bundle: Path | None = None) -> subprocess.CompletedProcess[str]:
+def _install(
+    tmp_path: Path, *args: str, bundle: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     env = dict(
         os.environ,
         PREFIX=str(tmp_path / "home" / ".local"),
@@ -80,8 +82,13 @@ def test_install_copies_the_bundle_and_registers_entry_and_icons(
     assert entry["TryExec"] == str(app)
     assert entry["Icon"] == "continuo" and entry["Name"] == "Continuo"
     for size in SIZES:
-        installed = local / "share" / "icons" / "hicolor" / f"{size}x{size}" / "apps" / "continuo.png"
-        assert installed.read_bytes() == (REPO / "resources" / "icons" / f"continuo-{size}.png").read_bytes()
+        installed = (
+            local / "share" / "icons" / "hicolor" / f"{size}x{size}" / "apps" / "continuo.png"
+        )
+        assert (
+            installed.read_bytes()
+            == (REPO / "resources" / "icons" / f"continuo-{size}.png").read_bytes()
+        )
     assert (local / "share" / "icons" / "hicolor" / "scalable" / "apps" / "continuo.svg").is_file()
 
     # What a double-click runs, and the command on PATH, start the copied bundle.
@@ -111,7 +118,8 @@ def test_reinstall_replaces_the_copy_and_uninstall_removes_everything(
     assert result.returncode == 0, result.stderr
     assert "conversations in your data folder were kept" in result.stdout
     left = [
-        p for p in (tmp_path / "home").rglob("*")
+        p
+        for p in (tmp_path / "home").rglob("*")
         if p.is_file() and p.name not in {"mimeinfo.cache", "icon-theme.cache"}
     ]
     assert left == []

@@ -19,7 +19,9 @@ ICONS = REPO / "resources" / "icons"
 
 @pytest.fixture(scope="module")
 def render_icons() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("render_icons", REPO / "packaging" / "render_icons.py")
+    spec = importlib.util.spec_from_file_location(
+        "render_icons", REPO / "packaging" / "render_icons.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

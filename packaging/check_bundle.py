@@ -1,0 +1,86 @@
+"""Check a built bundle's contents: what must be in it is, and nothing from tests is.
+
+Run by packaging/build.sh after PyInstaller (``python packaging/check_bundle.py``); it reads
+dist/Continuo/ and PyInstaller's module list (build/pyinstaller/continuo/PYZ-00.toc) and
+exits non-zero naming each problem. It catches at build time what would otherwise show up
+on someone's desktop: a missing platform plugin, icon or translation, no CA certificates
+for HTTPS, or test code shipped.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+BUNDLE = REPO / "dist" / "Continuo"
+TOC = REPO / "build" / "pyinstaller" / "continuo" / "PYZ-00.toc"
+
+#: Files the bundle cannot work without, relative to its _internal/ folder, and why.
+REQUIRED = {
+    "PySide6/Qt/plugins/platforms/libqxcb.so": "the X11/XWayland window system plugin",
+    "PySide6/Qt/plugins/platforms/libqwayland.so": "the native Wayland plugin",
+    "PySide6/Qt/plugins/platforms/libqoffscreen.so": "the offscreen plugin (CI, smoke test)",
+    "PySide6/Qt/plugins/imageformats/libqsvg.so": "SVG images",
+    "PySide6/Qt/translations/qtbase_zh_CN.qm": "Qt's own Chinese strings (OK, Cancel)",
+    "certifi/cacert.pem": "CA certificates: httpx verifies HTTPS providers with them",
+    **{f"resources/icons/continuo-{n}.png": "the window icon" for n in (16, 32, 48, 256)},
+}
+
+#: Modules the app needs that are imported by name at run time (invisible to analysis).
+REQUIRED_MODULES = {
+    "ui.app": "the app itself",
+    "ui.smoke": "the --smoke-script hook",
+    "engine.providers.openai": "the OpenAI-compatible adapter",
+    "pygments.lexers.python": "code highlighting (Pygments loads lexers by name)",
+    "keyring.backends.SecretService": "the Linux keychain backend (found via entry points)",
+    "qasync": "the event loop",
+}
+
+#: Module prefixes that must never ship: test code and test tooling.
+FORBIDDEN_MODULES = ("tests", "pytest", "_pytest", "pytestqt", "pytest_qt", "pytest_asyncio")
+
+
+def bundled_modules(toc: Path = TOC) -> set[str]:
+    """Names of the Python modules PyInstaller put in the bundle's archive."""
+    _archive, entries = ast.literal_eval(toc.read_text(encoding="utf-8"))
+    return {name for name, _path, _kind in entries}
+
+
+def problems(bundle: Path = BUNDLE, toc: Path = TOC) -> list[str]:
+    """Return what is wrong with the bundle, one sentence each ([] when all is well)."""
+    internal = bundle / "_internal"
+    found = []
+    if not (bundle / "continuo").is_file():
+        return [f"{bundle}/continuo is missing: the build did not finish"]
+    for relative, why in REQUIRED.items():
+        if not (internal / relative).is_file():
+            found.append(f"missing {relative} ({why})")
+    for qm in sorted((REPO / "resources" / "translations").glob("*.qm")):
+        if not (internal / "resources" / "translations" / qm.name).is_file():
+            found.append(f"missing resources/translations/{qm.name} (the app's translation)")
+    modules = bundled_modules(toc)
+    for module, why in REQUIRED_MODULES.items():
+        if module not in modules:
+            found.append(f"module {module} is not bundled ({why})")
+    for module in sorted(modules):
+        if module.split(".")[0] in FORBIDDEN_MODULES:
+            found.append(f"module {module} is bundled, but test code must not ship")
+    return found
+
+
+def main() -> int:
+    found = problems()
+    for problem in found:
+        print(f"check_bundle: {problem}", file=sys.stderr)
+    if found:
+        print("check_bundle: fix packaging/continuo.spec (or pyproject.toml) and rebuild.")
+        return 1
+    print(f"check_bundle: ok ({len(REQUIRED)} required files, {len(REQUIRED_MODULES)} "
+          "required modules present; no test code)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

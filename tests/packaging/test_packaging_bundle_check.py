@@ -1,0 +1,71 @@
+"""packaging/check_bundle.py, the post-build content check, on hand-made bundle trees.
+
+The real bundle is checked by `make bundle` itself (build.sh runs the check); these tests
+show the check notices what it exists to notice, on a tree and module list made here.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import pprint
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def check() -> ModuleType:
+    path = REPO / "packaging" / "check_bundle.py"
+    spec = importlib.util.spec_from_file_location("check_bundle", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _bundle(root: Path, check: ModuleType, modules: list[str], skip: str = "") -> tuple[Path, Path]:
+    bundle = root / "Continuo"
+    (bundle / "_internal").mkdir(parents=True)
+    (bundle / "continuo").write_text("#!/bin/sh\n")
+    for relative in check.REQUIRED:
+        if relative != skip:
+            target = bundle / "_internal" / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(b"x")
+    for qm in (REPO / "resources" / "translations").glob("*.qm"):
+        target = bundle / "_internal" / "resources" / "translations" / qm.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(b"x")
+    toc = root / "PYZ-00.toc"
+    entries = [(name, f"/site-packages/{name}.py", "PYMODULE") for name in modules]
+    toc.write_text(pprint.pformat(("PYZ-00.pyz", entries)))
+    return bundle, toc
+
+
+def test_a_complete_bundle_passes(check: ModuleType, tmp_path: Path) -> None:
+    bundle, toc = _bundle(tmp_path, check, [*check.REQUIRED_MODULES, "httpx", "engine"])
+    assert check.problems(bundle, toc) == []
+
+
+def test_test_code_in_the_bundle_is_named(check: ModuleType, tmp_path: Path) -> None:
+    modules = [*check.REQUIRED_MODULES, "tests.support.provider_server", "_pytest.python"]
+    bundle, toc = _bundle(tmp_path, check, modules)
+    assert check.problems(bundle, toc) == [
+        "module _pytest.python is bundled, but test code must not ship",
+        "module tests.support.provider_server is bundled, but test code must not ship",
+    ]
+
+
+def test_a_missing_plugin_or_module_is_named_with_its_purpose(
+    check: ModuleType, tmp_path: Path
+) -> None:
+    modules = [m for m in check.REQUIRED_MODULES if m != "keyring.backends.SecretService"]
+    bundle, toc = _bundle(tmp_path, check, modules, skip="PySide6/Qt/plugins/platforms/libqxcb.so")
+    assert check.problems(bundle, toc) == [
+        "missing PySide6/Qt/plugins/platforms/libqxcb.so (the X11/XWayland window system plugin)",
+        "module keyring.backends.SecretService is not bundled (the Linux keychain backend "
+        "(found via entry points))",
+    ]
