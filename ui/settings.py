@@ -420,8 +420,9 @@ class SettingsStore:
 
         classes = {"openai": OpenAIChatModel, "anthropic": AnthropicModel, "ollama": OllamaModel}
         key = api_key if api_key else await self.get_api_key(config.id)
+        # "" when no model is chosen yet: enough for list_models(), which names none.
         return classes[config.kind](
-            model=model_id or config.default_model or None,
+            model=model_id or config.default_model or "",
             base_url=config.base_url,
             api_key=key or None,
             **options,
