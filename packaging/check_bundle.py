@@ -28,6 +28,20 @@ REQUIRED = {
     **{f"resources/icons/continuo-{n}.png": "the window icon" for n in (16, 32, 48, 256)},
 }
 
+#: X11 libraries the xcb plugin links that desktops often lack (Qt's famous "could not load the
+#: Qt platform plugin xcb"). They are bundled when the build machine has them; a bundle
+#: without them still runs where the desktop provides them, so their absence only warns.
+#: Debian/Ubuntu packages: libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0
+#: libxcb-render-util0 libxkbcommon-x11-0.
+X11_LIBRARIES = (
+    "libxcb-cursor.so.0",
+    "libxcb-icccm.so.4",
+    "libxcb-keysyms.so.1",
+    "libxcb-image.so.0",
+    "libxcb-render-util.so.0",
+    "libxkbcommon-x11.so.0",
+)
+
 #: Modules the app needs that are imported by name at run time (invisible to analysis).
 REQUIRED_MODULES = {
     "ui.app": "the app itself",
@@ -70,7 +84,21 @@ def problems(bundle: Path = BUNDLE, toc: Path = TOC) -> list[str]:
     return found
 
 
+def warnings(bundle: Path = BUNDLE) -> list[str]:
+    """Return what a desktop may miss (bundle still usable), one sentence each."""
+    missing = [lib for lib in X11_LIBRARIES if not (bundle / "_internal" / lib).exists()]
+    if not missing:
+        return []
+    return [
+        f"not bundled: {', '.join(missing)}; the bundle needs them from the desktop it runs "
+        "on. Install them on the build machine (apt-get install libxcb-cursor0 libxcb-icccm4 "
+        "libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxkbcommon-x11-0) and rebuild."
+    ]
+
+
 def main() -> int:
+    for warning in warnings():
+        print(f"check_bundle: warning: {warning}", file=sys.stderr)
     found = problems()
     for problem in found:
         print(f"check_bundle: {problem}", file=sys.stderr)

@@ -69,3 +69,17 @@ def test_a_missing_plugin_or_module_is_named_with_its_purpose(
         "module keyring.backends.SecretService is not bundled (the Linux keychain backend "
         "(found via entry points))",
     ]
+
+
+def test_missing_x11_libraries_warn_with_the_packages_to_install(
+    check: ModuleType, tmp_path: Path
+) -> None:
+    bundle, toc = _bundle(tmp_path, check, list(check.REQUIRED_MODULES))
+    (bundle / "_internal" / "libxcb-cursor.so.0").write_bytes(b"x")
+    [warning] = check.warnings(bundle)
+    assert warning.startswith("not bundled: libxcb-icccm.so.4, libxcb-keysyms.so.1,")
+    assert "apt-get install libxcb-cursor0 libxcb-icccm4" in warning
+    assert check.problems(bundle, toc) == []  # a warning, not a failure
+    for lib in check.X11_LIBRARIES:
+        (bundle / "_internal" / lib).write_bytes(b"x")
+    assert check.warnings(bundle) == []
