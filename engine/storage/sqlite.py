@@ -105,7 +105,8 @@ class SQLiteSessionStorage:
         self._lock = asyncio.Lock()
         self._writes: set[asyncio.Task[Any]] = set()
         self._leases: set[Lease] = set()
-        self._closed = False
+        self._closed = False  #: close() has begun (writes already started still complete)
+        self._finished = False  #: close() has closed the connection: nothing more runs
 
     def __repr__(self) -> str:
         return f"<SQLiteSessionStorage {str(self.path)!r}>"
@@ -125,28 +126,33 @@ class SQLiteSessionStorage:
         if self._opening is not None and self._db is None:
             with contextlib.suppress(Exception, asyncio.CancelledError):
                 self._db = await self._opening
-        db, self._db = self._db, None
-        if db is not None:
-            await db.close()
+        async with self._lock:  # after any read in progress
+            db, self._db = self._db, None
+            self._finished = True
+            if db is not None:
+                await db.close()
 
     async def _connection(self) -> aiosqlite.Connection:
         if self._db is not None:
             return self._db
-        if self._closed:
+        if self._finished:
             raise StorageError(f"The conversation file {self.path} was closed; open it again.")
         if self._opening is None:
             self._opening = asyncio.get_running_loop().create_task(self._open())
         opening = self._opening
         try:
             # Shielded: a caller cancelled mid-open must not leave a half-opened connection.
-            self._db = await asyncio.shield(opening)
+            db = await asyncio.shield(opening)
         except asyncio.CancelledError:
             raise
         except BaseException:
             if self._opening is opening:
                 self._opening = None  # let a later call try again (the file may be fixed)
             raise
-        return self._db
+        if self._finished:  # close() ran meanwhile and closed this very connection
+            raise StorageError(f"The conversation file {self.path} was closed; open it again.")
+        self._db = db
+        return db
 
     async def _open(self) -> aiosqlite.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)

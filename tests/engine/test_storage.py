@@ -298,6 +298,21 @@ async def test_close_is_safe_twice_and_use_after_close_is_refused(db_path: Path)
     await t.close()
 
 
+async def test_close_lets_a_write_in_flight_finish(db_path: Path) -> None:
+    s = SQLiteSessionStorage(db_path)
+    task = asyncio.create_task(s.append("s", "r", UserMessage(content="x")))
+    await asyncio.sleep(0)  # the append has begun: it is opening the file
+    await s.close()
+    assert task.done() and task.result() == 1
+    with pytest.raises(StorageError, match="was closed"):
+        await s.count_messages("s")
+    again = SQLiteSessionStorage(db_path)
+    try:
+        assert await again.count_messages("s") == 1
+    finally:
+        await again.close()
+
+
 async def test_two_storages_on_one_file_see_each_other(db_path: Path) -> None:
     a, b = SQLiteSessionStorage(db_path), SQLiteSessionStorage(db_path)
     try:
