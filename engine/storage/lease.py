@@ -217,10 +217,13 @@ def _proc_stat(pid: int) -> tuple[str, float] | None:
         return ("X", 0.0) if os.path.isdir("/proc/self") else None
     except OSError:
         return None
-    # The command name (field 2) is in parentheses and may itself hold spaces or ')'.
-    fields = raw[raw.rindex(")") + 2 :].split()
-    # fields[0] is field 3 (state); starttime is field 22.
-    return fields[0], float(fields[22 - 3])
+    try:
+        # The command name (field 2) is in parentheses and may itself hold spaces or ')'.
+        fields = raw[raw.rindex(")") + 2 :].split()
+        # fields[0] is field 3 (state); starttime is field 22.
+        return fields[0], float(fields[22 - 3])
+    except (ValueError, IndexError):
+        return None  # an unexpected format: fall back to what kill(pid, 0) said
 
 
 def _start_ticks(pid: int) -> float | None:

@@ -74,7 +74,7 @@ class SQLiteSessionStorage:
     """Conversations, their messages and their leases in one SQLite file.
 
     Args:
-        path: the database file; created (with its folder's parent existing) if missing.
+        path: the database file; it and its folder are created if missing.
         synchronous: SQLite's ``synchronous`` setting. ``FULL`` (the default) makes each
             committed message survive a power cut; ``NORMAL`` only a crash of the process.
         lease_stale_after: seconds after which a lease whose heartbeat stopped is taken over.
