@@ -17,7 +17,8 @@ REPO = Path(__file__).resolve().parent.parent
 BUNDLE = REPO / "dist" / "Continuo"
 TOC = REPO / "build" / "pyinstaller" / "continuo" / "PYZ-00.toc"
 
-#: Files the bundle cannot work without, relative to its _internal/ folder, and why.
+#: Files the bundle cannot work without, relative to its _internal/ folder (glob patterns),
+#: and why.
 REQUIRED = {
     "PySide6/Qt/plugins/platforms/libqxcb.so": "the X11/XWayland window system plugin",
     "PySide6/Qt/plugins/platforms/libqwayland.so": "the native Wayland plugin",
@@ -25,6 +26,8 @@ REQUIRED = {
     "PySide6/Qt/plugins/imageformats/libqsvg.so": "SVG images",
     "PySide6/Qt/translations/qtbase_zh_CN.qm": "Qt's own Chinese strings (OK, Cancel)",
     "certifi/cacert.pem": "CA certificates: httpx verifies HTTPS providers with them",
+    "keyring-*.dist-info/entry_points.txt": "keyring finds its backends through these",
+    "continuo-*.dist-info/METADATA": "`continuo --version` reads it",
     **{f"resources/icons/continuo-{n}.png": "the window icon" for n in (16, 32, 48, 256)},
 }
 
@@ -49,6 +52,8 @@ REQUIRED_MODULES = {
     "engine.providers.openai": "the OpenAI-compatible adapter",
     "pygments.lexers.python": "code highlighting (Pygments loads lexers by name)",
     "keyring.backends.SecretService": "the Linux keychain backend (found via entry points)",
+    "secretstorage": "the Secret Service client that backend uses",
+    "platformdirs.unix": "the Linux data folder (platformdirs picks its module per OS)",
     "qasync": "the event loop",
 }
 
@@ -69,7 +74,7 @@ def problems(bundle: Path = BUNDLE, toc: Path = TOC) -> list[str]:
     if not (bundle / "continuo").is_file():
         return [f"{bundle}/continuo is missing: the build did not finish"]
     for relative, why in REQUIRED.items():
-        if not (internal / relative).is_file():
+        if not any(p.is_file() for p in internal.glob(relative)):
             found.append(f"missing {relative} ({why})")
     for qm in sorted((REPO / "resources" / "translations").glob("*.qm")):
         if not (internal / "resources" / "translations" / qm.name).is_file():
