@@ -34,7 +34,7 @@ from ..messages import (
 )
 from ..model import ModelEvent, ModelRequest
 from ..stop import StopInfo, StopReason
-from .base import CONTEXT_WORDS, HTTPModel, ModelInfo, ToolCallAccumulator, error_fields, loads
+from .base import CONTEXT_WORDS, HTTPModel, ModelInfo, ToolCallAccumulator, loads
 from .sse import aiter_sse
 
 __all__ = ["AnthropicModel"]
@@ -200,40 +200,30 @@ class AnthropicModel(HTTPModel):
         body.update(options.extra)
         return body
 
-    async def list_models(self) -> list[ModelInfo]:
-        """Return ``GET /v1/models`` (newest first, as the API orders them)."""
-        with _map_errors(self):
-            response = await self._client.get(f"{self.base_url}/v1/models", params={"limit": 1000})
-        if response.status_code >= 400:
-            message, code = error_fields(response.content)
-            raise self._status_error(response.status_code, message, response.headers, code)
-        data = loads(response.content, self).get("data") or []
+    def _chat_url(self) -> str:
+        return f"{self.base_url}/v1/messages"
+
+    def _models_url(self) -> str:
+        return f"{self.base_url}/v1/models?limit=1000"
+
+    def _models(self, data: Any) -> list[ModelInfo]:
+        """The API lists models newest first; that order is kept."""
+        items = data.get("data") or [] if isinstance(data, dict) else []
         return [
             ModelInfo(item["id"], item.get("display_name") or item["id"])
-            for item in data
+            for item in items
             if item.get("id")
         ]
 
-    # ------------------------------------------------------------------------ parsing
+    def _map_errors(self) -> contextlib.AbstractContextManager[None]:
+        return _map_errors(self)
 
-    async def _stream_once(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        body = self._body(request)
-        with _map_errors(self):
-            async with self._client.stream(
-                "POST",
-                f"{self.base_url}/v1/messages",
-                json=body,
-                headers={"Accept": "text/event-stream"},
-            ) as response:
-                if response.status_code >= 400:
-                    await response.aread()
-                    message, code = error_fields(response.content)
-                    if response.status_code in (400, 413) and _is_context_error(code, message):
-                        yield self._context_full("prompt_too_long", message)
-                        return
-                    raise self._status_error(response.status_code, message, response.headers, code)
-                async for event in self._parse(response):
-                    yield event
+    def _context_raw(self, status: int, code: str | None, message: str) -> str | None:
+        if status in (400, 413) and _is_context_error(code, message):
+            return "prompt_too_long"
+        return None
+
+    # ------------------------------------------------------------------------ parsing
 
     async def _parse(self, response: httpx.Response) -> AsyncIterator[ModelEvent]:
         text: list[str] = []

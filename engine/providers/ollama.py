@@ -32,7 +32,7 @@ from ..messages import (
 )
 from ..model import ModelEvent, ModelRequest
 from ..stop import StopInfo, StopReason
-from .base import CONTEXT_WORDS, HTTPModel, ModelInfo, ToolCallAccumulator, error_fields, loads
+from .base import CONTEXT_WORDS, HTTPModel, ModelInfo, ToolCallAccumulator, loads
 from .sse import aiter_ndjson_lines
 
 __all__ = ["OllamaModel"]
@@ -155,40 +155,32 @@ class OllamaModel(HTTPModel):
             return err
         return super()._status_error(status, detail, headers, code)
 
-    async def list_models(self) -> list[ModelInfo]:
-        """Return the local models (``GET /api/tags``), by name."""
-        with _map_errors(self):
-            response = await self._client.get(f"{self.base_url}/api/tags")
-        if response.status_code >= 400:
-            message, code = error_fields(response.content)
-            raise self._status_error(response.status_code, message, response.headers, code)
-        models = loads(response.content, self).get("models") or []
+    _stream_headers: ClassVar[dict[str, str]] = {"Accept": "application/x-ndjson"}
+
+    def _chat_url(self) -> str:
+        return f"{self.base_url}/api/chat"
+
+    def _models_url(self) -> str:
+        return f"{self.base_url}/api/tags"
+
+    def _models(self, data: Any) -> list[ModelInfo]:
+        items = data.get("models") or [] if isinstance(data, dict) else []
         return sorted(
             (
                 ModelInfo(item.get("model") or item["name"], item.get("name") or item["model"])
-                for item in models
+                for item in items
                 if item.get("name") or item.get("model")
             ),
             key=lambda info: info.id,
         )
 
-    # ------------------------------------------------------------------------ parsing
+    def _map_errors(self) -> contextlib.AbstractContextManager[None]:
+        return _map_errors(self)
 
-    async def _stream_once(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        body = self._body(request)
-        with _map_errors(self):
-            async with self._client.stream(
-                "POST", f"{self.base_url}/api/chat", json=body
-            ) as response:
-                if response.status_code >= 400:
-                    await response.aread()
-                    message, code = error_fields(response.content)
-                    if response.status_code == 400 and CONTEXT_WORDS.search(message):
-                        yield self._context_full("context_length", message)
-                        return
-                    raise self._status_error(response.status_code, message, response.headers, code)
-                async for event in self._parse(response):
-                    yield event
+    def _context_raw(self, status: int, code: str | None, message: str) -> str | None:
+        return "context_length" if status == 400 and CONTEXT_WORDS.search(message) else None
+
+    # ------------------------------------------------------------------------ parsing
 
     async def _parse(self, response: httpx.Response) -> AsyncIterator[ModelEvent]:
         text: list[str] = []

@@ -180,47 +180,36 @@ class OpenAIChatModel(HTTPModel):
         body.update(options.extra)
         return body
 
-    async def list_models(self) -> list[ModelInfo]:
-        """Return ``GET /models``, sorted by id."""
-        with _map_errors(self):
-            response = await self._client.get(f"{self.base_url}/models")
-        if response.status_code >= 400:
-            message, code = error_fields(response.content)
-            raise self._status_error(response.status_code, message, response.headers, code)
-        data = loads(response.content, self).get("data") or []
+    def _chat_url(self) -> str:
+        return f"{self.base_url}/chat/completions"
+
+    def _models_url(self) -> str:
+        return f"{self.base_url}/models"
+
+    def _models(self, data: Any) -> list[ModelInfo]:
+        items = data.get("data") or [] if isinstance(data, dict) else []
         return sorted(
-            (ModelInfo(item["id"], item["id"]) for item in data if item.get("id")),
+            (ModelInfo(item["id"], item["id"]) for item in items if item.get("id")),
             key=lambda info: info.id,
         )
 
+    def _map_errors(self) -> contextlib.AbstractContextManager[None]:
+        return _map_errors(self)
+
+    def _context_raw(self, status: int, code: str | None, message: str) -> str | None:
+        if status in (400, 413) and _is_context_error(code, message):
+            return code or "context_length_exceeded"
+        return None
+
     # ------------------------------------------------------------------------ parsing
 
-    async def _stream_once(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        body = self._body(request)
-        with _map_errors(self):
-            async with self._client.stream(
-                "POST",
-                f"{self.base_url}/chat/completions",
-                json=body,
-                headers={"Accept": "text/event-stream"},
-            ) as response:
-                if response.status_code >= 400:
-                    await response.aread()
-                    message, code = error_fields(response.content)
-                    if response.status_code in (400, 413) and _is_context_error(code, message):
-                        yield self._context_full(code or "context_length_exceeded", message)
-                        return
-                    raise self._status_error(response.status_code, message, response.headers, code)
-                if response.headers.get("content-type", "").startswith("application/json"):
-                    # The server ignored "stream": one whole completion.
-                    await response.aread()
-                    for event in self._whole(loads(response.content, self)):
-                        yield event
-                    return
-                async for event in self._parse(response):
-                    yield event
-
     async def _parse(self, response: httpx.Response) -> AsyncIterator[ModelEvent]:
+        if response.headers.get("content-type", "").startswith("application/json"):
+            # The server ignored "stream": one whole completion.
+            await response.aread()
+            for event in self._whole(loads(response.content, self)):
+                yield event
+            return
         text: list[str] = []
         reasoning: list[str] = []
         refusal: list[str] = []

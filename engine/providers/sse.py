@@ -15,6 +15,7 @@ NDJSON is split on ``\\n`` only, on bytes, so a U+2028 inside a line is never a 
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import AsyncIterator
 
 import httpx
@@ -52,20 +53,23 @@ async def aiter_sse(response: httpx.Response) -> AsyncIterator[ServerSentEvent]:
             yield event
 
 
-async def aiter_ndjson_lines(response: httpx.Response) -> AsyncIterator[bytes]:
-    """Yield each non-blank line of an NDJSON body (without its ``\\n``), as raw bytes.
+async def aiter_ndjson_lines(response: httpx.Response) -> AsyncIterator[str]:
+    """Yield each non-blank line of an NDJSON body (without its ``\\n``).
 
-    A last line without a trailing newline is yielded too; the caller's JSON parser decides
-    whether it is whole.
+    Bytes are decoded incrementally as UTF-8 (a character split between two reads is
+    joined), then split on ``\\n`` alone. A last line without a trailing newline is yielded
+    too; the caller's JSON parser decides whether it is whole.
     """
-    buffer = b""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    buffer = ""
     async for chunk in response.aiter_bytes():
-        buffer += chunk
-        if b"\n" not in chunk:
+        buffer += decoder.decode(chunk)
+        if "\n" not in buffer:
             continue
-        *complete, buffer = buffer.split(b"\n")
+        *complete, buffer = buffer.split("\n")
         for line in complete:
-            if line.strip():
+            if line and not line.isspace():
                 yield line
+    buffer += decoder.decode(b"", final=True)
     if buffer.strip():
         yield buffer
