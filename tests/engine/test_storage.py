@@ -159,6 +159,18 @@ async def test_seq_numbering_and_session_created_on_append(storage: SQLiteSessio
     assert [(r.seq, r.request_id) for r in tail] == [(1, "r0"), (2, "r1"), (3, "r2")]
 
 
+async def test_concurrent_appends_get_distinct_consecutive_seqs(
+    storage: SQLiteSessionStorage,
+) -> None:
+    seqs = await asyncio.gather(
+        *(storage.append("s", f"r{i}", UserMessage(content=str(i))) for i in range(40))
+    )
+    assert sorted(seqs) == list(range(1, 41))
+    stored = await storage.load_tail("s", 100)
+    # Each message sits at the seq its append returned.
+    assert {r.seq: r.request_id for r in stored} == {seq: f"r{i}" for i, seq in enumerate(seqs)}
+
+
 async def test_auto_title_from_first_user_message(storage: SQLiteSessionStorage) -> None:
     await storage.append("s", "r", SystemMessage(content="not a title"))
     await storage.append("s", "r", InternalMessage(content="not one either"))
