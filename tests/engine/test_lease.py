@@ -23,6 +23,7 @@ from engine.storage import LeaseHolder, SQLiteSessionExtension, SQLiteSessionSto
 from engine.storage.lease import ProcessIdentity, process_alive
 
 HOLD_LEASE = Path(__file__).parent / "storage_helpers" / "hold_lease.py"
+TRY_LEASE = Path(__file__).parent / "storage_helpers" / "try_lease.py"
 IS_LINUX = sys.platform.startswith("linux")
 
 
@@ -145,6 +146,26 @@ async def test_other_process_holds_until_killed(
     assert lease_row(db_path, "s")[:2] == (os.getpid(), lease.token)  # type: ignore[index]
     await lease.release()
     assert lease_row(db_path, "s") is None
+
+
+async def test_another_process_is_refused_while_we_hold(
+    storage: SQLiteSessionStorage, db_path: Path
+) -> None:
+    async def try_from_child() -> str:
+        done = await asyncio.to_thread(
+            subprocess.run,
+            [sys.executable, str(TRY_LEASE), str(db_path), "s"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    lease = await storage.acquire_lease("s")
+    assert await try_from_child() == f"busy {os.getpid()}"
+    await lease.release()
+    assert await try_from_child() == "acquired"
 
 
 @pytest.mark.skipif(not IS_LINUX, reason="zombie state is read from /proc")
