@@ -283,6 +283,7 @@ def test_public_api_is_curated_and_sorted():
         "jsonl",
         "messages",
         "model",
+        "providers",
         "resume",
         "stop",
         "storage",
