@@ -102,6 +102,12 @@ class ModelEventKind(StrEnum):
     COMPLETED = "completed"
 
 
+# Bound once: a StrEnum member lookup and keyword arguments cost more than the frozen
+# dataclass itself, and adapters build one event per streamed chunk (bench_providers).
+_TEXT = ModelEventKind.TEXT
+_REASONING = ModelEventKind.REASONING
+
+
 @dataclass(frozen=True, slots=True)
 class ModelEvent:
     """One streamed event from a model. Build with the factories, not the constructor."""
@@ -113,11 +119,11 @@ class ModelEvent:
 
     @classmethod
     def text(cls, delta: str) -> ModelEvent:
-        return cls(ModelEventKind.TEXT, delta=delta)
+        return cls(_TEXT, delta)
 
     @classmethod
     def reasoning(cls, delta: str) -> ModelEvent:
-        return cls(ModelEventKind.REASONING, delta=delta)
+        return cls(_REASONING, delta)
 
     @classmethod
     def tool_call_delta(

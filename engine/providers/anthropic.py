@@ -234,74 +234,86 @@ class AnthropicModel(HTTPModel):
         usage: Usage | None = None
         stop_reason: str | None = None
         stop_sequence: str | None = None
-        async for sse in aiter_sse(response):
-            kind = sse.event
-            if kind == "ping" or not sse.data:
-                continue
-            data = loads(sse.data, self)
-            if not isinstance(data, dict):
-                raise self._bad_json()
-            kind = data.get("type", kind)
-            if kind == "content_block_delta":
-                delta = data.get("delta") or {}
-                block = blocks.get(data.get("index", 0)) or {}
-                dtype = delta.get("type")
-                if dtype == "text_delta":
-                    if delta.get("text"):
-                        text.append(delta["text"])
-                        yield ModelEvent.text(delta["text"])
-                elif dtype == "thinking_delta":
-                    if delta.get("thinking"):
-                        reasoning.append(delta["thinking"])
-                        block["thinking"] = block.get("thinking", "") + delta["thinking"]
-                        yield ModelEvent.reasoning(delta["thinking"])
-                elif dtype == "signature_delta":
-                    block["signature"] = block.get("signature", "") + delta.get("signature", "")
-                elif dtype == "input_json_delta":
-                    yield tools.add(
-                        block.get("tool_index", 0), arguments=delta.get("partial_json") or ""
+        done = False
+        async for batch in aiter_sse(response):
+            for sse in batch:
+                if sse.event == "ping" or not sse.data:
+                    continue
+                data = loads(sse.data, self)
+                if not isinstance(data, dict):
+                    raise self._bad_json()
+                kind = data.get("type") or sse.event
+                if kind == "content_block_delta":
+                    delta = data.get("delta") or {}
+                    dtype = delta.get("type")
+                    if dtype == "text_delta":  # the hot path: most events are text
+                        piece = delta.get("text")
+                        if piece:
+                            text.append(piece)
+                            yield ModelEvent.text(piece)
+                        continue
+                    block = blocks.get(data.get("index", 0)) or {}
+                    if dtype == "thinking_delta":
+                        piece = delta.get("thinking")
+                        if piece:
+                            reasoning.append(piece)
+                            block.setdefault("parts", []).append(piece)
+                            yield ModelEvent.reasoning(piece)
+                    elif dtype == "signature_delta":
+                        block["signature"] = block.get("signature", "") + delta.get("signature", "")
+                    elif dtype == "input_json_delta":
+                        yield tools.add(
+                            block.get("tool_index", 0), arguments=delta.get("partial_json") or ""
+                        )
+                elif kind == "content_block_start":
+                    start = dict(data.get("content_block") or {})
+                    btype = start.get("type")
+                    if btype == "tool_use":
+                        tool_index = sum(1 for b in blocks.values() if b.get("type") == "tool_use")
+                        blocks[data.get("index", 0)] = {
+                            "type": "tool_use",
+                            "tool_index": tool_index,
+                        }
+                        yield tools.add(tool_index, start.get("id"), start.get("name"))
+                    elif btype == "thinking":
+                        block = {
+                            "type": "thinking",
+                            "thinking": start.get("thinking") or "",
+                            "signature": start.get("signature") or "",
+                        }
+                        blocks[data.get("index", 0)] = block
+                        thinking.append(block)
+                    elif btype == "redacted_thinking":
+                        blocks[data.get("index", 0)] = start
+                        thinking.append(start)
+                    elif btype == "text":
+                        blocks[data.get("index", 0)] = start
+                        if start.get("text"):
+                            text.append(start["text"])
+                            yield ModelEvent.text(start["text"])
+                elif kind == "message_start":
+                    message = data.get("message") or {}
+                    if message.get("usage"):
+                        usage = _usage(message["usage"])
+                elif kind == "message_delta":
+                    delta = data.get("delta") or {}
+                    stop_reason = delta.get("stop_reason") or stop_reason
+                    stop_sequence = delta.get("stop_sequence") or stop_sequence
+                    if data.get("usage"):
+                        usage = _usage(data["usage"], usage)
+                elif kind == "message_stop":
+                    done = True
+                    break
+                elif kind == "error":
+                    error = data.get("error") or {}
+                    detail = str(error.get("message") or error.get("type") or "")
+                    if error.get("type") == "overloaded_error":
+                        detail = f"{detail} (Anthropic is overloaded)"
+                    raise self._stream_error(
+                        detail, context_full=bool(CONTEXT_WORDS.search(detail))
                     )
-            elif kind == "content_block_start":
-                start = dict(data.get("content_block") or {})
-                btype = start.get("type")
-                if btype == "tool_use":
-                    tool_index = sum(1 for b in blocks.values() if b.get("type") == "tool_use")
-                    blocks[data.get("index", 0)] = {"type": "tool_use", "tool_index": tool_index}
-                    yield tools.add(tool_index, start.get("id"), start.get("name"))
-                elif btype == "thinking":
-                    block = {
-                        "type": "thinking",
-                        "thinking": start.get("thinking") or "",
-                        "signature": start.get("signature") or "",
-                    }
-                    blocks[data.get("index", 0)] = block
-                    thinking.append(block)
-                elif btype == "redacted_thinking":
-                    blocks[data.get("index", 0)] = start
-                    thinking.append(start)
-                elif btype == "text":
-                    blocks[data.get("index", 0)] = start
-                    if start.get("text"):
-                        text.append(start["text"])
-                        yield ModelEvent.text(start["text"])
-            elif kind == "message_start":
-                message = data.get("message") or {}
-                if message.get("usage"):
-                    usage = _usage(message["usage"])
-            elif kind == "message_delta":
-                delta = data.get("delta") or {}
-                stop_reason = delta.get("stop_reason") or stop_reason
-                stop_sequence = delta.get("stop_sequence") or stop_sequence
-                if data.get("usage"):
-                    usage = _usage(data["usage"], usage)
-            elif kind == "message_stop":
+            if done:
                 break
-            elif kind == "error":
-                error = data.get("error") or {}
-                detail = str(error.get("message") or error.get("type") or "")
-                if error.get("type") == "overloaded_error":
-                    detail = f"{detail} (Anthropic is overloaded)"
-                raise self._stream_error(detail, context_full=bool(CONTEXT_WORDS.search(detail)))
         if stop_reason is None:
             # message_delta carries the stop; without it the answer may be incomplete.
             raise self._ended_early()
@@ -327,4 +339,5 @@ def _keep(block: Mapping[str, Any]) -> bool:
 def _clean(block: Mapping[str, Any]) -> dict[str, Any]:
     if block.get("type") == "redacted_thinking":
         return {"type": "redacted_thinking", "data": block.get("data", "")}
-    return {"type": "thinking", "thinking": block["thinking"], "signature": block["signature"]}
+    thinking = block.get("thinking", "") + "".join(block.get("parts", ()))
+    return {"type": "thinking", "thinking": thinking, "signature": block["signature"]}

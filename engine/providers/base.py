@@ -589,15 +589,18 @@ _raw_decode = json.JSONDecoder().raw_decode
 def loads(data: str | bytes, model: HTTPModel) -> Any:
     """Parse one event's JSON, or raise the adapter's malformed-stream error."""
     try:
-        if isinstance(data, bytes):
-            data = data.decode("utf-8")
-        try:
-            value, end = _raw_decode(data)
-        except ValueError:
-            return json.loads(data)  # leading whitespace, or a real error to report
-        if end != len(data) and not data[end:].isspace():
-            raise ValueError(f"extra data after the JSON value at {end}")
-        return value
+        value, end = _raw_decode(data)  # type: ignore[arg-type]
+    except (ValueError, TypeError):
+        return _loads_slowly(data, model)
+    if end != len(data) and not data[end:].isspace():
+        raise model._bad_json()
+    return value
+
+
+def _loads_slowly(data: str | bytes, model: HTTPModel) -> Any:
+    """Bytes, leading whitespace, or a real error to report."""
+    try:
+        return json.loads(data)
     except ValueError as exc:
         raise model._bad_json() from exc
 

@@ -218,35 +218,41 @@ class OpenAIChatModel(HTTPModel):
         finish: str | None = None
         usage: Usage | None = None
         late_error = ""
-        async for sse in aiter_sse(response):
-            data = sse.data
-            if data == "[DONE]":
-                break
-            if not data:
-                continue
-            chunk = loads(data, self)
-            if not isinstance(chunk, dict):
-                raise self._bad_json()
-            error = chunk.get("error")
-            if sse.event == "error" or error:
-                detail, code = error_fields(data.encode())
-                if finish is not None:
-                    # OpenRouter restates a finished "length" as an error chunk: keep the stop.
-                    late_error = detail
-                    if chunk.get("usage"):
-                        usage = _usage(chunk["usage"])
+        done = False
+        async for batch in aiter_sse(response):
+            for sse in batch:
+                data = sse.data
+                if data == "[DONE]":
+                    done = True
+                    break
+                if not data:
                     continue
-                raise self._stream_error(detail, context_full=_is_context_error(code, detail))
-            if chunk.get("usage"):
-                usage = _usage(chunk["usage"])
-            for choice in chunk.get("choices") or ():
-                if choice.get("index", 0) != 0:
+                chunk = loads(data, self)
+                if not isinstance(chunk, dict):
+                    raise self._bad_json()
+                error = chunk.get("error")
+                if sse.event == "error" or error:
+                    detail, code = error_fields(data.encode())
+                    if finish is not None:
+                        # OpenRouter restates a finished "length" as an error chunk: keep the stop.
+                        late_error = detail
+                        if chunk.get("usage"):
+                            usage = _usage(chunk["usage"])
+                        continue
+                    raise self._stream_error(detail, context_full=_is_context_error(code, detail))
+                if chunk.get("usage"):
+                    usage = _usage(chunk["usage"])
+                choices = chunk.get("choices")
+                if not choices:
                     continue
+                choice = choices[0]  # one choice is asked for (no "n")
                 delta = choice.get("delta") or {}
                 content = delta.get("content")
                 if content:
                     text.append(content)
                     yield ModelEvent.text(content)
+                    if len(delta) == 1 and not choice.get("finish_reason"):
+                        continue  # the hot path: a chunk of text and nothing else
                 thought = delta.get("reasoning_content") or delta.get("reasoning")
                 if thought:
                     reasoning.append(thought)
@@ -261,10 +267,15 @@ class OpenAIChatModel(HTTPModel):
                         index = ids.setdefault(call.get("id") or "", len(ids))
                     function = call.get("function") or {}
                     yield tools.add(
-                        index, call.get("id"), function.get("name"), function.get("arguments") or ""
+                        index,
+                        call.get("id"),
+                        function.get("name"),
+                        function.get("arguments") or "",
                     )
                 if choice.get("finish_reason"):
                     finish = choice["finish_reason"]
+            if done:
+                break
         if finish is None:
             raise self._ended_early()
         yield self._finish(

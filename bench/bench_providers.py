@@ -1,0 +1,150 @@
+"""Provider stream consumption: each adapter against plain httpx ``aiter_lines()``.
+
+A 20,000-chunk stream is rendered once per wire protocol and served by the loopback server
+(tests/support/provider_server.py) in one piece, so the server costs the same for everyone.
+For each protocol the same bytes are read twice over the same HTTP path:
+
+- baseline: plain ``httpx`` with ``aiter_lines()``, parsing each ``data:`` line (or NDJSON
+  line) with ``json.loads`` (the least any consumer must do to get at the text);
+- adapter: ``model.stream(request)`` to the final assembled message.
+
+Target: the adapter within 1.5x of the baseline. Best of several rounds, interleaved.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+import httpx
+
+from engine.messages import UserMessage
+from engine.model import ModelRequest
+from engine.providers import AnthropicModel, OllamaModel, OpenAIChatModel
+from tests.support.provider_server import ProviderServer, Turn, render
+
+CHUNKS = 20_000
+ROUNDS = 11
+TARGET = 1.5
+
+PROTOCOLS: dict[str, tuple[type, str]] = {
+    "openai": (OpenAIChatModel, "/v1/chat/completions"),
+    "anthropic": (AnthropicModel, "/v1/messages"),
+    "ollama": (OllamaModel, "/api/chat"),
+}
+
+
+def _stream_bytes(protocol: str) -> bytes:
+    # Short, varied deltas like a real model's (3-6 characters), one event each.
+    words = ("The ", "quick ", "brown ", "fox ", "jumps ", "over ", "lazy ", "dog. ")
+    text = "".join(words[i % len(words)] for i in range(CHUNKS))
+    turn = Turn(text=text, chunk_size=1)
+    # chunk_size=1 would split by character; build one event per word instead.
+    turn.chunk_size = 10**9
+    events = render(turn, protocol, {"stream_options": {"include_usage": True}})
+    head, tail = _split_text_event(events, protocol)
+    pieces = [_text_event(protocol, words[i % len(words)]) for i in range(CHUNKS)]
+    return b"".join([*head, *pieces, *tail])
+
+
+def _split_text_event(events: list[bytes], protocol: str) -> tuple[list[bytes], list[bytes]]:
+    """Split a rendered one-text-event stream around that event (to replace it)."""
+    marker = {"openai": b'"content":"The ', "anthropic": b'"text_delta"', "ollama": b'"The '}
+    index = next(i for i, e in enumerate(events) if marker[protocol] in e)
+    return events[:index], events[index + 1 :]
+
+
+def _text_event(protocol: str, piece: str) -> bytes:
+    data: dict[str, Any]
+    if protocol == "openai":
+        data = {
+            "id": "chatcmpl-bench",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": "bench",
+            "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}],
+        }
+        return b"data: " + json.dumps(data).encode() + b"\n\n"
+    if protocol == "anthropic":
+        data = {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "text_delta", "text": piece},
+        }
+        return b"event: content_block_delta\ndata: " + json.dumps(data).encode() + b"\n\n"
+    data = {
+        "model": "bench",
+        "created_at": "2026-01-01T00:00:00Z",
+        "message": {"role": "assistant", "content": piece},
+        "done": False,
+    }
+    return json.dumps(data).encode() + b"\n"
+
+
+async def _baseline(client: httpx.AsyncClient, url: str) -> int:
+    count = 0
+    async with client.stream("POST", url, json={"stream": True}) as response:
+        async for line in response.aiter_lines():
+            if line.startswith("data: "):
+                line = line[6:]
+                if line == "[DONE]":
+                    continue
+            elif not line.startswith("{"):
+                continue
+            json.loads(line)
+            count += 1
+    return count
+
+
+async def _adapter(model: Any) -> int:
+    request = ModelRequest([UserMessage(content="bench")])
+    count = 0
+    async for event in model.stream(request):
+        count += 1
+        last = event
+    assert last.response is not None and last.response.message.content
+    return count
+
+
+async def _measure(server: ProviderServer, protocol: str) -> tuple[float, float]:
+    cls, path = PROTOCOLS[protocol]
+    body = _stream_bytes(protocol)
+    base_url = server.openai_url if protocol == "openai" else server.url
+    model = cls("bench", base_url=base_url, timeout=60)
+    best_base = best_adapter = float("inf")
+    async with httpx.AsyncClient(timeout=60) as client:
+        for _ in range(ROUNDS):
+            server.script(Turn(body=body))
+            started = time.perf_counter()
+            lines = await _baseline(client, server.url + path)
+            best_base = min(best_base, time.perf_counter() - started)
+            server.script(Turn(body=body))
+            started = time.perf_counter()
+            events = await _adapter(model)
+            best_adapter = min(best_adapter, time.perf_counter() - started)
+            assert lines >= CHUNKS and events >= CHUNKS, (protocol, lines, events)
+    await model.aclose()
+    return best_base, best_adapter
+
+
+async def _main() -> list[str]:
+    missed = []
+    with ProviderServer() as server:
+        for protocol in PROTOCOLS:
+            base, adapter = await _measure(server, protocol)
+            ratio = adapter / base
+            print(
+                f"{protocol:>9}: {CHUNKS} chunks  baseline {base * 1000:7.1f} ms  "
+                f"adapter {adapter * 1000:7.1f} ms  ratio {ratio:.2f}x (target <= {TARGET}x)",
+                flush=True,
+            )
+            if ratio > TARGET:
+                missed.append(f"{protocol} adapter is {ratio:.2f}x plain aiter_lines (> {TARGET}x)")
+    return missed
+
+
+def main() -> list[str]:
+    """Run the benchmark; return the missed targets."""
+    return asyncio.run(_main())
