@@ -38,6 +38,7 @@ export QT_QPA_PLATFORM=offscreen
 export PYTHON_KEYRING_BACKEND=keyring.backends.fail.Keyring
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/continuo-smoke.XXXXXX")
+export SMOKE_DIR=$work # the smoke scripts save a screenshot here (kept with SMOKE_KEEP=1)
 data=$work/data
 server_pid="" app_pid="" ok=0
 
@@ -122,6 +123,7 @@ grep -q '^SMOKE FAIL' "$work/resume.log" && fail "second start: $(grep -m1 '^SMO
 ((status == 0)) || fail "second start exited with status $status"
 grep -q '^SMOKE stored RESUMED-DONE' "$work/resume.log" || fail "the resumed answer was not stored"
 echo "   $(grep -m1 '^SMOKE resume-offered' "$work/resume.log")"
+[[ -s $work/resumed.png ]] || fail "the second start saved no screenshot of the resumed answer"
 
 echo "== stored conversation"
 "$PY" "$REPO/packaging/smoke_support.py" check --data-dir "$data" >"$work/check.log" 2>&1 \

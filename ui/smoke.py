@@ -24,6 +24,7 @@ The script language, one step a line (``#`` starts a comment, blank lines are sk
 ``expect-icon``        fail unless the window carries the app icon (16 to 256 px)
 ``click NAME``         click the visible, enabled button with objectName NAME
 ``mark NAME``          print ``SMOKE NAME`` (a point the shell waits on)
+``screenshot PATH``    save what the window shows as a PNG at PATH ($VARS expanded)
 ``hold``               print ``SMOKE holding`` and wait until the process is killed
 ``quit [CODE]``        end the script; the app closes and exits with CODE (default 0)
 =====================  ==================================================================
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import os
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -228,6 +230,14 @@ class _Runner:
         button.click()
         _say(f"clicked {name}")
 
+    async def screenshot(self, path: str) -> None:
+        if not path:
+            raise SmokeFailure("screenshot needs the path of the PNG to write")
+        path = os.path.expandvars(path)
+        if not self.window.grab().save(path, "PNG"):
+            raise SmokeFailure(f"could not write the screenshot {path}")
+        _say(f"screenshot {path}")
+
     async def mark(self, name: str) -> None:
         _say(name or "mark")
 
@@ -247,6 +257,7 @@ _COMMANDS: dict[str, Callable[[_Runner, str], Awaitable[None]]] = {
     "expect-icon": _Runner.expect_icon,
     "click": _Runner.click,
     "mark": _Runner.mark,
+    "screenshot": _Runner.screenshot,
     "hold": _Runner.hold,
     "quit": _Runner.mark,  # handled in run_smoke_script; listed so parse_script knows it
 }
