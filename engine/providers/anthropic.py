@@ -225,7 +225,7 @@ class AnthropicModel(HTTPModel):
 
     # ------------------------------------------------------------------------ parsing
 
-    async def _parse(self, response: httpx.Response) -> AsyncIterator[ModelEvent]:
+    async def _parse(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
         text: list[str] = []
         reasoning: list[str] = []
         thinking: list[dict[str, Any]] = []  # signed and redacted blocks, in order
@@ -235,83 +235,100 @@ class AnthropicModel(HTTPModel):
         stop_reason: str | None = None
         stop_sequence: str | None = None
         done = False
+        out: list[ModelEvent] = []
         async for batch in aiter_sse(response):
-            for sse in batch:
-                if sse.event == "ping" or not sse.data:
-                    continue
-                data = loads(sse.data, self)
-                if not isinstance(data, dict):
-                    raise self._bad_json()
-                kind = data.get("type") or sse.event
-                if kind == "content_block_delta":
-                    delta = data.get("delta") or {}
-                    dtype = delta.get("type")
-                    if dtype == "text_delta":  # the hot path: most events are text
-                        piece = delta.get("text")
-                        if piece:
-                            text.append(piece)
-                            yield ModelEvent.text(piece)
+            try:
+                for sse in batch:
+                    raw = sse.data  # a property: read it once
+                    if not raw:
                         continue
-                    block = blocks.get(data.get("index", 0)) or {}
-                    if dtype == "thinking_delta":
-                        piece = delta.get("thinking")
-                        if piece:
-                            reasoning.append(piece)
-                            block.setdefault("parts", []).append(piece)
-                            yield ModelEvent.reasoning(piece)
-                    elif dtype == "signature_delta":
-                        block["signature"] = block.get("signature", "") + delta.get("signature", "")
-                    elif dtype == "input_json_delta":
-                        yield tools.add(
-                            block.get("tool_index", 0), arguments=delta.get("partial_json") or ""
+                    data = loads(raw, self)
+                    if not isinstance(data, dict):
+                        raise self._bad_json()
+                    kind = data.get("type") or sse.event  # "ping" matches nothing below
+                    if kind == "content_block_delta":
+                        delta = data.get("delta") or {}
+                        dtype = delta.get("type")
+                        if dtype == "text_delta":  # the hot path: most events are text
+                            piece = delta.get("text")
+                            if piece:
+                                text.append(piece)
+                                out.append(ModelEvent.text(piece))
+                            continue
+                        block = blocks.get(data.get("index", 0)) or {}
+                        if dtype == "thinking_delta":
+                            piece = delta.get("thinking")
+                            if piece:
+                                reasoning.append(piece)
+                                block.setdefault("parts", []).append(piece)
+                                out.append(ModelEvent.reasoning(piece))
+                        elif dtype == "signature_delta":
+                            block["signature"] = block.get("signature", "") + delta.get(
+                                "signature", ""
+                            )
+                        elif dtype == "input_json_delta":
+                            out.append(
+                                tools.add(
+                                    block.get("tool_index", 0),
+                                    arguments=delta.get("partial_json") or "",
+                                )
+                            )
+                    elif kind == "content_block_start":
+                        start = dict(data.get("content_block") or {})
+                        btype = start.get("type")
+                        if btype == "tool_use":
+                            tool_index = sum(
+                                1 for b in blocks.values() if b.get("type") == "tool_use"
+                            )
+                            blocks[data.get("index", 0)] = {
+                                "type": "tool_use",
+                                "tool_index": tool_index,
+                            }
+                            out.append(tools.add(tool_index, start.get("id"), start.get("name")))
+                        elif btype == "thinking":
+                            block = {
+                                "type": "thinking",
+                                "thinking": start.get("thinking") or "",
+                                "signature": start.get("signature") or "",
+                            }
+                            blocks[data.get("index", 0)] = block
+                            thinking.append(block)
+                        elif btype == "redacted_thinking":
+                            blocks[data.get("index", 0)] = start
+                            thinking.append(start)
+                        elif btype == "text":
+                            blocks[data.get("index", 0)] = start
+                            if start.get("text"):
+                                text.append(start["text"])
+                                out.append(ModelEvent.text(start["text"]))
+                    elif kind == "message_start":
+                        message = data.get("message") or {}
+                        if message.get("usage"):
+                            usage = _usage(message["usage"])
+                    elif kind == "message_delta":
+                        delta = data.get("delta") or {}
+                        stop_reason = delta.get("stop_reason") or stop_reason
+                        stop_sequence = delta.get("stop_sequence") or stop_sequence
+                        if data.get("usage"):
+                            usage = _usage(data["usage"], usage)
+                    elif kind == "message_stop":
+                        done = True
+                        break
+                    elif kind == "error":
+                        error = data.get("error") or {}
+                        detail = str(error.get("message") or error.get("type") or "")
+                        if error.get("type") == "overloaded_error":
+                            detail = f"{detail} (Anthropic is overloaded)"
+                        raise self._stream_error(
+                            detail, context_full=bool(CONTEXT_WORDS.search(detail))
                         )
-                elif kind == "content_block_start":
-                    start = dict(data.get("content_block") or {})
-                    btype = start.get("type")
-                    if btype == "tool_use":
-                        tool_index = sum(1 for b in blocks.values() if b.get("type") == "tool_use")
-                        blocks[data.get("index", 0)] = {
-                            "type": "tool_use",
-                            "tool_index": tool_index,
-                        }
-                        yield tools.add(tool_index, start.get("id"), start.get("name"))
-                    elif btype == "thinking":
-                        block = {
-                            "type": "thinking",
-                            "thinking": start.get("thinking") or "",
-                            "signature": start.get("signature") or "",
-                        }
-                        blocks[data.get("index", 0)] = block
-                        thinking.append(block)
-                    elif btype == "redacted_thinking":
-                        blocks[data.get("index", 0)] = start
-                        thinking.append(start)
-                    elif btype == "text":
-                        blocks[data.get("index", 0)] = start
-                        if start.get("text"):
-                            text.append(start["text"])
-                            yield ModelEvent.text(start["text"])
-                elif kind == "message_start":
-                    message = data.get("message") or {}
-                    if message.get("usage"):
-                        usage = _usage(message["usage"])
-                elif kind == "message_delta":
-                    delta = data.get("delta") or {}
-                    stop_reason = delta.get("stop_reason") or stop_reason
-                    stop_sequence = delta.get("stop_sequence") or stop_sequence
-                    if data.get("usage"):
-                        usage = _usage(data["usage"], usage)
-                elif kind == "message_stop":
-                    done = True
-                    break
-                elif kind == "error":
-                    error = data.get("error") or {}
-                    detail = str(error.get("message") or error.get("type") or "")
-                    if error.get("type") == "overloaded_error":
-                        detail = f"{detail} (Anthropic is overloaded)"
-                    raise self._stream_error(
-                        detail, context_full=bool(CONTEXT_WORDS.search(detail))
-                    )
+            except Exception:
+                if out:
+                    yield out  # what arrived before the fault still reaches the caller
+                raise
+            if out:
+                yield out
+                out = []
             if done:
                 break
         if stop_reason is None:
@@ -322,14 +339,16 @@ class AnthropicModel(HTTPModel):
             _STOP_REASONS.get(stop_reason, StopReason.OTHER), raw=stop_reason, details=details
         )
         kept = [_clean(block) for block in thinking if _keep(block)]
-        yield self._completed(
-            text="".join(text),
-            reasoning="".join(reasoning),
-            tools=tools,
-            stop=stop,
-            usage=usage,
-            provider_data={"anthropic": {"thinking": kept}} if kept else None,
-        )
+        yield [
+            self._completed(
+                text="".join(text),
+                reasoning="".join(reasoning),
+                tools=tools,
+                stop=stop,
+                usage=usage,
+                provider_data={"anthropic": {"thinking": kept}} if kept else None,
+            )
+        ]
 
 
 def _keep(block: Mapping[str, Any]) -> bool:

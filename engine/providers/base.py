@@ -288,9 +288,11 @@ class HTTPModel:
                             produced = True
                             yield stored
                             return
-                        async for event in self._parse(response):
-                            produced = True
-                            yield event
+                        # The parser hands over a batch per network read (fewer hops).
+                        async for events in self._parse(response):
+                            for event in events:
+                                produced = True
+                                yield event
                 return
             except ProviderError as exc:
                 wait = None if produced else self._retry_wait(exc, attempt)
@@ -332,7 +334,8 @@ class HTTPModel:
     def _map_errors(self) -> contextlib.AbstractContextManager[None]:
         return self._transport_errors()
 
-    def _parse(self, response: httpx.Response) -> AsyncIterator[ModelEvent]:
+    def _parse(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
+        """Yield the step's events, a list per network read; the last is the completed one."""
         raise NotImplementedError
 
     def _models(self, data: Any) -> list[ModelInfo]:

@@ -203,12 +203,11 @@ class OpenAIChatModel(HTTPModel):
 
     # ------------------------------------------------------------------------ parsing
 
-    async def _parse(self, response: httpx.Response) -> AsyncIterator[ModelEvent]:
+    async def _parse(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
         if response.headers.get("content-type", "").startswith("application/json"):
             # The server ignored "stream": one whole completion.
             await response.aread()
-            for event in self._whole(loads(response.content, self)):
-                yield event
+            yield list(self._whole(loads(response.content, self)))
             return
         text: list[str] = []
         reasoning: list[str] = []
@@ -219,68 +218,83 @@ class OpenAIChatModel(HTTPModel):
         usage: Usage | None = None
         late_error = ""
         done = False
+        out: list[ModelEvent] = []
         async for batch in aiter_sse(response):
-            for sse in batch:
-                data = sse.data
-                if data == "[DONE]":
-                    done = True
-                    break
-                if not data:
-                    continue
-                chunk = loads(data, self)
-                if not isinstance(chunk, dict):
-                    raise self._bad_json()
-                error = chunk.get("error")
-                if sse.event == "error" or error:
-                    detail, code = error_fields(data.encode())
-                    if finish is not None:
-                        # OpenRouter restates a finished "length" as an error chunk: keep the stop.
-                        late_error = detail
-                        if chunk.get("usage"):
-                            usage = _usage(chunk["usage"])
+            try:
+                for sse in batch:
+                    data = sse.data
+                    if data == "[DONE]":
+                        done = True
+                        break
+                    if not data:
                         continue
-                    raise self._stream_error(detail, context_full=_is_context_error(code, detail))
-                if chunk.get("usage"):
-                    usage = _usage(chunk["usage"])
-                choices = chunk.get("choices")
-                if not choices:
-                    continue
-                choice = choices[0]  # one choice is asked for (no "n")
-                delta = choice.get("delta") or {}
-                content = delta.get("content")
-                if content:
-                    text.append(content)
-                    yield ModelEvent.text(content)
-                    if len(delta) == 1 and not choice.get("finish_reason"):
-                        continue  # the hot path: a chunk of text and nothing else
-                thought = delta.get("reasoning_content") or delta.get("reasoning")
-                if thought:
-                    reasoning.append(thought)
-                    yield ModelEvent.reasoning(thought)
-                declined = delta.get("refusal")
-                if declined:
-                    refusal.append(declined)
-                    yield ModelEvent.text(declined)
-                for call in delta.get("tool_calls") or ():
-                    index = call.get("index")
-                    if index is None:  # some servers omit it; tell calls apart by id
-                        index = ids.setdefault(call.get("id") or "", len(ids))
-                    function = call.get("function") or {}
-                    yield tools.add(
-                        index,
-                        call.get("id"),
-                        function.get("name"),
-                        function.get("arguments") or "",
-                    )
-                if choice.get("finish_reason"):
-                    finish = choice["finish_reason"]
+                    chunk = loads(data, self)
+                    if not isinstance(chunk, dict):
+                        raise self._bad_json()
+                    choices = chunk.get("choices")
+                    error = chunk.get("error")
+                    if error or (not choices and sse.event == "error"):
+                        detail, code = error_fields(data.encode())
+                        if finish is not None:
+                            # OpenRouter restates a finished "length" as an error chunk: keep it.
+                            late_error = detail
+                            if chunk.get("usage"):
+                                usage = _usage(chunk["usage"])
+                            continue
+                        raise self._stream_error(
+                            detail, context_full=_is_context_error(code, detail)
+                        )
+                    if chunk.get("usage"):
+                        usage = _usage(chunk["usage"])
+                    if not choices:
+                        continue
+                    choice = choices[0]  # one choice is asked for (no "n")
+                    delta = choice.get("delta") or {}
+                    content = delta.get("content")
+                    if content:
+                        text.append(content)
+                        out.append(ModelEvent.text(content))
+                        if len(delta) == 1 and not choice.get("finish_reason"):
+                            continue  # the hot path: a chunk of text and nothing else
+                    thought = delta.get("reasoning_content") or delta.get("reasoning")
+                    if thought:
+                        reasoning.append(thought)
+                        out.append(ModelEvent.reasoning(thought))
+                    declined = delta.get("refusal")
+                    if declined:
+                        refusal.append(declined)
+                        out.append(ModelEvent.text(declined))
+                    for call in delta.get("tool_calls") or ():
+                        index = call.get("index")
+                        if index is None:  # some servers omit it; tell calls apart by id
+                            index = ids.setdefault(call.get("id") or "", len(ids))
+                        function = call.get("function") or {}
+                        out.append(
+                            tools.add(
+                                index,
+                                call.get("id"),
+                                function.get("name"),
+                                function.get("arguments") or "",
+                            )
+                        )
+                    if choice.get("finish_reason"):
+                        finish = choice["finish_reason"]
+            except Exception:
+                if out:
+                    yield out  # what arrived before the fault still reaches the caller
+                raise
+            if out:
+                yield out
+                out = []
             if done:
                 break
         if finish is None:
             raise self._ended_early()
-        yield self._finish(
-            finish, "".join(text), "".join(reasoning), refusal, tools, usage, late_error
-        )
+        yield [
+            self._finish(
+                finish, "".join(text), "".join(reasoning), refusal, tools, usage, late_error
+            )
+        ]
 
     def _finish(
         self,
