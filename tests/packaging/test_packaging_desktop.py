@@ -39,6 +39,8 @@ def test_desktop_entry_names_the_app_its_icon_and_command() -> None:
     # A registered main category, so launchers file it somewhere sensible.
     assert "Chat" in entry["Categories"].split(";")
     assert entry["Categories"].endswith(";") and entry["Keywords"].endswith(";")
+    # The app ships a Simplified Chinese translation; its launcher entry reads in Chinese too.
+    assert entry["Comment[zh_CN]"] and entry["GenericName[zh_CN]"]
 
 
 @pytest.fixture
