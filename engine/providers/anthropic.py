@@ -34,7 +34,7 @@ from ..messages import (
 )
 from ..model import ModelEvent, ModelRequest
 from ..stop import StopInfo, StopReason
-from .base import CONTEXT_WORDS, HTTPModel, ModelInfo, ToolCallAccumulator, loads
+from .base import CONTEXT_WORDS, HTTPModel, ModelInfo, ToolCallAccumulator, loads, raw_decode
 from .sse import aiter_sse
 
 __all__ = ["AnthropicModel"]
@@ -242,7 +242,12 @@ class AnthropicModel(HTTPModel):
                     raw = sse.data  # a property: read it once
                     if not raw:
                         continue
-                    data = loads(raw, self)
+                    try:  # the common case inline; anything unusual goes through loads()
+                        data, end = raw_decode(raw)
+                        if end != len(raw):
+                            data = loads(raw, self)
+                    except ValueError:
+                        data = loads(raw, self)
                     if not isinstance(data, dict):
                         raise self._bad_json()
                     kind = data.get("type") or sse.event  # "ping" matches nothing below

@@ -586,13 +586,13 @@ class HTTPModel:
 
 
 #: the C scanner without `json.loads`'s wrappers: half the cost per event (bench_providers)
-_raw_decode = json.JSONDecoder().raw_decode
+raw_decode = json.JSONDecoder().raw_decode
 
 
 def loads(data: str | bytes, model: HTTPModel) -> Any:
     """Parse one event's JSON, or raise the adapter's malformed-stream error."""
     try:
-        value, end = _raw_decode(data)  # type: ignore[arg-type]
+        value, end = raw_decode(data)  # type: ignore[arg-type]
     except (ValueError, TypeError):
         return _loads_slowly(data, model)
     if end != len(data) and not data[end:].isspace():

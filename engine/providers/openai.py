@@ -37,6 +37,7 @@ from .base import (
     ToolCallAccumulator,
     error_fields,
     loads,
+    raw_decode,
 )
 from .sse import aiter_sse
 
@@ -228,7 +229,12 @@ class OpenAIChatModel(HTTPModel):
                         break
                     if not data:
                         continue
-                    chunk = loads(data, self)
+                    try:  # the common case inline; anything unusual goes through loads()
+                        chunk, end = raw_decode(data)
+                        if end != len(data):
+                            chunk = loads(data, self)
+                    except ValueError:
+                        chunk = loads(data, self)
                     if not isinstance(chunk, dict):
                         raise self._bad_json()
                     choices = chunk.get("choices")
