@@ -39,10 +39,12 @@ async def aiter_sse(response: httpx.Response) -> AsyncIterator[list[ServerSentEv
     """
     lines = SSELineDecoder()
     decode = SSEDecoder().decode
-    carry = ""  # the end of the previous read, in case "error:" straddles two reads
     async for text in response.aiter_text():
         batch = []
-        if "error:" in carry + text[:6] or "error:" in text:  # rare: look at each line
+        # Look at each line only when one may start with "error:" (rare): here, or in the
+        # line begun by an earlier read and still waiting for its end.
+        pending = "".join(lines.buffer)[:6] if lines.buffer else ""
+        if "error:" in text or (pending and (pending + text[:6]).startswith("error:")):
             for line in lines.decode(text):
                 if line.startswith("error:"):
                     batch.append(ServerSentEvent(event="error", data=line[6:].strip()))
@@ -55,7 +57,6 @@ async def aiter_sse(response: httpx.Response) -> AsyncIterator[list[ServerSentEv
                 event = decode(line)
                 if event is not None:
                     batch.append(event)
-        carry = text[-5:]
         if batch:
             yield batch
     batch = []

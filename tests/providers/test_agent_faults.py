@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pytest
 
 from engine import (
+    AgentEventType,
     AgentResumeError,
     AssistantMessage,
     InternalMessage,
@@ -207,3 +208,22 @@ async def test_tool_round_trip_through_the_server(server, make_adapter, store, p
     second = server.chat_requests()[-1]
     assert "Sunny in Oslo." in str(second.messages())
     assert second.body["tools"]
+
+
+async def test_stop_mid_stream_keeps_the_partial(server, make_adapter, store, protocol) -> None:
+    # Stop (the consumer closing the stream) while the server is still dripping text.
+    server.script(Turn(text=LONG, chunk_size=4, delay=0.02))
+    model = make_adapter(protocol)
+    agent = await store.agent(model)
+    stream = agent.stream("Tell me a long story.")
+    async for event in stream:
+        if event.type is AgentEventType.TEXT_DELTA:
+            break
+    await stream.aclose()
+    partial = (await store.history())[-1]
+    assert partial.stop.reason is StopReason.INTERRUPTED and partial.stop.raw == "cancelled"
+    assert LONG.startswith(partial.content) and partial.content
+    point = await agent.resume_point()
+    assert point.kind is ResumeKind.RETRY_RESPONSE
+    final = await agent.resume()  # the same adapter: its pool survived the abandoned stream
+    assert final.content == RESUMED
