@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 SMOKE = REPO / "packaging" / "smoke.sh"
 
@@ -106,3 +108,19 @@ def test_quit_sets_the_exit_status(tmp_path: Path) -> None:
         "SMOKE checked",
         "SMOKE quit 7",
     ]
+
+
+@pytest.mark.stress
+@pytest.mark.timeout(900)
+def test_smoke_sh_passes_twenty_times_in_a_row() -> None:
+    """The kill -9 / Resume cycle is not flaky: each round a fresh data folder and server."""
+    for round_number in range(20):
+        result = subprocess.run(
+            ["bash", str(SMOKE)],
+            cwd=REPO,
+            env=_env(SMOKE_APP=f"{sys.executable} -m ui", SMOKE_PYTHON=sys.executable),
+            capture_output=True,
+            text=True,
+            timeout=110,
+        )
+        assert result.returncode == 0, f"round {round_number}:\n{result.stdout}{result.stderr}"
