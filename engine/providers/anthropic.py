@@ -34,7 +34,15 @@ from ..messages import (
 )
 from ..model import ModelEvent, ModelRequest
 from ..stop import StopInfo, StopReason
-from .base import CONTEXT_WORDS, HTTPModel, ModelInfo, ToolCallAccumulator, loads, raw_decode
+from .base import (
+    CONTEXT_WORDS,
+    HTTPModel,
+    ModelInfo,
+    ToolCallAccumulator,
+    loads,
+    raw_decode,
+    until_broken,
+)
 from .sse import aiter_sse
 
 __all__ = ["AnthropicModel"]
@@ -236,7 +244,9 @@ class AnthropicModel(HTTPModel):
         stop_sequence: str | None = None
         done = False
         out: list[ModelEvent] = []
-        async for batch in aiter_sse(response):
+        # Late binding is the point: the stop is read when the connection breaks.
+        finished = lambda: stop_reason is not None  # noqa: B023, E731
+        async for batch in until_broken(aiter_sse(response), finished):
             try:
                 for sse in batch:
                     raw = sse.data  # a property: read it once

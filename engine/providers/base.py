@@ -31,7 +31,7 @@ import logging
 import random
 import re
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, ClassVar
@@ -606,6 +606,24 @@ def _loads_slowly(data: str | bytes, model: HTTPModel) -> Any:
         return json.loads(data)
     except ValueError as exc:
         raise model._bad_json() from exc
+
+
+async def until_broken(
+    batches: AsyncIterator[list[Any]], finished: Callable[[], bool]
+) -> AsyncIterator[list[Any]]:
+    """Pass batches through; if the connection breaks once ``finished()`` is true, just end.
+
+    A stream whose stop has already arrived may still lose its trailing usage chunk or
+    ``[DONE]`` to a dropped connection or a proxy; the answer is whole, so it is kept as
+    complete rather than reported as cut off.
+    """
+    try:
+        async for batch in batches:
+            yield batch
+    except httpx.TransportError:
+        if not finished():
+            raise
+        log.info("the connection closed after the answer finished; the usage may be missing")
 
 
 #: words in an error that mean the request no longer fits the model's context window

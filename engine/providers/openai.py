@@ -38,6 +38,7 @@ from .base import (
     error_fields,
     loads,
     raw_decode,
+    until_broken,
 )
 from .sse import aiter_sse
 
@@ -220,7 +221,9 @@ class OpenAIChatModel(HTTPModel):
         late_error = ""
         done = False
         out: list[ModelEvent] = []
-        async for batch in aiter_sse(response):
+        # Late binding is the point: the finish is read when the connection breaks.
+        finished = lambda: finish is not None  # noqa: B023, E731
+        async for batch in until_broken(aiter_sse(response), finished):
             try:
                 for sse in batch:
                     data = sse.data

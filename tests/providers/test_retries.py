@@ -244,3 +244,26 @@ async def test_stalled_stream_is_released_when_the_server_closes(make_adapter, p
             async for _ in stream:
                 pass
         assert time.monotonic() - started < 10  # released by close(), not the 30 s timeout
+
+
+async def test_break_after_the_stop_arrived_keeps_the_answer(
+    server, make_adapter, protocol
+) -> None:
+    # The stop arrived; only the trailing usage / message_stop / [DONE] is lost to a reset.
+    from tests.support.provider_server import render
+
+    turn = Turn(text="All of it.", chunk_size=4, fault=Fault.RESET)
+    events = render(turn, protocol, {"stream_options": {"include_usage": True}})
+    turn.fault_after = len(events) - (2 if protocol == "openai" else 1)
+    if protocol == "ollama":
+        turn.fault_after = len(events) - 1  # NDJSON: the done line itself is cut: not whole
+    server.script(turn, OK)
+    model = make_adapter(protocol, max_attempts=1)
+    if protocol == "ollama":
+        with pytest.raises(ProviderConnectionError):
+            await run(model)
+        return
+    result = await run(model)
+    assert result[-1].response.message.content == "All of it."
+    assert result[-1].response.message.stop is None
+    assert len(server.chat_requests()) == 1
