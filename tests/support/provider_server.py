@@ -35,14 +35,29 @@ import socket
 import struct
 import threading
 import time
-import uuid
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from enum import StrEnum
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from .provider_wire import (
+    ANTHROPIC,
+    CONTENT_TYPES,
+    CONTEXT_ERRORS,
+    ERROR_EVENTS,
+    KEEPALIVE,
+    MALFORMED,
+    OLLAMA,
+    OPENAI,
+    Fault,
+    ScriptedCall,
+    Turn,
+    dumps,
+    error_body,
+    render,
+)
 
 __all__ = [
     "WIRE_SAMPLES",
@@ -53,84 +68,10 @@ __all__ = [
     "Turn",
     "echo_turn",
     "main",
+    "render",
 ]
 
 WIRE_SAMPLES = Path(__file__).resolve().parent.parent / "wire_samples"
-
-OPENAI, ANTHROPIC, OLLAMA = "openai", "anthropic", "ollama"
-
-
-class Fault(StrEnum):
-    """What goes wrong with one response."""
-
-    REFUSE = "refuse"  #: read the request, then reset the connection without answering
-    STALL_HEADERS = "stall_headers"  #: read the request, send nothing until released
-    STALL_MIDSTREAM = "stall_midstream"  #: send ``fault_after`` events, then nothing
-    RESET = "reset"  #: send ``fault_after`` events and half the next, then reset (RST)
-    ERROR_EVENT = "error_event"  #: after ``fault_after`` events, an error inside the 200 stream
-    MALFORMED = "malformed"  #: after ``fault_after`` events, an event whose JSON is cut
-    CUT_TOOL_ARGS = "cut_tool_args"  #: tool-call arguments stop mid-JSON; the stream ends
-
-
-@dataclass(frozen=True)
-class ScriptedCall:
-    """A tool call for a `Turn` to emit. ``arguments`` may be a raw (even broken) string."""
-
-    name: str
-    arguments: Mapping[str, Any] | str = field(default_factory=dict)
-    id: str | None = None
-
-    def arguments_text(self) -> str:
-        if isinstance(self.arguments, str):
-            return self.arguments
-        return json.dumps(dict(self.arguments), ensure_ascii=False)
-
-
-@dataclass
-class Turn:
-    """One scripted response, rendered in whichever protocol the request used.
-
-    Attributes:
-        text: the answer, sent in pieces of ``chunk_size`` characters.
-        reasoning: reasoning / thinking sent before the text.
-        tool_calls: `ScriptedCall`s (or ``(name, arguments)`` pairs) after the text.
-        stop: ``end_turn``, ``tool_use``, ``max_output``, ``refusal``, ``paused``,
-            ``context_full`` (an HTTP 400 context-length error) or None (tool_use when there
-            are tool calls, else end_turn).
-        raw_stop: the exact provider stop value to send, overriding ``stop``'s mapping.
-        chunk_size: characters per text/reasoning/argument piece.
-        delay: seconds the server waits before each event (a slow drip).
-        fault: a `Fault`, or None.
-        fault_after: events sent before the fault strikes (0: before any output).
-        status: an HTTP error status to answer with instead (429, 500, 529, 401...).
-        error: the message of that status error or of an error event.
-        retry_after: the ``Retry-After`` header value to send with the status.
-        keepalive: put a keep-alive (SSE comment for OpenAI, ``ping`` for Anthropic) between
-            events.
-        sample: a file under tests/wire_samples/ to serve byte for byte instead.
-        body: raw bytes to serve as a 200 stream instead (benchmarks pre-render these).
-        usage: (input tokens, output tokens) to report.
-    """
-
-    text: str = ""
-    reasoning: str = ""
-    tool_calls: Sequence[ScriptedCall | tuple[str, Any]] = ()
-    stop: str | None = None
-    raw_stop: str | None = None
-    chunk_size: int = 8
-    delay: float = 0.0
-    fault: Fault | None = None
-    fault_after: int = 2
-    status: int = 200
-    error: str = ""
-    retry_after: str | None = None
-    keepalive: bool = False
-    sample: str | None = None
-    body: bytes | None = None
-    usage: tuple[int, int] = (12, 34)
-
-    def calls(self) -> list[ScriptedCall]:
-        return [c if isinstance(c, ScriptedCall) else ScriptedCall(*c) for c in self.tool_calls]
 
 
 @dataclass
@@ -200,210 +141,6 @@ def echo_turn(request: RecordedRequest) -> Turn:
     return Turn(text=answer, reasoning="Echo the message back.", delay=0.02, chunk_size=6)
 
 
-# ---------------------------------------------------------------------------- rendering
-
-
-def _pieces(text: str, size: int) -> list[str]:
-    size = max(1, size)
-    return [text[i : i + size] for i in range(0, len(text), size)]
-
-
-def _dumps(obj: Any) -> str:
-    # ensure_ascii=False: U+2028 and friends go on the wire raw, as real providers send them.
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-
-
-def _sse(data: Any, event: str | None = None) -> bytes:
-    head = f"event: {event}\n" if event else ""
-    payload = data if isinstance(data, str) else _dumps(data)
-    return f"{head}data: {payload}\n\n".encode()
-
-
-_RAW_STOPS = {
-    OPENAI: {"end_turn": "stop", "tool_use": "tool_calls", "max_output": "length",
-             "refusal": "stop", "paused": "stop", "other": "unexpected_reason"},
-    ANTHROPIC: {"end_turn": "end_turn", "tool_use": "tool_use", "max_output": "max_tokens",
-                "refusal": "refusal", "paused": "pause_turn", "other": "unexpected_reason"},
-    OLLAMA: {"end_turn": "stop", "tool_use": "stop", "max_output": "length",
-             "refusal": "stop", "paused": "stop", "other": "unexpected_reason"},
-}
-
-
-def _raw_stop(turn: Turn, protocol: str) -> str:
-    if turn.raw_stop:
-        return turn.raw_stop
-    stop = turn.stop or ("tool_use" if turn.tool_calls else "end_turn")
-    return _RAW_STOPS[protocol][stop]
-
-
-def render(turn: Turn, protocol: str, request_body: Any = None, model: str = "loopback") -> list[bytes]:
-    """Render a turn's 200 stream as a list of events (bytes), faults of content included."""
-    request_body = request_body or {}
-    if protocol == OPENAI:
-        return _render_openai(turn, request_body, model)
-    if protocol == ANTHROPIC:
-        return _render_anthropic(turn, model)
-    return _render_ollama(turn, model)
-
-
-def _cut(text: str) -> str:
-    return text[: max(1, len(text) // 2)]
-
-
-def _render_openai(turn: Turn, body: Mapping[str, Any], model: str) -> list[bytes]:
-    cid = f"chatcmpl-loop{uuid.uuid4().hex[:12]}"
-    created = int(time.time())
-
-    def chunk(delta: Mapping[str, Any], finish: str | None = None) -> bytes:
-        return _sse({"id": cid, "object": "chat.completion.chunk", "created": created,
-                     "model": model, "choices": [{"index": 0, "delta": delta,
-                                                  "finish_reason": finish}]})
-
-    events = [chunk({"role": "assistant", "content": ""})]
-    events += [chunk({"reasoning_content": p}) for p in _pieces(turn.reasoning, turn.chunk_size)]
-    field_name = "refusal" if turn.stop == "refusal" else "content"
-    events += [chunk({field_name: p}) for p in _pieces(turn.text, turn.chunk_size)]
-    for index, call in enumerate(turn.calls()):
-        call_id = call.id or f"call_{uuid.uuid4().hex[:16]}"
-        events.append(chunk({"tool_calls": [{"index": index, "id": call_id, "type": "function",
-                                             "function": {"name": call.name, "arguments": ""}}]}))
-        args = call.arguments_text()
-        if turn.fault == Fault.CUT_TOOL_ARGS:
-            args = _cut(args)
-        events += [chunk({"tool_calls": [{"index": index, "function": {"arguments": p}}]})
-                   for p in _pieces(args, turn.chunk_size)]
-        if turn.fault == Fault.CUT_TOOL_ARGS:
-            return events
-    events.append(chunk({}, _raw_stop(turn, OPENAI)))
-    if (body.get("stream_options") or {}).get("include_usage"):
-        events.append(_sse({"id": cid, "object": "chat.completion.chunk", "created": created,
-                            "model": model, "choices": [],
-                            "usage": {"prompt_tokens": turn.usage[0],
-                                      "completion_tokens": turn.usage[1],
-                                      "total_tokens": sum(turn.usage)}}))
-    events.append(b"data: [DONE]\n\n")
-    return events
-
-
-def _render_anthropic(turn: Turn, model: str) -> list[bytes]:
-    events = [
-        _sse({"type": "message_start", "message": {
-            "id": f"msg_loop{uuid.uuid4().hex[:12]}", "type": "message", "role": "assistant",
-            "model": model, "content": [], "stop_reason": None, "stop_sequence": None,
-            "usage": {"input_tokens": turn.usage[0], "output_tokens": 1}}}, "message_start"),
-        _sse({"type": "ping"}, "ping"),
-    ]
-    index = 0
-
-    def block(start: Mapping[str, Any], deltas: list[Mapping[str, Any]], stop: bool = True) -> None:
-        nonlocal index
-        events.append(_sse({"type": "content_block_start", "index": index,
-                            "content_block": start}, "content_block_start"))
-        for delta in deltas:
-            events.append(_sse({"type": "content_block_delta", "index": index, "delta": delta},
-                               "content_block_delta"))
-        if stop:
-            events.append(_sse({"type": "content_block_stop", "index": index},
-                               "content_block_stop"))
-        index += 1
-
-    if turn.reasoning:
-        block({"type": "thinking", "thinking": "", "signature": ""},
-              [{"type": "thinking_delta", "thinking": p}
-               for p in _pieces(turn.reasoning, turn.chunk_size)]
-              + [{"type": "signature_delta", "signature": f"sig-{uuid.uuid4().hex}"}])
-    if turn.text:
-        block({"type": "text", "text": ""},
-              [{"type": "text_delta", "text": p} for p in _pieces(turn.text, turn.chunk_size)])
-    for call in turn.calls():
-        args = call.arguments_text()
-        cut = turn.fault == Fault.CUT_TOOL_ARGS
-        if cut:
-            args = _cut(args)
-        block({"type": "tool_use", "id": call.id or f"toolu_{uuid.uuid4().hex[:20]}",
-               "name": call.name, "input": {}},
-              [{"type": "input_json_delta", "partial_json": p}
-               for p in ["", *_pieces(args, turn.chunk_size)]], stop=not cut)
-        if cut:
-            return events
-    events.append(_sse({"type": "message_delta",
-                        "delta": {"stop_reason": _raw_stop(turn, ANTHROPIC),
-                                  "stop_sequence": None},
-                        "usage": {"output_tokens": turn.usage[1]}}, "message_delta"))
-    events.append(_sse({"type": "message_stop"}, "message_stop"))
-    return events
-
-
-def _render_ollama(turn: Turn, model: str) -> list[bytes]:
-    def line(message: Mapping[str, Any], **extra: Any) -> bytes:
-        return (_dumps({"model": model, "created_at": "2026-01-01T00:00:00Z",
-                        "message": {"role": "assistant", **message}, "done": False, **extra})
-                + "\n").encode()
-
-    events = [line({"content": "", "thinking": p})
-              for p in _pieces(turn.reasoning, turn.chunk_size)]
-    events += [line({"content": p}) for p in _pieces(turn.text, turn.chunk_size)]
-    calls = turn.calls()
-    if calls:
-        whole = line({"content": "", "tool_calls": [
-            {"function": {"name": c.name, "arguments": c.arguments if isinstance(
-                c.arguments, Mapping) else json.loads(c.arguments)}} for c in calls]})
-        if turn.fault == Fault.CUT_TOOL_ARGS:
-            # Ollama sends whole calls; cut mid-JSON means the line itself ends early.
-            return [*events, whole[: len(whole) // 2]]
-        events.append(whole)
-    done = _dumps({"model": model, "created_at": "2026-01-01T00:00:00Z",
-                   "message": {"role": "assistant", "content": ""}, "done": True,
-                   "done_reason": _raw_stop(turn, OLLAMA),
-                   "prompt_eval_count": turn.usage[0], "eval_count": turn.usage[1]})
-    return [*events, (done + "\n").encode()]
-
-
-_KEEPALIVE = {OPENAI: b": keep-alive\n\n", ANTHROPIC: _sse({"type": "ping"}, "ping"), OLLAMA: b""}
-
-_ERROR_EVENTS = {
-    OPENAI: _sse({"error": {"message": "The server had an error while processing your request.",
-                            "type": "server_error", "code": None}}),
-    ANTHROPIC: _sse({"type": "error", "error": {"type": "overloaded_error",
-                                                "message": "Overloaded"}}, "error"),
-    OLLAMA: b'{"error":"an error was encountered while running the model"}\n',
-}
-
-_MALFORMED = {
-    OPENAI: b'data: {"choices":[{"index":0,"delta":{"content":"cut\n\n',
-    ANTHROPIC: b'event: content_block_delta\ndata: {"type":"content_block_delta","delta":{"te\n\n',
-    OLLAMA: b'{"model":"loopback","message":{"role":"assistant","content":"cu\n',
-}
-
-_CONTENT_TYPES = {OPENAI: "text/event-stream", ANTHROPIC: "text/event-stream",
-                  OLLAMA: "application/x-ndjson"}
-
-_ANTHROPIC_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error",
-                          403: "permission_error", 404: "not_found_error",
-                          429: "rate_limit_error", 529: "overloaded_error"}
-
-_CONTEXT_ERRORS = {
-    OPENAI: {"error": {"message": "This model's maximum context length is 128000 tokens. However,"
-                                  " your messages resulted in 131072 tokens. Please reduce the "
-                                  "length of the messages.", "type": "invalid_request_error",
-                       "param": "messages", "code": "context_length_exceeded"}},
-    ANTHROPIC: {"type": "error", "error": {"type": "invalid_request_error",
-                                           "message": "prompt is too long: 208310 tokens > "
-                                                      "200000 maximum"}},
-    OLLAMA: {"error": "the input length exceeds the context length"},
-}
-
-
-def _error_body(protocol: str, status: int, message: str) -> dict[str, Any]:
-    message = message or f"Loopback error {status}"
-    if protocol == ANTHROPIC:
-        kind = _ANTHROPIC_ERROR_TYPES.get(status, "api_error")
-        return {"type": "error", "error": {"type": kind, "message": message}}
-    if protocol == OLLAMA:
-        return {"error": message}
-    return {"error": {"message": message, "type": "loopback_error", "code": None}}
-
-
 # ---------------------------------------------------------------------------- the server
 
 
@@ -433,20 +170,52 @@ class _Handler(BaseHTTPRequestHandler):
         if path in ("/", ""):
             self._send_bytes(200, b"Ollama is running", "text/plain")
         elif path == "/v1/models" and "anthropic-version" in self.headers:
-            data = [{"type": "model", "id": m, "display_name": m.replace("-", " ").title(),
-                     "created_at": "2026-01-01T00:00:00Z"} for m in owner.models]
-            self._send_json(200, {"data": data, "has_more": False,
-                                  "first_id": data[0]["id"] if data else None,
-                                  "last_id": data[-1]["id"] if data else None})
+            data = [
+                {
+                    "type": "model",
+                    "id": m,
+                    "display_name": m.replace("-", " ").title(),
+                    "created_at": "2026-01-01T00:00:00Z",
+                }
+                for m in owner.models
+            ]
+            self._send_json(
+                200,
+                {
+                    "data": data,
+                    "has_more": False,
+                    "first_id": data[0]["id"] if data else None,
+                    "last_id": data[-1]["id"] if data else None,
+                },
+            )
         elif path == "/v1/models":
-            self._send_json(200, {"object": "list", "data": [
-                {"id": m, "object": "model", "created": 0, "owned_by": "loopback"}
-                for m in owner.models]})
+            self._send_json(
+                200,
+                {
+                    "object": "list",
+                    "data": [
+                        {"id": m, "object": "model", "created": 0, "owned_by": "loopback"}
+                        for m in owner.models
+                    ],
+                },
+            )
         elif path == "/api/tags":
-            self._send_json(200, {"models": [
-                {"name": f"{m}:latest", "model": f"{m}:latest", "size": 1, "digest": "0" * 64,
-                 "modified_at": "2026-01-01T00:00:00Z", "details": {"format": "gguf"}}
-                for m in owner.models]})
+            self._send_json(
+                200,
+                {
+                    "models": [
+                        {
+                            "name": f"{m}:latest",
+                            "model": f"{m}:latest",
+                            "size": 1,
+                            "digest": "0" * 64,
+                            "modified_at": "2026-01-01T00:00:00Z",
+                            "details": {"format": "gguf"},
+                        }
+                        for m in owner.models
+                    ]
+                },
+            )
         elif path == "/api/version":
             self._send_json(200, {"version": "0.0.0-loopback"})
         else:
@@ -460,9 +229,15 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = None
         path = self.path.split("?")[0]
-        protocol = (OPENAI if path.endswith("/chat/completions")
-                    else ANTHROPIC if path == "/v1/messages"
-                    else OLLAMA if path == "/api/chat" else None)
+        protocol = (
+            OPENAI
+            if path.endswith("/chat/completions")
+            else ANTHROPIC
+            if path == "/v1/messages"
+            else OLLAMA
+            if path == "/api/chat"
+            else None
+        )
         request = self._record(body, protocol)
         if protocol is None:
             self._send_json(404, {"error": f"no route {path}"})
@@ -495,10 +270,10 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if turn.status != 200:
             extra = {"Retry-After": turn.retry_after} if turn.retry_after else {}
-            self._send_json(turn.status, _error_body(protocol, turn.status, turn.error), extra)
+            self._send_json(turn.status, error_body(protocol, turn.status, turn.error), extra)
             return
         if turn.stop == "context_full":
-            self._send_json(400, _CONTEXT_ERRORS[protocol])
+            self._send_json(400, CONTEXT_ERRORS[protocol])
             return
         if turn.sample is not None:
             path = WIRE_SAMPLES / turn.sample
@@ -506,7 +281,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_bytes(200, path.read_bytes(), kind)
             return
         if turn.body is not None:
-            self._send_bytes(200, turn.body, _CONTENT_TYPES[protocol])
+            self._send_bytes(200, turn.body, CONTENT_TYPES[protocol])
             return
         model = str(body.get("model") or "loopback")
         events = render(turn, protocol, body, model)
@@ -515,7 +290,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _stream(self, turn: Turn, protocol: str, events: list[bytes]) -> None:
         owner = self.server.owner
         self.send_response(200)
-        self.send_header("Content-Type", _CONTENT_TYPES[protocol])
+        self.send_header("Content-Type", CONTENT_TYPES[protocol])
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("Cache-Control", "no-cache")
         self.end_headers()
@@ -526,8 +301,12 @@ class _Handler(BaseHTTPRequestHandler):
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(pending), bytes(pending)))
                 pending.clear()
 
-        strike = turn.fault in (Fault.STALL_MIDSTREAM, Fault.RESET, Fault.ERROR_EVENT,
-                                Fault.MALFORMED)
+        strike = turn.fault in (
+            Fault.STALL_MIDSTREAM,
+            Fault.RESET,
+            Fault.ERROR_EVENT,
+            Fault.MALFORMED,
+        )
         try:
             for number, event in enumerate(events):
                 if strike and number == turn.fault_after:
@@ -538,7 +317,7 @@ class _Handler(BaseHTTPRequestHandler):
                         self._reset()
                         return
                 if turn.keepalive and number:
-                    pending += _KEEPALIVE[protocol]
+                    pending += KEEPALIVE[protocol]
                 pending += event
                 if len(pending) >= 65536:
                     flush()
@@ -559,15 +338,16 @@ class _Handler(BaseHTTPRequestHandler):
                     owner._released.wait(owner.reset_grace)
                     self._reset()
                     return
-                pending += (_ERROR_EVENTS if turn.fault == Fault.ERROR_EVENT
-                            else _MALFORMED)[protocol]
+                pending += (ERROR_EVENTS if turn.fault == Fault.ERROR_EVENT else MALFORMED)[
+                    protocol
+                ]
             flush()
             self.wfile.write(b"0\r\n\r\n")
         except OSError:
             self.close_connection = True
 
     def _send_json(self, status: int, data: Any, headers: Mapping[str, str] | None = None) -> None:
-        self._send_bytes(status, _dumps(data).encode(), "application/json", headers)
+        self._send_bytes(status, dumps(data).encode(), "application/json", headers)
 
     def _send_bytes(
         self, status: int, data: bytes, kind: str, headers: Mapping[str, str] | None = None
@@ -587,8 +367,7 @@ class _Handler(BaseHTTPRequestHandler):
         """Abort the connection with a TCP reset (SO_LINGER 0), as a dropped network does."""
         self.close_connection = True
         with contextlib.suppress(OSError):
-            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
-                                       struct.pack("ii", 1, 0))
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             self.connection.close()
 
 
@@ -691,8 +470,10 @@ class ProviderServer:
 
     def start(self) -> ProviderServer:
         self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-            name="provider-server", daemon=True,
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="provider-server",
+            daemon=True,
         )
         self._thread.start()
         return self
