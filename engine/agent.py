@@ -183,7 +183,7 @@ class Agent:
         model = model or self.model
         ctx = RunContext(cfg.session_id, uuid.uuid4().hex, user, resumed=user is None)
         sid, rid = ctx.session_id, ctx.request_id
-        acquired = False
+        acquired = finished = False
         try:
             await self._call_store("acquire", ctx)
             acquired = True
@@ -206,10 +206,13 @@ class Agent:
                     yield event
             final = ctx.state["final"]
             await self._hook("after_run", ctx, final)
+            finished = True
             yield AgentEvent.run_completed(sid, rid, final)
         except GeneratorExit:
-            # The consumer left `async for` (aclose): no more events can be yielded.
-            await self._hook("on_error", ctx, asyncio.CancelledError("stream closed"))
+            # The consumer left `async for` (aclose): no more events can be yielded. After
+            # RUN_COMPLETED the request had succeeded (after_run ran): that is no failure.
+            if not finished:
+                await self._hook("on_error", ctx, asyncio.CancelledError("stream closed"))
             raise
         except BaseException as exc:
             await self._hook("on_error", ctx, exc)
@@ -266,11 +269,18 @@ class Agent:
                     message = replace(message, stop=None)
             else:
                 pauses = 0
-            await self._append(ctx, message)
-            yield AgentEvent.message_appended(sid, rid, message)
             response = step.response_for(message)
-            yield AgentEvent.model_completed(sid, rid, response)
-            await self._hook("after_model", ctx, response)
+            try:
+                await self._append(ctx, message)
+                yield AgentEvent.message_appended(sid, rid, message)
+                yield AgentEvent.model_completed(sid, rid, response)
+                await self._hook("after_model", ctx, response)
+            except (asyncio.CancelledError, GeneratorExit):
+                # Stop after the step asking for tools was stored, before any tool started:
+                # answer its calls as not run, so the history does not read like a crash.
+                if ctx.messages and ctx.messages[-1] is message:
+                    await self._close_cut_calls(ctx, message.tool_calls, None)
+                raise
             if message.stop is not None:
                 yield AgentEvent.model_stopped(sid, rid, message.stop, message)
                 ctx.state["final"] = message
@@ -297,7 +307,6 @@ class Agent:
         self, ctx: RunContext, calls: Sequence[ToolCall]
     ) -> AsyncIterator[AgentEvent]:
         sid, rid = ctx.session_id, ctx.request_id
-        answered: set[str] = set()
         running: str | None = None
         try:
             for call in calls:
@@ -306,19 +315,36 @@ class Agent:
                 result = await self._run_tool(ctx, call)
                 running = None
                 await self._append(ctx, result)
-                answered.add(call.id)
                 yield AgentEvent.tool_finished(sid, rid, call, result)
                 yield AgentEvent.message_appended(sid, rid, result)
                 await self._hook("after_tool", ctx, call, result)
         except (asyncio.CancelledError, GeneratorExit):
             # Stop during the batch: answer every call that has no result, so the history is
             # whole ("cancelled mid-tool, already answered as cancelled" → CALL_MODEL).
-            for call in calls:
-                if call.id in answered:
-                    continue
-                text = CANCELLED_TOOL_TEXT if call.id == running else NOT_RUN_TOOL_TEXT
-                await _finish(self._append(ctx, interrupted_tool_result(call, text)))
+            await self._close_cut_calls(ctx, calls, running)
             raise
+
+    async def _close_cut_calls(
+        self, ctx: RunContext, calls: Sequence[ToolCall], running: str | None
+    ) -> None:
+        """After a Stop, answer each of ``calls`` that has no stored result yet.
+
+        The results stored so far are the trailing tool messages of ``ctx.messages`` (a
+        result whose write the Stop interrupted is among them: `_append` finishes it).
+        """
+        answered: set[str] = set()
+        for message in reversed(ctx.messages):
+            if not isinstance(message, ToolMessage):
+                break
+            answered.add(message.tool_call_id)
+        for call in calls:
+            if call.id in answered:
+                continue
+            text = CANCELLED_TOOL_TEXT if call.id == running else NOT_RUN_TOOL_TEXT
+            try:
+                await self._append(ctx, interrupted_tool_result(call, text))
+            except asyncio.CancelledError:
+                continue  # cancelled again: that write still finished; answer the rest too
 
     async def _run_tool(self, ctx: RunContext, call: ToolCall) -> ToolMessage:
         for ext in self.extensions:
@@ -357,7 +383,19 @@ class Agent:
         )
 
     async def _append(self, ctx: RunContext, message: Message) -> None:
-        await self.store.append(ctx, message)
+        """Store ``message``; a started write finishes even if this task is cancelled.
+
+        ``ctx.messages`` gets the message exactly when the store has it, also when the
+        cancellation is re-raised afterwards, so clean-up knows what is stored.
+        """
+        write = asyncio.ensure_future(self.store.append(ctx, message))
+        try:
+            await asyncio.shield(write)
+        except asyncio.CancelledError:
+            await asyncio.wait({write})
+            if not write.cancelled() and write.exception() is None:
+                ctx.messages.append(message)
+            raise
         ctx.messages.append(message)
 
     async def _unanswered_results(self, ctx: RunContext) -> list[ToolMessage]:

@@ -13,6 +13,7 @@ import asyncio
 import inspect
 import threading
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator
+from contextlib import aclosing
 from typing import Any, TypeVar
 
 from .agent import Agent, AgentRunConfig
@@ -42,12 +43,16 @@ class AgentClient:
         return final
 
     async def _observe(self, events: AsyncIterator[AgentEvent]) -> AsyncIterator[AgentEvent]:
-        async for event in events:
-            if self.on_event is not None:
-                result = self.on_event(event)
-                if inspect.isawaitable(result):
-                    await result
-            yield event
+        # Close the agent's stream as soon as this one ends (closed early, or a callback
+        # raised): that stores the partial and releases the lease now, not at garbage
+        # collection.
+        async with aclosing(events):  # type: ignore[type-var]
+            async for event in events:
+                if self.on_event is not None:
+                    result = self.on_event(event)
+                    if inspect.isawaitable(result):
+                        await result
+                yield event
 
     async def run(self, text: str, **kwargs: Any) -> AssistantMessage:
         return await self._drive(self.agent.stream(text, **kwargs))
