@@ -311,9 +311,13 @@ class Agent:
         try:
             for call in calls:
                 yield AgentEvent.tool_started(sid, rid, call)
-                running = call.id
-                result = await self._run_tool(ctx, call)
-                running = None
+                # Only a call its hooks let through is "running": a Stop while before_tool
+                # waits for a person answers the call as not run.
+                result = await self._approve(ctx, call)
+                if result is None:
+                    running = call.id
+                    result = await self._run_tool(call)
+                    running = None
                 await self._append(ctx, result)
                 yield AgentEvent.tool_finished(sid, rid, call, result)
                 yield AgentEvent.message_appended(sid, rid, result)
@@ -346,13 +350,17 @@ class Agent:
             except asyncio.CancelledError:
                 continue  # cancelled again: that write still finished; answer the rest too
 
-    async def _run_tool(self, ctx: RunContext, call: ToolCall) -> ToolMessage:
+    async def _approve(self, ctx: RunContext, call: ToolCall) -> ToolMessage | None:
+        """Ask the ``before_tool`` hooks; a denial becomes the call's failed result."""
         for ext in self.extensions:
             if _has(ext, "before_tool"):
                 denial = await _maybe_await(ext.before_tool(ctx, call))
                 if denial is not None:
                     reason = denial.reason if isinstance(denial, ToolDenial) else str(denial)
                     return _failed(call, f"The user declined to run this tool. {reason}".strip())
+        return None
+
+    async def _run_tool(self, call: ToolCall) -> ToolMessage:
         tool = self.tools.get(call.name)
         if tool is None:
             known = ", ".join(sorted(self.tools)) or "none"
