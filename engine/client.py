@@ -10,9 +10,10 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import inspect
 import threading
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from contextlib import aclosing
 from typing import Any, TypeVar
 
@@ -88,11 +89,30 @@ class SyncAgent:
         self._closed = False
         self.agent: Agent = self._call(Agent.create(model, config, tools, extensions))
 
-    def _call(self, coro: Coroutine[Any, Any, T]) -> T:
+    def _call(self, coro: Awaitable[T]) -> T:
         if self._closed:
-            coro.close()
+            if inspect.iscoroutine(coro):
+                coro.close()
             raise RuntimeError("This SyncAgent is closed.")
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+        started: concurrent.futures.Future[asyncio.Future[T]] = concurrent.futures.Future()
+        finished = threading.Event()
+
+        def start() -> None:
+            task = asyncio.ensure_future(coro)
+            task.add_done_callback(lambda _: finished.set())
+            started.set_result(task)
+
+        self._loop.call_soon_threadsafe(start)
+        task = started.result()
+        try:
+            finished.wait()
+        except BaseException:
+            # This thread was interrupted (Ctrl-C is a script's Stop): stop the request on
+            # the loop too, and wait until it has stored its partial and released its lease.
+            self._loop.call_soon_threadsafe(task.cancel)
+            finished.wait()
+            raise
+        return task.result()
 
     def _iterate(self, events: AsyncIterator[AgentEvent]) -> Iterator[AgentEvent]:
         try:
