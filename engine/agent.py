@@ -58,10 +58,6 @@ from .tools import Tool, ToolArgumentError, as_tool, result_text
 
 __all__ = ["Agent", "AgentRunConfig"]
 
-_STOP_ENDS_REQUEST = frozenset(
-    {StopReason.MAX_OUTPUT, StopReason.REFUSAL, StopReason.CONTEXT_FULL, StopReason.OTHER}
-)
-
 
 @dataclass(frozen=True, slots=True)
 class AgentRunConfig:
@@ -180,7 +176,7 @@ class Agent:
         goal: Goal | None,
     ) -> AsyncIterator[AgentEvent]:
         cfg = config or self.config
-        model = model or self.model
+        model = self.model if model is None else model
         ctx = RunContext(cfg.session_id, uuid.uuid4().hex, user, resumed=user is None)
         sid, rid = ctx.session_id, ctx.request_id
         acquired = finished = False
@@ -188,6 +184,7 @@ class Agent:
             await self._call_store("acquire", ctx)
             acquired = True
             ctx.messages = list(await self.store.restore(ctx))
+            ctx.first_new = len(ctx.messages)
             if user is not None:
                 await self._hook("on_message", ctx, user)
                 for closing in await self._unanswered_results(ctx):
@@ -246,7 +243,9 @@ class Agent:
                 message = step.stored
                 await self._append(ctx, message)
                 yield AgentEvent.message_appended(sid, rid, message)
-                yield AgentEvent.model_completed(sid, rid, step.response_for(message))
+                response = step.response_for(message)
+                yield AgentEvent.model_completed(sid, rid, response)
+                await self._hook("after_model", ctx, response)
                 yield AgentEvent.model_stopped(sid, rid, message.stop, message)  # type: ignore[arg-type]
                 raise ProviderResponseError(
                     str(exc), provider=getattr(model, "provider_name", "the provider")

@@ -64,6 +64,8 @@ class RunContext:
     resumed: bool = False
     #: the session's history as the request has it (grows as messages are appended)
     messages: list[Message] = field(default_factory=list)
+    #: index in ``messages`` of the first message this request added
+    first_new: int = 0
     #: free space for extensions to keep per-request state
     state: dict[str, Any] = field(default_factory=dict)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import threading
 import time
 from pathlib import Path
@@ -44,7 +45,11 @@ class JSONLExtension(Extension):
         if isinstance(error, asyncio.CancelledError | GeneratorExit):
             outcome: dict[str, Any] = {"status": "cancelled"}
         else:
-            outcome = {"status": "error", "error": type(error).__name__, "message": str(error)}
+            outcome = {
+                "status": "error",
+                "error": type(error).__name__,
+                "message": _redact(str(error)),
+            }
             reason = getattr(error, "reason", None)
             if isinstance(reason, str):
                 outcome["reason"] = reason
@@ -52,8 +57,8 @@ class JSONLExtension(Extension):
 
     async def _write(self, ctx: RunContext, outcome: dict[str, Any]) -> None:
         turn = _turn(ctx)
-        usage = Usage()
-        for message in turn:
+        usage = Usage()  # this request's own steps: a resumed turn's record repeats earlier ones
+        for message in ctx.messages[ctx.first_new :]:
             if isinstance(message, AssistantMessage) and message.usage is not None:
                 usage = usage + message.usage
         record = {
@@ -81,6 +86,17 @@ class JSONLExtension(Extension):
                 handle.write(line)
                 handle.flush()
                 os.fsync(handle.fileno())
+
+
+#: credentials a foreign model's error text may carry in a URL's query string
+_SECRET_QUERY = re.compile(
+    r"([?&](?:api[_-]?key|key|token|access_token|auth|signature)=)[^&\s'\"]+", re.IGNORECASE
+)
+
+
+def _redact(text: str) -> str:
+    """Hide credentials in URLs (engine errors never carry any; other models' errors might)."""
+    return _SECRET_QUERY.sub(r"\1[redacted]", text)
 
 
 def _turn(ctx: RunContext) -> list[Any]:

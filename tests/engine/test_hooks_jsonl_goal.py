@@ -304,3 +304,33 @@ def test_public_api_is_curated_and_sorted():
         "tool",
     ):
         assert name in engine.__all__
+
+
+async def test_jsonl_usage_counts_only_the_request_own_steps(store, tmp_path):
+    from engine import Usage
+
+    path = tmp_path / "usage.jsonl"
+    model = ScriptedModel(
+        [Turn(text="a", stop="max_output", usage=Usage(10, 5)), Turn(text="b", usage=Usage(20, 7))]
+    )
+    agent = await store.agent(model, extensions=[JSONLExtension(path)])
+    await agent.run("count")
+    await agent.resume()
+    first, resumed = [json.loads(line) for line in path.read_text().splitlines()]
+    assert first["usage"]["output_tokens"] == 5
+    assert resumed["usage"]["output_tokens"] == 7, "earlier steps are not counted again"
+
+
+async def test_jsonl_redacts_credentials_in_foreign_error_text(store, tmp_path):
+    path = tmp_path / "errors.jsonl"
+
+    class Leaky:
+        async def stream(self, request):
+            raise RuntimeError("GET https://example.invalid/v1?key=sk-secret-123&x=1 failed")
+            yield  # pragma: no cover - makes this an async generator
+
+    agent = await store.agent(Leaky(), extensions=[JSONLExtension(path)])
+    with pytest.raises(RuntimeError):
+        await agent.run("hi")
+    text = path.read_text()
+    assert "sk-secret-123" not in text and "key=[redacted]" in text
