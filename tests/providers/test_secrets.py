@@ -88,3 +88,15 @@ async def test_logs_never_contain_the_key(server, make_adapter, protocol, caplog
     assert any("retrying" in r.getMessage() for r in caplog.records)
     logged = "\n".join(f"{r.getMessage()} {r.args!r} {r.exc_text or ''}" for r in caplog.records)
     assert SECRET_KEY not in logged
+
+
+async def test_stored_messages_never_contain_the_key(server, make_adapter, store) -> None:
+    # An error text that echoes the key ends up in the stored partial's stop message.
+    server.script(Turn(sample="compat/groq-error-event.sse"))
+    model = make_adapter("openai", api_key="get_something_by_name", max_attempts=1)
+    agent = await store.agent(model)
+    with pytest.raises(ProviderError):
+        await agent.run("hi")
+    stored = await store.history()
+    assert stored[-1].stop is not None
+    assert "get_something_by_name" not in repr(stored)
