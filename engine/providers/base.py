@@ -288,6 +288,12 @@ class HTTPModel:
                             produced = True
                             yield stored
                             return
+                        if response.headers.get("content-type", "").startswith("text/html"):
+                            raise ProviderResponseError(
+                                f"{self._who} answered with a web page instead of a model "
+                                f"stream. Check the base URL in Settings ({self.base_url}).",
+                                provider=self.provider,
+                            )
                         # The parser hands over a batch per network read (fewer hops).
                         async for events in self._parse(response):
                             for event in events:

@@ -6,6 +6,8 @@ Completions, Anthropic Messages, Ollama).
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from engine.messages import (
@@ -421,3 +423,46 @@ async def test_aclose_twice_is_safe(make_adapter, protocol) -> None:
     model = make_adapter(protocol)
     await model.aclose()
     await model.aclose()
+
+
+async def test_openai_server_that_ignores_stream_answers_whole(server, make_adapter) -> None:
+    # Some compatible servers answer "stream": true with one chat.completion JSON body.
+    completion = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": "Whole at once.",
+                    "tool_calls": [
+                        {
+                            "id": "call_9",
+                            "type": "function",
+                            "function": {"name": "get_weather", "arguments": '{"city":"Kyiv"}'},
+                        }
+                    ],
+                },
+                "finish_reason": "tool_calls",
+            }
+        ],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 4},
+    }
+    server.script(Turn(body=json.dumps(completion).encode(), content_type="application/json"))
+    events = await collect(make_adapter("openai"), ask(tools=[WEATHER]))
+    message = events[-1].response.message
+    assert message.content == "Whole at once."
+    assert [(c.id, c.arguments) for c in message.tool_calls] == [("call_9", {"city": "Kyiv"})]
+    assert events[-1].response.stop.reason is StopReason.TOOL_USE
+    assert message.usage.output_tokens == 4
+
+
+async def test_wrong_content_type_is_a_clear_error(server, make_adapter) -> None:
+    server.script(Turn(body=b"<html>login</html>", content_type="text/html"), Turn(text="x"))
+    from engine.errors import ProviderError
+
+    with pytest.raises(ProviderError) as info:
+        await collect(make_adapter("anthropic", max_attempts=1), ask())
+    assert str(info.value).startswith("Anthropic answered with a web page")
+    assert "Check the base URL in Settings" in str(info.value)

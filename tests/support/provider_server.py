@@ -281,7 +281,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_bytes(200, path.read_bytes(), kind)
             return
         if turn.body is not None:
-            self._send_bytes(200, turn.body, CONTENT_TYPES[protocol])
+            self._send_bytes(200, turn.body, turn.content_type or CONTENT_TYPES[protocol])
             return
         model = str(body.get("model") or "loopback")
         events = render(turn, protocol, body, model)

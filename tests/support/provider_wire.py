@@ -89,6 +89,7 @@ class Turn:
             events.
         sample: a file under tests/wire_samples/ to serve byte for byte instead.
         body: raw bytes to serve as a 200 stream instead (benchmarks pre-render these).
+        content_type: the Content-Type for ``body`` (the protocol's stream type by default).
         usage: (input tokens, output tokens) to report.
     """
 
@@ -107,6 +108,7 @@ class Turn:
     keepalive: bool = False
     sample: str | None = None
     body: bytes | None = None
+    content_type: str | None = None
     usage: tuple[int, int] = (12, 34)
 
     def calls(self) -> list[ScriptedCall]:
