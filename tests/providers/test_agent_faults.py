@@ -227,3 +227,15 @@ async def test_stop_mid_stream_keeps_the_partial(server, make_adapter, store, pr
     assert point.kind is ResumeKind.RETRY_RESPONSE
     final = await agent.resume()  # the same adapter: its pool survived the abandoned stream
     assert final.content == RESUMED
+
+
+async def test_anthropic_pause_turn_is_continued_by_the_agent(server, make_adapter, store) -> None:
+    # Below the pause limit the runtime carries on by itself; the paused step goes back.
+    server.script(Turn(text="Searching the web", raw_stop="pause_turn"), Turn(text="Found it."))
+    agent = await store.agent(make_adapter("anthropic"))
+    final = await agent.run("Look it up.")
+    assert final.content == "Found it."
+    first, second = server.chat_requests()
+    assert second.messages()[-1]["role"] == "assistant"
+    assert second.messages()[-1]["content"] == [{"type": "text", "text": "Searching the web"}]
+    assert await agent.resume_point() is None
