@@ -60,6 +60,9 @@ _STOP_REASONS: dict[str, StopReason] = {
     "model_context_window_exceeded": StopReason.CONTEXT_FULL,
 }
 
+#: error event types worth another attempt (when nothing had arrived yet)
+_TRANSIENT_ERRORS = frozenset({"overloaded_error", "api_error"})
+
 #: reasoning_effort -> thinking budget in tokens (the API's minimum budget is 1024)
 _THINKING_BUDGETS: dict[str, int] = {"low": 1024, "medium": 4096, "high": 16384}
 
@@ -335,7 +338,9 @@ class AnthropicModel(HTTPModel):
                         if error.get("type") == "overloaded_error":
                             detail = f"{detail} (Anthropic is overloaded)"
                         raise self._stream_error(
-                            detail, context_full=bool(CONTEXT_WORDS.search(detail))
+                            detail,
+                            context_full=bool(CONTEXT_WORDS.search(detail)),
+                            transient=error.get("type") in _TRANSIENT_ERRORS,
                         )
             except Exception:
                 if out:

@@ -495,8 +495,14 @@ class HTTPModel:
         err.retry_after = retry_after  # type: ignore[attr-defined]
         return err
 
-    def _stream_error(self, detail: str, *, context_full: bool = False) -> ProviderError:
-        """The error for an error reported inside a successful (200) stream."""
+    def _stream_error(
+        self, detail: str, *, context_full: bool = False, transient: bool = False
+    ) -> ProviderError:
+        """The error for an error reported inside a successful (200) stream.
+
+        ``transient`` (an overloaded or server error) makes it retryable; the retry loop
+        still retries only when nothing had reached the caller yet.
+        """
         text = self._scrub(detail) or "no details given"
         if context_full:
             return ProviderContextLengthError(
@@ -505,11 +511,13 @@ class HTTPModel:
                 status=400,
                 provider=self.provider,
             )
-        return ProviderResponseError(
+        err = ProviderResponseError(
             f"{self._who} reported an error in the middle of its answer: {text.rstrip('.')}. "
             "What arrived is kept; Resume asks again.",
             provider=self.provider,
         )
+        err.retryable = transient  # type: ignore[attr-defined]
+        return err
 
     def _ended_early(self) -> ProviderError:
         err = ProviderConnectionError(

@@ -85,6 +85,11 @@ def _is_context_error(code: str | None, message: str) -> bool:
     return code == "context_length_exceeded" or bool(CONTEXT_WORDS.search(message))
 
 
+def _is_transient(error: Any) -> bool:
+    """An in-stream error worth another attempt: the server's trouble, not the request's."""
+    return isinstance(error, dict) and error.get("type") in ("server_error", "overloaded_error")
+
+
 # ---------------------------------------------------------------------------- requests
 
 
@@ -251,7 +256,9 @@ class OpenAIChatModel(HTTPModel):
                                 usage = _usage(chunk["usage"])
                             continue
                         raise self._stream_error(
-                            detail, context_full=_is_context_error(code, detail)
+                            detail,
+                            context_full=_is_context_error(code, detail),
+                            transient=_is_transient(error),
                         )
                     if chunk.get("usage"):
                         usage = _usage(chunk["usage"])
