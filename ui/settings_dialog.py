@@ -83,15 +83,11 @@ log = logging.getLogger(__name__)
 TEST_TIMEOUT = 15.0
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("SettingsDialog", text)
-
-
 def _kind_label(kind: str) -> str:
     return {
-        "openai": _tr("OpenAI-compatible"),
-        "anthropic": _tr("Anthropic"),
-        "ollama": _tr("Ollama"),
+        "openai": QCoreApplication.translate("SettingsDialog", "OpenAI-compatible"),
+        "anthropic": QCoreApplication.translate("SettingsDialog", "Anthropic"),
+        "ollama": QCoreApplication.translate("SettingsDialog", "Ollama"),
     }[kind]
 
 
@@ -101,39 +97,43 @@ def describe_error(exc: BaseException, base_url: str = "", secret: str | None = 
     The key, if given, is blanked out of the result in case a server echoed it back.
     """
     detail = str(exc).strip()
-    where = base_url or _tr("the server")
+    where = base_url or QCoreApplication.translate("SettingsDialog", "the server")
     if isinstance(exc, ProviderAuthError):
-        text = _tr(
+        text = QCoreApplication.translate(
+            "SettingsDialog",
             "The server refused the API key (HTTP {status}). Check that the key is "
-            "correct and still active, then test again."
+            "correct and still active, then test again.",
         ).format(status=exc.status)
     elif isinstance(exc, ProviderRateLimitError):
-        text = _tr(
-            "The server says too many requests were made. Wait a minute and test again."
+        text = QCoreApplication.translate(
+            "SettingsDialog",
+            "The server says too many requests were made. Wait a minute and test again.",
         )
     elif isinstance(exc, ProviderStatusError):
-        text = _tr("The server answered with an error (HTTP {status}): {detail}").format(
-            status=exc.status, detail=detail
-        )
+        text = QCoreApplication.translate(
+            "SettingsDialog", "The server answered with an error (HTTP {status}): {detail}"
+        ).format(status=exc.status, detail=detail)
     elif isinstance(exc, ProviderTimeoutError | httpx.TimeoutException):
-        text = _tr(
-            "{url} did not answer in time. Check the address, or try again later."
+        text = QCoreApplication.translate(
+            "SettingsDialog", "{url} did not answer in time. Check the address, or try again later."
         ).format(url=where)
     elif isinstance(exc, ProviderConnectionError | httpx.TransportError):
-        text = _tr(
-            "Could not connect to {url}. Check the address and that the server is running."
+        text = QCoreApplication.translate(
+            "SettingsDialog",
+            "Could not connect to {url}. Check the address and that the server is running.",
         ).format(url=where)
     elif isinstance(exc, ProviderResponseError):
-        text = _tr(
+        text = QCoreApplication.translate(
+            "SettingsDialog",
             "The server's answer was not understood ({detail}). Check that the address "
-            "points to this kind of server."
+            "points to this kind of server.",
         ).format(detail=detail)
     elif isinstance(exc, ProviderError | SettingsError):
         text = detail
     else:
-        text = _tr("The connection test failed: {detail}").format(
-            detail=f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
-        )
+        text = QCoreApplication.translate(
+            "SettingsDialog", "The connection test failed: {detail}"
+        ).format(detail=f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__)
     return text.replace(secret, "***") if secret else text
 
 
@@ -313,9 +313,7 @@ class SettingsDialog(QDialog):
         self.connectionResult = QLabel(self.providerForm)
         self.connectionResult.setObjectName("connectionResult")
         self.connectionResult.setWordWrap(True)
-        self.connectionResult.setTextInteractionFlags(
-            Qt.TextInteractionFlag.TextSelectableByMouse
-        )
+        self.connectionResult.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         form.addRow(self.tr("Kind"), self.providerKind)
         form.addRow(self.tr("Name"), self.providerName)
@@ -388,9 +386,7 @@ class SettingsDialog(QDialog):
         self.themeCombo.addItem(self.tr("System"), "system")
         self.themeCombo.addItem(self.tr("Light"), "light")
         self.themeCombo.addItem(self.tr("Dark"), "dark")
-        note = QLabel(
-            self.tr("A new language takes effect the next time Continuo starts."), page
-        )
+        note = QLabel(self.tr("A new language takes effect the next time Continuo starts."), page)
         note.setObjectName("languageNote")
         note.setWordWrap(True)
         form.addRow(self.tr("Language"), self.languageCombo)
@@ -576,7 +572,7 @@ class SettingsDialog(QDialog):
         elif pending or self._has_key.get(provider_id):
             text = self.tr("A key is saved; leave empty to keep it")
         else:
-            text = self.tr("Not needed for local servers")
+            text = self.tr("Not set (local servers need none)")
         self.providerApiKey.setPlaceholderText(text)
 
     def _commit_form(self) -> None:

@@ -52,13 +52,16 @@ def key_checking_url() -> Iterator[str]:
             if self.headers.get("Authorization") == f"Bearer {GOOD_KEY}":
                 status, body = 200, {"object": "list", "data": [{"id": "gpt-4o-mini"}]}
             else:
-                status, body = 401, {
-                    "error": {
-                        "message": "Incorrect API key provided.",
-                        "type": "invalid_request_error",
-                        "code": "invalid_api_key",
-                    }
-                }
+                status, body = (
+                    401,
+                    {
+                        "error": {
+                            "message": "Incorrect API key provided.",
+                            "type": "invalid_request_error",
+                            "code": "invalid_api_key",
+                        }
+                    },
+                )
             data = json.dumps(body).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
