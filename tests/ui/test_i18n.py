@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from PySide6.QtCore import QCoreApplication, QLocale
@@ -13,6 +14,21 @@ from PySide6.QtWidgets import QApplication
 from ui.i18n import install_translator, resolve_language, translations_dir
 from ui.settings import SettingsStore
 from ui.settings_dialog import SettingsDialog
+
+_LOOPS: list[object] = []
+
+
+@pytest.fixture(autouse=True)
+async def keep_loop_alive() -> AsyncIterator[None]:
+    """Keep this test's qasync loop referenced for the whole run.
+
+    A closed qasync loop still has Qt timers registered on its timer object (every
+    cancelled ``call_later``: httpx timeouts, ``wait_for``). If the garbage collector frees
+    it, one of those timers later fires on freed memory: SIGSEGV in a later test.
+    """
+    _LOOPS.append(asyncio.get_running_loop())
+    yield
+
 
 TS = translations_dir() / "continuo_zh_CN.ts"
 QM = translations_dir() / "continuo_zh_CN.qm"
@@ -95,8 +111,10 @@ def test_every_string_is_translated_and_keeps_its_placeholders() -> None:
     placeholder = re.compile(r"\{[a-z_]*\}")
     for context, source, message in messages:
         translation = message.findtext("translation") or ""
-        assert sorted(placeholder.findall(translation)) == sorted(
-            placeholder.findall(source)
-        ), (context, source, translation)
+        assert sorted(placeholder.findall(translation)) == sorted(placeholder.findall(source)), (
+            context,
+            source,
+            translation,
+        )
         # A mnemonic (&F) must survive translation, or the menu loses its shortcut.
         assert ("&" in source) == ("&" in translation), (context, source, translation)

@@ -6,11 +6,12 @@ interface) that keeps secrets in a dict, because a headless machine has no OS ke
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import keyring
 import pytest
@@ -27,6 +28,21 @@ from ui.settings import (
     new_provider_id,
     with_key_location,
 )
+
+_LOOPS: list[object] = []
+
+
+@pytest.fixture(autouse=True)
+async def keep_loop_alive() -> AsyncIterator[None]:
+    """Keep this test's qasync loop referenced for the whole run.
+
+    A closed qasync loop still has Qt timers registered on its timer object (every
+    cancelled ``call_later``: httpx timeouts, ``wait_for``). If the garbage collector frees
+    it, one of those timers later fires on freed memory: SIGSEGV in a later test.
+    """
+    _LOOPS.append(asyncio.get_running_loop())
+    yield
+
 
 SECRET = "sk-test-0123456789abcdef-NEVER-LOGGED"
 

@@ -12,8 +12,9 @@ import json
 import logging
 import os
 import stat
+import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -22,12 +23,27 @@ import pytest
 from keyring.backend import KeyringBackend
 from keyring.backends import fail
 from keyring.errors import PasswordDeleteError
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QApplication, QPushButton
 
 from ui.first_run import LocalServer
 from ui.settings import KEYRING_SERVICE, ProviderConfig, Settings, SettingsStore
 from ui.settings_dialog import SettingsDialog
+
+_LOOPS: list[object] = []
+
+
+@pytest.fixture(autouse=True)
+async def keep_loop_alive() -> AsyncIterator[None]:
+    """Keep this test's qasync loop referenced for the whole run.
+
+    A closed qasync loop still has Qt timers registered on its timer object (every
+    cancelled ``call_later``: httpx timeouts, ``wait_for``). If the garbage collector frees
+    it, one of those timers later fires on freed memory: SIGSEGV in a later test.
+    """
+    _LOOPS.append(asyncio.get_running_loop())
+    yield
+
 
 SECRET = "sk-dialog-0123456789abcdef-NEVER-LOGGED"
 ENV_SECRET = "sk-env-abcdef0123456789-NEVER-LOGGED"
@@ -338,18 +354,17 @@ async def _until(predicate: Any, within: float = 10.0) -> None:
         await asyncio.sleep(0.005)
 
 
-def test_emitting_dialog_signals_keeps_bool_refcounts(qtbot, tmp_path) -> None:
+class _Emitter(QObject):
+    # At module level: a QObject class with signals defined inside a test function is
+    # garbage-collected later, mid-way through another test, and PySide then crashes.
+    changed = Signal()
+
+
+def test_emitting_dialog_signals_keeps_bool_refcounts() -> None:
     """PySide6 6.12.0 drops a reference to True on every Python-side ``emit()`` and
     ``disconnect()``; on Python 3.11 the app then aborts ("bool_dealloc") after a few
     thousand signals. This pins a PySide6 without that bug (6.11.3 is fine)."""
-    import sys
-
-    from PySide6.QtCore import QObject, Signal
-
-    class Emitter(QObject):
-        changed = Signal()
-
-    emitter = Emitter()
+    emitter = _Emitter()
     received: list[int] = []
 
     def slot() -> None:
