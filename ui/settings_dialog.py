@@ -28,10 +28,11 @@ import contextlib
 import html
 import logging
 from collections.abc import Coroutine, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import httpx
+import shiboken6
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QApplication,
@@ -135,6 +136,21 @@ def describe_error(exc: BaseException, base_url: str = "", secret: str | None = 
             "SettingsDialog", "The connection test failed: {detail}"
         ).format(detail=f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__)
     return text.replace(secret, "***") if secret else text
+
+
+@dataclass(slots=True)
+class _SaveRequest:
+    """What one save writes, taken from the widgets when the person asked for it."""
+
+    providers: list[ProviderConfig]
+    keys: dict[str, str]  #: provider id → key to store ("" = forget)
+    removed: set[str]
+    default_provider_id: str | None
+    language: str
+    theme: str
+
+    def __repr__(self) -> str:  # holds keys: never show them
+        return f"_SaveRequest({len(self.providers)} providers, {len(self.keys)} keys)"
 
 
 def _model_names(models: Sequence[Any]) -> list[str]:
@@ -418,7 +434,12 @@ class SettingsDialog(QDialog):
         exc = task.exception()
         if exc is not None:  # a bug, not a provider failure (those are caught): show it
             log.error("Settings dialog task failed", exc_info=exc)
-            self._show_save_error(describe_error(exc))
+            if self._alive():
+                self._show_save_error(describe_error(exc))
+
+    def _alive(self) -> bool:
+        """False once Qt has deleted the dialog (``deleteLater`` after closing)."""
+        return shiboken6.isValid(self)
 
     def _cancel_background(self) -> None:
         """On close, stop probes and tests; a save in progress is left to finish."""
@@ -433,6 +454,8 @@ class SettingsDialog(QDialog):
         except SettingsFileError as exc:
             self._settings = Settings()
             self._show_save_error(str(exc), offer_move=True)
+        if not self._alive():
+            return
         self.keychainWarning.setVisible(not self._store.keychain_available)
         self._providers = list(self._settings.providers)
         for config in self._providers:
@@ -440,7 +463,10 @@ class SettingsDialog(QDialog):
                 self._has_key[config.id] = bool(await self._store.get_api_key(config.id))
             except SettingsError as exc:
                 self._has_key[config.id] = False
-                self._show_save_error(str(exc))
+                if self._alive():
+                    self._show_save_error(str(exc))
+        if not self._alive():
+            return
         self._set_combo(self.languageCombo, self._settings.language)
         self._set_combo(self.themeCombo, self._settings.theme)
         self._refresh_list(select=self._settings.default_provider_id)
@@ -454,6 +480,8 @@ class SettingsDialog(QDialog):
         self.probeAgainButton.setEnabled(False)
         self.discoveryStatus.setText(self.tr("Looking for model servers…"))
         self._found = await discover(self._servers, environ=self._environ)
+        if not self._alive():
+            return
         while self._found_layout.count() > 1:  # keep the trailing stretch
             item = self._found_layout.takeAt(0)
             if item.widget() is not None:
@@ -691,6 +719,8 @@ class SettingsDialog(QDialog):
     def _finish_test(
         self, provider_id: str, ok: bool, message: str, names: Sequence[str] = ()
     ) -> None:
+        if not self._alive():
+            return
         self.testConnectionButton.setEnabled(True)
         if self._current == provider_id:
             self.connectionResult.setText(message)
@@ -707,15 +737,17 @@ class SettingsDialog(QDialog):
         if self.is_saving:
             return
         self._commit_form()
-        self._spawn(self._save(close=True), keep=True)
+        self._spawn(self._save(self._snapshot(), close=True), keep=True)
 
     def _on_move_aside(self) -> None:
+        self._commit_form()
+        snapshot = self._snapshot()
+        self.moveAsideButton.setVisible(False)
+
         async def move_then_save() -> None:
             moved = await self._store.move_aside()
             log.info("Settings file moved aside to %s", moved)
-            self.moveAsideButton.setVisible(False)
-            self._commit_form()
-            await self._save(close=False)
+            await self._save(snapshot, close=False)
 
         self._spawn(move_then_save(), keep=True)
 
@@ -726,52 +758,87 @@ class SettingsDialog(QDialog):
         if found.api_key is not None:
             self._pending_keys[found.config.id] = found.api_key.reveal()
         self._refresh_list(select=found.config.id)
+        snapshot = self._snapshot()
 
         async def add() -> None:
-            if await self._save(close=False):
+            done = await self._save(snapshot, close=False)
+            if not shiboken6.isValid(button):
+                return
+            if done:
                 button.setText(self.tr("Added"))
             else:
                 button.setEnabled(True)
 
         self._spawn(add(), keep=True)
 
-    async def _save(self, *, close: bool) -> bool:
-        """Write keys, then settings; emit ``settingsChanged``. Return True on success."""
+    def _snapshot(self) -> _SaveRequest:
+        """Take everything a save needs from the widgets now, while they surely exist."""
+        return _SaveRequest(
+            providers=list(self._providers),
+            keys=dict(self._pending_keys),
+            removed=set(self._removed),
+            default_provider_id=self._settings.default_provider_id,
+            language=self.languageCombo.currentData(),
+            theme=self.themeCombo.currentData(),
+        )
+
+    async def _save(self, request: _SaveRequest, *, close: bool) -> bool:
+        """Write keys, then settings; emit ``settingsChanged``. Return True on success.
+
+        Runs on even if the dialog is closed and deleted meanwhile (the window deletes it
+        once closed): it reads only ``request`` and touches widgets only while they exist.
+        """
         self.is_saving = True
-        self.saveButton.setEnabled(False)
-        self.saveError.setVisible(False)
+        if self._alive():
+            self.saveButton.setEnabled(False)
+            self.saveError.setVisible(False)
+        providers = request.providers
         try:
-            for provider_id in list(self._removed):
+            for provider_id in request.removed:
                 await self._store.delete_api_key(provider_id)
                 self._removed.discard(provider_id)
-            for provider_id, key in list(self._pending_keys.items()):
-                index = self._index(provider_id)
+            for provider_id, key in request.keys.items():
+                index = next((i for i, p in enumerate(providers) if p.id == provider_id), -1)
                 if index < 0:
                     continue
                 in_keychain = await self._store.set_api_key(provider_id, key)
-                self._providers[index] = replace(
-                    self._providers[index], key_in_keychain=in_keychain and bool(key)
+                providers[index] = replace(
+                    providers[index], key_in_keychain=in_keychain and bool(key)
                 )
                 self._has_key[provider_id] = bool(key)
-                del self._pending_keys[provider_id]
-            self._settings.providers = list(self._providers)
-            if self._settings.default_provider_id is None and self._providers:
-                self._settings.default_provider_id = self._providers[0].id
-            self._settings.language = self.languageCombo.currentData()
-            self._settings.theme = self.themeCombo.currentData()
-            await self._store.save(self._settings)
-        except SettingsFileError as exc:
-            self._show_save_error(str(exc), offer_move=True)
-            return False
+                if self._pending_keys.get(provider_id) == key:
+                    del self._pending_keys[provider_id]
+            # What the dialog does not edit (the last conversation, the window geometry) may
+            # have been saved by the window since the dialog opened: take it from the file.
+            current = await self._store.load()
+            current.providers = providers
+            current.default_provider_id = request.default_provider_id
+            default = current.default_provider()  # the chosen one, else the first
+            current.default_provider_id = default.id if default else None
+            current.language = request.language
+            current.theme = request.theme
+            await self._store.save(current)
         except SettingsError as exc:
-            self._show_save_error(str(exc))
+            if self._alive():
+                self._show_save_error(str(exc), offer_move=isinstance(exc, SettingsFileError))
             return False
         finally:
             self.is_saving = False
-            self.saveButton.setEnabled(True)
+            if self._alive():
+                self.saveButton.setEnabled(True)
+        # Keep key locations the save learned, and edits made while it ran.
+        located = {p.id: p.key_in_keychain for p in providers}
+        self._providers = [
+            replace(p, key_in_keychain=located.get(p.id, p.key_in_keychain))
+            for p in self._providers
+        ]
+        self._settings.language, self._settings.theme = current.language, current.theme
+        self._settings.default_provider_id = current.default_provider_id
         app = QApplication.instance()
-        if isinstance(app, QApplication) and app.property("continuoTheme") != self._settings.theme:
-            apply_palette(app, self._settings.theme)
+        if isinstance(app, QApplication) and app.property("continuoTheme") != current.theme:
+            apply_palette(app, current.theme)
+        if not self._alive():  # closed and deleted while saving: the files are written
+            return True
         self.providerApiKey.clear()
         self._update_key_placeholder()
         self._refresh_list(select=self._current)

@@ -201,7 +201,11 @@ def apply_palette(app: QApplication, mode: str) -> str:
     global _following_system
     if mode not in MODES:
         raise ValueError(f"Unknown theme {mode!r}; expected one of {MODES}.")
-    app.setStyle("Fusion")
+    # Recreating the style re-polishes every widget; do it once. (With a style sheet set,
+    # app.style() is Qt's style-sheet wrapper, so the style cannot be asked its name.)
+    if app.property("continuoFusion") is not True:
+        app.setStyle("Fusion")
+        app.setProperty("continuoFusion", True)
     scheme = effective_scheme(mode, app)
     app.setPalette(dark_palette() if scheme == "dark" else light_palette())
     app.setStyleSheet(style_sheet(scheme))

@@ -91,11 +91,13 @@ def restore_look(qapp: QApplication) -> Iterator[None]:
     """Saving the dialog applies the theme to the app; give the next test a plain one."""
     style, palette, sheet = qapp.style().name(), qapp.palette(), qapp.styleSheet()
     yield
-    qapp.setStyle(style)
+    if style:
+        qapp.setStyle(style)
     qapp.setPalette(palette)
     qapp.setStyleSheet(sheet)
     qapp.setProperty("continuoTheme", None)
     qapp.setProperty("continuoScheme", None)
+    qapp.setProperty("continuoFusion", None)
 
 
 @pytest.fixture
@@ -377,3 +379,55 @@ def test_emitting_dialog_signals_keeps_bool_refcounts() -> None:
     emitter.changed.disconnect(slot)
     assert len(received) == 200
     assert (sys.getrefcount(True), sys.getrefcount(False)) == before
+
+
+async def test_save_keeps_what_the_window_saved_meanwhile(
+    qtbot, tmp_path, no_keyring, restore_look
+) -> None:
+    store = SettingsStore(tmp_path)
+    dialog = await open_dialog(qtbot, store)
+    # While the dialog is open, the window records the open conversation and its geometry.
+    window_side = await SettingsStore(tmp_path).load()
+    window_side.last_session_id = "conversation-42"
+    window_side.window_geometry = "AdnQywAD"
+    await SettingsStore(tmp_path).save(window_side)
+
+    dialog.tabs.setCurrentWidget(dialog.providersPage)
+    click(qtbot, dialog.addProviderButton)
+    await save(qtbot, dialog)
+
+    settings = await store.load()
+    assert len(settings.providers) == 1
+    assert (settings.last_session_id, settings.window_geometry) == (
+        "conversation-42",
+        "AdnQywAD",
+    )
+
+
+async def test_closing_and_deleting_the_dialog_mid_save_still_saves(
+    qtbot, tmp_path, dict_keyring, ollama_port, restore_look
+) -> None:
+    store = SettingsStore(tmp_path)
+    dialog = SettingsDialog(
+        store, servers=[LocalServer("Ollama", "ollama", ollama_port)], environ={}
+    )
+    found = asyncio.ensure_future(signal_of(dialog.discoveryFinished))
+    dialog.open()
+    await found
+    if not dialog.is_loaded:
+        await signal_of(dialog.loaded)
+    (button,) = dialog.findChildren(QPushButton, "addFoundButton")
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    # The window deletes its dialog once it is closed; the save must neither be lost
+    # nor touch the deleted widgets (the loop fixture fails the test on any such error).
+    dialog.reject()
+    dialog.deleteLater()
+    del dialog, button
+
+    async def saved() -> bool:
+        return bool((await SettingsStore(tmp_path).load()).providers)
+
+    deadline = asyncio.get_running_loop().time() + 10
+    while not await saved():
+        assert asyncio.get_running_loop().time() < deadline, "the provider was not saved"
+        await asyncio.sleep(0.01)
