@@ -602,6 +602,9 @@ class SettingsDialog(QDialog):
         else:
             text = self.tr("Not set (local servers need none)")
         self.providerApiKey.setPlaceholderText(text)
+        self.forgetKeyButton.setEnabled(
+            bool(pending) or (pending is None and bool(self._has_key.get(provider_id)))
+        )
 
     def _commit_form(self) -> None:
         """Copy the form into the working list (and the typed key into pending keys)."""

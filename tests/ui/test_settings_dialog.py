@@ -256,6 +256,15 @@ async def test_edit_keeps_key_when_field_left_empty_and_remove_forgets_it(
     assert await store.get_api_key("p1") == SECRET
 
     dialog = await open_dialog(qtbot, store)
+    click(qtbot, dialog.forgetKeyButton)
+    assert "forgotten" in dialog.providerApiKey.placeholderText()
+    assert not dialog.forgetKeyButton.isEnabled()
+    await save(qtbot, dialog)
+    assert await store.get_api_key("p1") is None
+    assert (await store.load()).providers[0].key_in_keychain is False
+
+    await store.set_api_key("p1", SECRET)
+    dialog = await open_dialog(qtbot, store)
     click(qtbot, dialog.removeProviderButton)
     assert dialog.providerList.count() == 0
     await save(qtbot, dialog)
@@ -357,8 +366,6 @@ async def _until(predicate: Any, within: float = 10.0) -> None:
 
 
 class _Emitter(QObject):
-    # At module level: a QObject class with signals defined inside a test function is
-    # garbage-collected later, mid-way through another test, and PySide then crashes.
     changed = Signal()
 
 
