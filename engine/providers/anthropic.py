@@ -249,7 +249,7 @@ class AnthropicModel(HTTPModel):
         out: list[ModelEvent] = []
         # Late binding is the point: the stop is read when the connection breaks.
         finished = lambda: stop_reason is not None  # noqa: B023, E731
-        async for batch in until_broken(aiter_sse(response), finished):
+        async for batch in until_broken(aiter_sse(response, event_names=False), finished):
             try:
                 for sse in batch:
                     raw = sse.data  # a property: read it once
@@ -263,7 +263,9 @@ class AnthropicModel(HTTPModel):
                         data = loads(raw, self)
                     if not isinstance(data, dict):
                         raise self._bad_json()
-                    kind = data.get("type") or sse.event  # "ping" matches nothing below
+                    kind = data.get(
+                        "type"
+                    )  # the event name, repeated in the data; "ping" matches nothing below
                     if kind == "content_block_delta":
                         delta = data.get("delta") or {}
                         dtype = delta.get("type")

@@ -28,8 +28,14 @@ from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 __all__ = ["ServerSentEvent", "aiter_ndjson_lines", "aiter_sse"]
 
 
-async def aiter_sse(response: httpx.Response) -> AsyncIterator[list[ServerSentEvent]]:
+async def aiter_sse(
+    response: httpx.Response, *, event_names: bool = True
+) -> AsyncIterator[list[ServerSentEvent]]:
     """Yield the events of an SSE response body, in order, a batch per network read.
+
+    ``event_names=False`` drops the ``event:`` lines before decoding, for a protocol that
+    repeats the name inside each event's data (Anthropic's ``"type"``): a third fewer lines
+    to decode on the hot path; every event's ``event`` is then ``"message"``.
 
     Batches, not single events: a stream of 20,000 small events is read in a few dozen
     reads, and every async-generator hop per event costs time (bench_providers).
@@ -49,11 +55,20 @@ async def aiter_sse(response: httpx.Response) -> AsyncIterator[list[ServerSentEv
                 if line.startswith("error:"):
                     batch.append(ServerSentEvent(event="error", data=line[6:].strip()))
                     continue
+                if not event_names and line.startswith("event:"):
+                    continue
+                event = decode(line)
+                if event is not None:
+                    batch.append(event)
+        elif event_names:
+            for line in lines.decode(text):
                 event = decode(line)
                 if event is not None:
                     batch.append(event)
         else:
             for line in lines.decode(text):
+                if line.startswith("event:"):
+                    continue
                 event = decode(line)
                 if event is not None:
                     batch.append(event)
@@ -63,6 +78,8 @@ async def aiter_sse(response: httpx.Response) -> AsyncIterator[list[ServerSentEv
     for line in lines.flush():
         if line.startswith("error:"):
             batch.append(ServerSentEvent(event="error", data=line[6:].strip()))
+            continue
+        if not event_names and line.startswith("event:"):
             continue
         event = decode(line)
         if event is not None:

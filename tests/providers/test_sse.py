@@ -73,3 +73,13 @@ async def test_ndjson_lines_are_the_same_at_every_split() -> None:
         async for batch in aiter_ndjson_lines(response(NDJSON_BODY, cut, "application/x-ndjson")):
             lines += batch
         assert lines == expected, f"split at byte {cut}"
+
+
+async def test_event_names_can_be_dropped_when_the_data_repeats_them() -> None:
+    for cut in range(len(SSE_BODY)):
+        events = []
+        body = response(SSE_BODY, cut, "text/event-stream")
+        async for batch in aiter_sse(body, event_names=False):
+            events += [(e.event, e.data) for e in batch]
+        assert [name for name, _ in events] == ["message"] * 4 + ["error"], cut
+        assert events[1] == ("message", '{"type": "ping"}')
