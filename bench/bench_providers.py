@@ -10,10 +10,11 @@ For each protocol the same bytes are read twice over the same HTTP path:
 
 Also printed, for information: reading the lines alone, parsing nothing.
 
-Target: the adapter within 1.5x of the baseline: the median over rounds of the ratio within
-each round (the two reads back to back, so both see the same machine), timed in this
-process's CPU time (``time.process_time``) so that other busy processes on a shared machine
-do not decide it; the server thread is in this process too, and costs the same for both.
+Target: the adapter within 1.5x of the baseline, as the median over rounds of the ratio within
+each round (the two reads back to back, so both see the same machine; on a busy shared
+machine this was steadier than best time against best time, which is printed beside it).
+Times are this process's CPU time (``time.process_time``), so other busy processes do not
+decide the ratio; the server thread is in this process too, and costs the same for both.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from engine.providers import AnthropicModel, OllamaModel, OpenAIChatModel
 from tests.support.provider_server import ProviderServer, Turn, render
 
 CHUNKS = 20_000
-ROUNDS = 11
+ROUNDS = 21
 TARGET = 1.5
 
 PROTOCOLS: dict[str, tuple[type, str]] = {
@@ -155,6 +156,7 @@ async def _measure(server: ProviderServer, protocol: str) -> dict[str, float]:
         "lines": min(lines),
         "adapter": min(adapters),
         "ratio": statistics.median(ratios),
+        "best": min(adapters) / min(bases),
     }
 
 
@@ -166,8 +168,8 @@ async def _main() -> list[str]:
             print(
                 f"{protocol:>9}: {CHUNKS} chunks  baseline {m['base'] * 1000:6.1f} ms  "
                 f"adapter {m['adapter'] * 1000:6.1f} ms  ratio {m['ratio']:.2f}x "
-                f"(median of {ROUNDS} rounds; target <= {TARGET}x)  [lines alone, no JSON: "
-                f"{m['lines'] * 1000:.1f} ms, adapter {m['adapter'] / m['lines']:.2f}x]",
+                f"(target <= {TARGET}x; best against best {m['best']:.2f}x)  [lines alone, "
+                f"no JSON: {m['lines'] * 1000:.1f} ms, adapter {m['adapter'] / m['lines']:.2f}x]",
                 flush=True,
             )
             if m["ratio"] > TARGET:
