@@ -15,6 +15,9 @@ details (``_map_errors``, ``_context_raw``) and the model list (``_models_url``,
                        │ yes
                  wait (Retry-After, else exponential backoff with jitter) ─► next attempt
 
+  An error event saying the server is in trouble (overloaded, server error) counts as
+  retryable too, still only before any event; a connection that breaks after the stop
+  arrived keeps the answer whole (`until_broken`).
 - `ToolCallAccumulator`, which assembles streamed tool-call fragments;
 - the wording of errors, which never contains a credential: messages are built from the
   provider's name, the status and the provider's own error text with the key scrubbed out;
