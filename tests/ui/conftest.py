@@ -1,0 +1,136 @@
+"""Fixtures for the window's tests: every async test here runs on a qasync loop.
+
+pytest-asyncio runs ``async def`` tests; the ``pytest_asyncio_loop_factories`` hook below makes
+it build a qasync `QEventLoop` over the one `QApplication` (pytest-qt's ``qapp``) for every
+test in this folder, so coroutines, Qt signals and timers share one loop, as in the app.
+
+Waiting inside an async test must not spin a nested Qt loop (``qtbot.waitSignal`` /
+``waitUntil`` would run other tasks' steps inside this one's): use `until` and `next_signal`.
+
+The ``loop`` fixture is autouse: it collects every error the loop reports (an exception in a
+task nobody awaited, a failing callback) and fails the test with them at teardown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from ui.app import EventLoop  # noqa: E402
+
+
+def _application() -> QApplication:
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(sys.argv[:1])
+    # Closing a test's window must not end the loop under the test.
+    app.setQuitOnLastWindowClosed(False)
+    return app  # type: ignore[return-value]
+
+
+def pytest_asyncio_loop_factories(config: Any, item: Any) -> dict[str, Callable[[], Any]]:
+    return {"qasync": lambda: EventLoop(_application())}
+
+
+@pytest.fixture(autouse=True)
+async def loop() -> AsyncIterator[asyncio.AbstractEventLoop]:
+    """The running qasync loop; fails the test on any error the loop reports."""
+    running = asyncio.get_running_loop()
+    errors: list[dict[str, Any]] = []
+    running.set_exception_handler(lambda _loop, context: errors.append(context))
+    yield running
+    # Windows close on the loop, while it runs: their stores finish writing and close.
+    while _OPEN_WINDOWS:
+        window = _OPEN_WINDOWS.pop()
+        if not window.controller._closed:
+            await close_window(window)
+    running.set_exception_handler(None)
+    if errors:
+        lines = [f"{c.get('message')}: {c.get('exception')!r}" for c in errors]
+        pytest.fail("unhandled errors on the event loop:\n" + "\n".join(lines))
+
+
+async def until(predicate: Callable[[], object], seconds: float = 10.0, what: str = "") -> None:
+    """Wait, polling every few milliseconds, until ``predicate()`` is truthy."""
+    deadline = asyncio.get_running_loop().time() + seconds
+    while not predicate():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out after {seconds}s waiting for {what or predicate}")
+        await asyncio.sleep(0.005)
+
+
+async def next_signal(signal: Any, seconds: float = 10.0) -> tuple[Any, ...]:
+    """Wait for the next emission of a Qt signal and return its arguments."""
+    future: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
+
+    def fire(*args: Any) -> None:
+        if not future.done():
+            future.set_result(args)
+
+    signal.connect(fire)
+    try:
+        return await asyncio.wait_for(future, seconds)
+    finally:
+        signal.disconnect(fire)
+
+
+# ---------------------------------------------------------------------------- the window
+
+
+@pytest.fixture
+def provider_server() -> Any:
+    """The loopback provider (tests/support/provider_server.py), on a free port."""
+    from tests.support.provider_server import ProviderServer
+
+    with ProviderServer() as server:
+        yield server
+
+
+async def seed_provider(data_dir: Any, server: Any, model: str = "loopback-echo") -> Any:
+    """Write settings with one OpenAI-compatible provider at ``server``; return the store."""
+    from ui.settings import ProviderConfig, Settings, SettingsStore
+
+    store = SettingsStore(data_dir, use_keychain=False)
+    config = ProviderConfig(
+        id="loopback",
+        kind="openai",
+        name="Loopback",
+        base_url=server.openai_url,
+        default_model=model,
+    )
+    await store.save(Settings(providers=[config], default_provider_id="loopback"))
+    return store
+
+
+_OPEN_WINDOWS: list[Any] = []
+
+
+async def open_window(data_dir: Any, **kwargs: Any) -> Any:
+    """Build, show and start a window over ``data_dir``; closed (store and all) at teardown."""
+    from ui.app import build_window
+
+    kwargs.setdefault("first_run_dialog", False)
+    window = build_window(data_dir, **kwargs)
+    _OPEN_WINDOWS.append(window)
+    window.show()
+    await window.started()
+    return window
+
+
+async def close_window(window: Any) -> None:
+    """Close a window the way a person does, and wait until its store is closed."""
+    if window.controller._closed:
+        return
+    closed = asyncio.Event()
+    window.closed.connect(closed.set)
+    window.close()
+    await asyncio.wait_for(closed.wait(), 15)

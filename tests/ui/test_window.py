@@ -1,0 +1,53 @@
+"""The window end to end with a scripted model: sending, streaming, tool cards, Stop."""
+
+from __future__ import annotations
+
+import asyncio
+
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+from tests.support.scripted import ScriptedModel, Turn
+from tests.ui.conftest import until
+from ui.app import build_window
+from ui.models.transcript import ItemKind, ItemState
+
+
+def _window(tmp_path, model, tools=()):
+    async def factory(config, model_id):
+        return model
+
+    window = build_window(tmp_path, model_factory=factory, tools=tools, first_run_dialog=False)
+    window.show()
+    return window
+
+
+async def test_send_streams_and_finishes(tmp_path, qtbot):
+    gate = asyncio.Event()
+    model = ScriptedModel(
+        [Turn(text="Hello **world**, this is a streamed answer.", chunks=6, gate=gate)]
+    )
+    window = _window(tmp_path, model)
+    qtbot.addWidget(window)
+    await window.started()
+    QTest.keyClicks(window.composer, "Hi there")
+    QTest.keyClick(window.composer, Qt.Key.Key_Return)
+    await until(
+        lambda: window.transcript.model() is not None and window.transcript.model().streaming
+    )
+    rows = window.transcript.model()
+    await until(lambda: any(i.kind is ItemKind.ASSISTANT and i.text for i in rows.items()))
+    assert window.stop_button.isVisible()
+    partial = [i for i in rows.items() if i.kind is ItemKind.ASSISTANT][0].text
+    assert partial and partial != "Hello **world**, this is a streamed answer."
+    gate.set()
+    await until(lambda: not window.controller.is_running(window.controller.current))
+    answer = [i for i in rows.items() if i.kind is ItemKind.ASSISTANT][-1]
+    assert answer.state is ItemState.DONE
+    assert answer.text == "Hello **world**, this is a streamed answer."
+    window.transcript.flush()
+    view = window.transcript.views()[-1]
+    assert "world" in view.body.toPlainText()
+    assert not window.resume_button.isVisible()
+    window.close()
+    await until(lambda: window.controller._closed)
