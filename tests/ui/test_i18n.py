@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import re
+import shutil
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QCoreApplication, QLocale
@@ -118,3 +122,46 @@ def test_every_string_is_translated_and_keeps_its_placeholders() -> None:
         )
         # A mnemonic (&F) must survive translation, or the menu loses its shortcut.
         assert ("&" in source) == ("&" in translation), (context, source, translation)
+
+
+def _tool(name: str) -> str:
+    """The PySide6 tool beside this Python (pyside6-lupdate, pyside6-lrelease)."""
+    path = Path(sys.executable).parent / name
+    assert path.exists(), f"{name} is missing from the venv (it ships with PySide6)"
+    return str(path)
+
+
+def test_translation_covers_every_string_in_the_code(tmp_path: Path) -> None:
+    """lupdate over ui/ finds nothing the shipped .ts lacks (a new string needs translating).
+
+    To refresh: ``pyside6-lupdate $(find ui -name '*.py') -ts
+    resources/translations/continuo_zh_CN.ts -no-obsolete``, translate, then lrelease.
+    """
+    fresh = tmp_path / "continuo_zh_CN.ts"
+    shutil.copy(TS, fresh)
+    sources = sorted(str(p) for p in (Path(__file__).parents[2] / "ui").rglob("*.py"))
+    subprocess.run(
+        [_tool("pyside6-lupdate"), *sources, "-ts", str(fresh), "-no-obsolete", "-silent"],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    root = ET.parse(fresh).getroot()
+    untranslated = [
+        (context.findtext("name"), message.findtext("source"))
+        for context in root.iter("context")
+        for message in context.iter("message")
+        if message.find("translation").get("type") == "unfinished"  # type: ignore[union-attr]
+    ]
+    assert untranslated == [], "new strings without a Chinese translation"
+
+
+def test_compiled_translation_matches_its_source(tmp_path: Path) -> None:
+    rebuilt = tmp_path / "continuo_zh_CN.qm"
+    subprocess.run(
+        [_tool("pyside6-lrelease"), str(TS), "-qm", str(rebuilt), "-silent"],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    assert rebuilt.read_bytes() == QM.read_bytes(), "run pyside6-lrelease on the .ts"
