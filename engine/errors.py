@@ -174,7 +174,13 @@ class UnknownMessageTypeError(StorageError):
 
 
 class ProviderError(ContinuoError):
-    """A model provider failed; `.provider` names it (e.g. ``"OpenAI"``)."""
+    """A model provider failed; `.provider` names it (e.g. ``"OpenAI"``).
+
+    ``retryable`` is set by the adapters for transient failures (connection errors, 408, 409,
+    429, 5xx): they retry those themselves, and only before any output arrived.
+    """
+
+    retryable: bool = False
 
     def __init__(self, message: str, *, provider: str = "the provider") -> None:
         self.provider = provider

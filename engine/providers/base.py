@@ -405,7 +405,7 @@ class HTTPModel:
                 "or allow a longer timeout in Settings.",
                 provider=self.provider,
             )
-            err.retryable = True  # type: ignore[attr-defined]
+            err.retryable = True
             raise err from exc
         except httpx.ConnectError as exc:
             err = ProviderConnectionError(
@@ -413,7 +413,7 @@ class HTTPModel:
                 + (connect_hint or "Check your network connection and the base URL in Settings."),
                 provider=self.provider,
             )
-            err.retryable = True  # type: ignore[attr-defined]
+            err.retryable = True
             raise err from exc
         except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:
             err = ProviderConnectionError(
@@ -421,7 +421,7 @@ class HTTPModel:
                 "Check your connection and try again.",
                 provider=self.provider,
             )
-            err.retryable = True  # type: ignore[attr-defined]
+            err.retryable = True
             raise err from exc
         except httpx.DecodingError as exc:
             raise ProviderResponseError(
