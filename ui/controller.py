@@ -182,6 +182,10 @@ class Controller(QObject):
 
     def _task_done(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
+        for sid, running in list(self._running.items()):
+            if running is task:  # cancelled before its first step: nothing else cleared it
+                del self._running[sid]
+                self.busyChanged.emit(sid, False)
         if task.cancelled():
             return
         exc = task.exception()
@@ -481,7 +485,10 @@ class Controller(QObject):
         sid = self.current
         if sid and sid in self._running:
             return None
-        return self.spawn(self._send(sid, text), "send")
+        task = self.spawn(self._send(sid, text), "send")
+        if sid:
+            self._running[sid] = task  # busy from now on, not from the task's first step
+        return task
 
     async def _send(self, sid: str | None, text: str) -> None:
         if not sid:
@@ -493,7 +500,9 @@ class Controller(QObject):
         sid = self.current
         if not sid or sid in self._running:
             return None
-        return self.spawn(self._request(sid, None), "resume")
+        task = self.spawn(self._request(sid, None), "resume")
+        self._running[sid] = task  # busy from now on, not from the task's first step
+        return task
 
     def stop(self, session_id: str | None = None) -> bool:
         """Cancel the request of a conversation (the current one by default)."""
