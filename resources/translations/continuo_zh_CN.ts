@@ -309,258 +309,259 @@
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="88"/>
+        <location filename="../../ui/settings_dialog.py" line="89"/>
         <source>OpenAI-compatible</source>
         <extracomment>Seconds a connection test may take; one attempt, so a wrong address fails promptly.</extracomment>
         <translation>OpenAI 兼容</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="89"/>
+        <location filename="../../ui/settings_dialog.py" line="90"/>
         <source>Anthropic</source>
         <translation>Anthropic</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="90"/>
+        <location filename="../../ui/settings_dialog.py" line="91"/>
         <source>Ollama</source>
         <translation>Ollama</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="100"/>
+        <location filename="../../ui/settings_dialog.py" line="101"/>
         <source>the server</source>
         <translation>服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="102"/>
+        <location filename="../../ui/settings_dialog.py" line="103"/>
         <source>The server refused the API key (HTTP {status}). Check that the key is correct and still active, then test again.</source>
         <translation>服务器拒绝了该 API 密钥（HTTP {status}）。请确认密钥正确且仍然有效，然后重新测试。</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="108"/>
+        <location filename="../../ui/settings_dialog.py" line="109"/>
         <source>The server says too many requests were made. Wait a minute and test again.</source>
         <translation>服务器提示请求过于频繁。请稍等一分钟后重新测试。</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="113"/>
+        <location filename="../../ui/settings_dialog.py" line="114"/>
         <source>The server answered with an error (HTTP {status}): {detail}</source>
         <translation>服务器返回了错误（HTTP {status}）：{detail}</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="117"/>
+        <location filename="../../ui/settings_dialog.py" line="118"/>
         <source>{url} did not answer in time. Check the address, or try again later.</source>
         <translation>{url} 没有及时响应。请检查地址，或稍后再试。</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="121"/>
+        <location filename="../../ui/settings_dialog.py" line="122"/>
         <source>Could not connect to {url}. Check the address and that the server is running.</source>
         <translation>无法连接到 {url}。请检查地址，并确认服务器正在运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="126"/>
+        <location filename="../../ui/settings_dialog.py" line="127"/>
         <source>The server&apos;s answer was not understood ({detail}). Check that the address points to this kind of server.</source>
         <translation>无法识别服务器的响应（{detail}）。请确认该地址指向的是这种类型的服务器。</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="134"/>
+        <location filename="../../ui/settings_dialog.py" line="135"/>
         <source>The connection test failed: {detail}</source>
         <translation>连接测试失败：{detail}</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="181"/>
+        <location filename="../../ui/settings_dialog.py" line="197"/>
         <source>Settings</source>
+        <extracomment>provider id → key to store (&quot;&quot; = forget)</extracomment>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="218"/>
+        <location filename="../../ui/settings_dialog.py" line="234"/>
         <source>No system keychain was found, so API keys are saved in {path}, a file only your user account can read. Anyone with access to your account can read them.</source>
         <extracomment>provider id → new key (&quot;&quot; = forget) id of the provider in the form saves: finish even if the dialog closes</extracomment>
         <translation>未找到系统钥匙串，因此 API 密钥保存在 {path} 中，该文件只有你的用户账户可以读取。能访问你账户的任何人都能读取这些密钥。</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="231"/>
+        <location filename="../../ui/settings_dialog.py" line="247"/>
         <source>Providers</source>
         <translation>服务商</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="232"/>
+        <location filename="../../ui/settings_dialog.py" line="248"/>
         <source>Found on this computer</source>
         <translation>在本机发现</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="233"/>
+        <location filename="../../ui/settings_dialog.py" line="249"/>
         <source>Language and look</source>
         <translation>语言与外观</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="242"/>
+        <location filename="../../ui/settings_dialog.py" line="258"/>
         <source>Move the damaged settings file aside and save</source>
         <translation>将损坏的设置文件移到一旁并保存</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="271"/>
-        <location filename="../../ui/settings_dialog.py" line="490"/>
+        <location filename="../../ui/settings_dialog.py" line="287"/>
+        <location filename="../../ui/settings_dialog.py" line="518"/>
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="274"/>
+        <location filename="../../ui/settings_dialog.py" line="290"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="298"/>
+        <location filename="../../ui/settings_dialog.py" line="314"/>
         <source>Forget key</source>
         <translation>清除密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="307"/>
+        <location filename="../../ui/settings_dialog.py" line="323"/>
         <source>Ask the server</source>
         <translation>由服务器决定</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="308"/>
+        <location filename="../../ui/settings_dialog.py" line="324"/>
         <source>Use for new conversations</source>
         <translation>用于新对话</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="310"/>
+        <location filename="../../ui/settings_dialog.py" line="326"/>
         <source>Test connection</source>
         <translation>测试连接</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="318"/>
+        <location filename="../../ui/settings_dialog.py" line="334"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="319"/>
+        <location filename="../../ui/settings_dialog.py" line="335"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="320"/>
+        <location filename="../../ui/settings_dialog.py" line="336"/>
         <source>Base URL</source>
         <translation>基础 URL</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="321"/>
+        <location filename="../../ui/settings_dialog.py" line="337"/>
         <source>API key</source>
         <translation>API 密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="322"/>
+        <location filename="../../ui/settings_dialog.py" line="338"/>
         <source>Default model</source>
         <translation>默认模型</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="337"/>
+        <location filename="../../ui/settings_dialog.py" line="353"/>
         <source>Continuo looked for model servers running on this computer and for API keys set in your environment. Add any of them with one click, or add a provider by hand on the Providers page.</source>
         <translation>Continuo 查找了本机正在运行的模型服务器，以及环境变量中设置的 API 密钥。点一下即可添加其中任意一项，也可以在“服务商”页面手动添加。</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="345"/>
-        <location filename="../../ui/settings_dialog.py" line="455"/>
+        <location filename="../../ui/settings_dialog.py" line="361"/>
+        <location filename="../../ui/settings_dialog.py" line="481"/>
         <source>Looking for model servers…</source>
         <translation>正在查找模型服务器…</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="359"/>
+        <location filename="../../ui/settings_dialog.py" line="375"/>
         <source>Look again</source>
         <translation>重新查找</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="363"/>
+        <location filename="../../ui/settings_dialog.py" line="379"/>
         <source>Add a provider by hand</source>
         <translation>手动添加服务商</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="379"/>
-        <location filename="../../ui/settings_dialog.py" line="386"/>
+        <location filename="../../ui/settings_dialog.py" line="395"/>
+        <location filename="../../ui/settings_dialog.py" line="402"/>
         <source>System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="387"/>
+        <location filename="../../ui/settings_dialog.py" line="403"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="388"/>
+        <location filename="../../ui/settings_dialog.py" line="404"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="389"/>
+        <location filename="../../ui/settings_dialog.py" line="405"/>
         <source>A new language takes effect the next time Continuo starts.</source>
         <translation>新的语言将在下次启动 Continuo 时生效。</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="392"/>
+        <location filename="../../ui/settings_dialog.py" line="408"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="394"/>
+        <location filename="../../ui/settings_dialog.py" line="410"/>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="464"/>
+        <location filename="../../ui/settings_dialog.py" line="492"/>
         <source>Found {count}:</source>
         <translation>找到 {count} 项：</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="468"/>
+        <location filename="../../ui/settings_dialog.py" line="496"/>
         <source>Nothing found. Start Ollama, LM Studio, llama.cpp or vLLM and press Look again, or add a provider by hand on the Providers page.</source>
         <translation>未找到任何服务。请启动 Ollama、LM Studio、llama.cpp 或 vLLM 后点击“重新查找”，或在“服务商”页面手动添加。</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="481"/>
+        <location filename="../../ui/settings_dialog.py" line="509"/>
         <source>API key from {variable}</source>
         <translation>来自 {variable} 的 API 密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="483"/>
+        <location filename="../../ui/settings_dialog.py" line="511"/>
         <source>running at {address}, {count} model(s)</source>
         <translation>运行于 {address}，共 {count} 个模型</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="498"/>
-        <location filename="../../ui/settings_dialog.py" line="732"/>
+        <location filename="../../ui/settings_dialog.py" line="526"/>
+        <location filename="../../ui/settings_dialog.py" line="771"/>
         <source>Added</source>
         <translation>已添加</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="513"/>
+        <location filename="../../ui/settings_dialog.py" line="541"/>
         <source>{name} (default)</source>
         <translation>{name}（默认）</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="571"/>
+        <location filename="../../ui/settings_dialog.py" line="599"/>
         <source>The saved key will be forgotten</source>
         <translation>已保存的密钥将被清除</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="573"/>
+        <location filename="../../ui/settings_dialog.py" line="601"/>
         <source>A key is saved; leave empty to keep it</source>
         <translation>已保存密钥；留空则保持不变</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="575"/>
+        <location filename="../../ui/settings_dialog.py" line="603"/>
         <source>Not set (local servers need none)</source>
         <translation>未设置（本地服务器无需密钥）</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="660"/>
+        <location filename="../../ui/settings_dialog.py" line="691"/>
         <source>Connecting…</source>
         <translation>正在连接…</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="684"/>
+        <location filename="../../ui/settings_dialog.py" line="715"/>
         <source>Connected. {count} model(s): {names}</source>
         <translation>连接成功。共 {count} 个模型：{names}</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="688"/>
+        <location filename="../../ui/settings_dialog.py" line="719"/>
         <source>Connected, but the server lists no models.</source>
         <translation>连接成功，但服务器没有列出任何模型。</translation>
     </message>
