@@ -1,0 +1,546 @@
+"""The main window: the conversation list, the transcript, the composer and the Resume row.
+
+It lays out widgets and routes what the person does to the `Controller`, and what the
+controller announces back to widgets. It awaits nothing itself: every piece of work is a
+controller task. Dialogs open with ``open()`` (never a nested ``exec()`` inside the qasync
+loop). The object names DESIGN.md lists are set here and stay stable: ``sessionList``,
+``newChatButton``, ``transcript``, ``composer``, ``sendButton``, ``stopButton``,
+``resumeButton``, ``modelPicker``, ``resumeLabel``, ``errorBanner``, ``sessionFilter``
+(``settingsDialog`` is the dialog's own).
+
+``resumeButton``, ``resumeLabel`` and ``errorBanner`` are permanent children shown and hidden
+with ``setVisible``; they sit under the last message, so an error reads under whatever was
+streamed before it.
+
+Closing the window stops running requests (their partial answers are stored), saves the
+geometry and closes the store, then emits `closed`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import html
+import logging
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QMainWindow,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine import ResumeKind
+
+from .controller import Controller, ModelChoice
+from .models.sessions import SESSION_ID_ROLE, SessionFilterModel
+from .widgets.composer import Composer
+from .widgets.transcript_view import TranscriptView
+
+__all__ = ["MainWindow"]
+
+log = logging.getLogger(__name__)
+
+
+class MainWindow(QMainWindow):
+    """Continuo's window. Build it with `ui.app.build_window`."""
+
+    closed = Signal()
+
+    def __init__(self, controller: Controller, *, first_run_dialog: bool = True) -> None:
+        super().__init__()
+        self.controller = controller
+        controller.setParent(self)
+        self._first_run_dialog = first_run_dialog
+        self._closing = False
+        self._current_point: Any = None
+        self.settings_dialog: Any = None
+        self.setObjectName("mainWindow")
+        self.setWindowTitle(self.tr("Continuo"))
+        self.resize(1100, 760)
+        self._build()
+        self._build_actions()
+        self._connect()
+
+    # ------------------------------------------------------------------ layout
+
+    def _build(self) -> None:
+        # Left: filter, list, new chat.
+        left = QWidget(self)
+        left.setObjectName("sidebar")
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(8, 8, 4, 8)
+        self.new_chat_button = QPushButton(self.tr("New chat"), left)
+        self.new_chat_button.setObjectName("newChatButton")
+        self.new_chat_button.setAccessibleName(self.tr("New chat"))
+        self.new_chat_button.setToolTip(self.tr("Start a new conversation (Ctrl+N)"))
+        self.session_filter = QLineEdit(left)
+        self.session_filter.setObjectName("sessionFilter")
+        self.session_filter.setPlaceholderText(self.tr("Filter conversations"))
+        self.session_filter.setAccessibleName(self.tr("Filter conversations by title"))
+        self.session_filter.setClearButtonEnabled(True)
+        self.filter_model = SessionFilterModel(self.controller.sessions, self)
+        self.session_list = QListView(left)
+        self.session_list.setObjectName("sessionList")
+        self.session_list.setAccessibleName(self.tr("Conversations"))
+        self.session_list.setModel(self.filter_model)
+        self.session_list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.session_list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.session_list.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        self.session_list.setUniformItemSizes(True)
+        left_layout.addWidget(self.new_chat_button)
+        left_layout.addWidget(self.session_filter)
+        left_layout.addWidget(self.session_list, 1)
+
+        # Right: header (model, system prompt, settings), transcript, composer.
+        right = QWidget(self)
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(4, 8, 8, 8)
+        header = QHBoxLayout()
+        self.model_picker = QComboBox(right)
+        self.model_picker.setObjectName("modelPicker")
+        self.model_picker.setAccessibleName(self.tr("Model"))
+        self.model_picker.setToolTip(self.tr("The model that answers in this conversation"))
+        self.model_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.model_picker.setMinimumContentsLength(16)
+        self.model_picker.setPlaceholderText(self.tr("No model"))
+        self.prompt_toggle = QToolButton(right)
+        self.prompt_toggle.setObjectName("systemPromptToggle")
+        self.prompt_toggle.setText(self.tr("System prompt"))
+        self.prompt_toggle.setCheckable(True)
+        self.prompt_toggle.setAccessibleName(self.tr("Show the system prompt"))
+        self.settings_button = QToolButton(right)
+        self.settings_button.setObjectName("settingsButton")
+        self.settings_button.setText(self.tr("Settings"))
+        self.settings_button.setAccessibleName(self.tr("Settings"))
+        header.addWidget(self.model_picker)
+        header.addWidget(self.prompt_toggle)
+        header.addStretch(1)
+        header.addWidget(self.settings_button)
+        right_layout.addLayout(header)
+
+        self.system_prompt = QPlainTextEdit(right)
+        self.system_prompt.setObjectName("systemPrompt")
+        self.system_prompt.setAccessibleName(self.tr("System prompt for this conversation"))
+        self.system_prompt.setPlaceholderText(
+            self.tr(
+                "Instructions the model gets with every message of this conversation (optional)"
+            )
+        )
+        self.system_prompt.setTabChangesFocus(True)
+        self.system_prompt.setMaximumHeight(90)
+        self.system_prompt.hide()
+        right_layout.addWidget(self.system_prompt)
+
+        self.transcript = TranscriptView(right)
+        right_layout.addWidget(self.transcript, 1)
+
+        # The footer under the last message: the error, then the Resume row.
+        self.error_banner = QLabel(self)
+        self.error_banner.setObjectName("errorBanner")
+        self.error_banner.setWordWrap(True)
+        self.error_banner.setTextFormat(Qt.TextFormat.RichText)
+        self.error_banner.setOpenExternalLinks(False)
+        self.error_banner.setAccessibleName(self.tr("Error"))
+        self.error_banner.setVisible(False)
+        self.transcript.add_footer_widget(self.error_banner)
+        resume_row = QWidget(self)
+        resume_row.setObjectName("resumeRow")
+        resume_layout = QHBoxLayout(resume_row)
+        resume_layout.setContentsMargins(0, 0, 0, 0)
+        self.resume_label = QLabel(resume_row)
+        self.resume_label.setObjectName("resumeLabel")
+        self.resume_label.setWordWrap(True)
+        self.resume_label.setVisible(False)
+        self.resume_button = QPushButton(self.tr("Resume"), resume_row)
+        self.resume_button.setObjectName("resumeButton")
+        self.resume_button.setAccessibleName(self.tr("Resume"))
+        self.resume_button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        self.resume_button.setVisible(False)
+        resume_layout.addWidget(self.resume_label, 1)
+        resume_layout.addWidget(self.resume_button)
+        self.transcript.add_footer_widget(resume_row)
+
+        composer_row = QHBoxLayout()
+        self.composer = Composer(right)
+        self.send_button = QPushButton(self.tr("Send"), right)
+        self.send_button.setObjectName("sendButton")
+        self.send_button.setAccessibleName(self.tr("Send"))
+        self.send_button.setToolTip(self.tr("Send (Enter)"))
+        self.stop_button = QPushButton(self.tr("Stop"), right)
+        self.stop_button.setObjectName("stopButton")
+        self.stop_button.setAccessibleName(self.tr("Stop"))
+        self.stop_button.setToolTip(self.tr("Stop the answer (Esc); what arrived is kept"))
+        self.stop_button.setVisible(False)
+        composer_row.addWidget(self.composer, 1)
+        composer_row.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
+        composer_row.addWidget(self.stop_button, 0, Qt.AlignmentFlag.AlignBottom)
+        right_layout.addLayout(composer_row)
+
+        splitter = QSplitter(self)
+        splitter.setObjectName("mainSplitter")
+        splitter.addWidget(left)
+        splitter.addWidget(right)
+        splitter.setStretchFactor(0, 0)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([260, 840])
+        splitter.setChildrenCollapsible(False)
+        self.setCentralWidget(splitter)
+        self.setTabOrder(self.composer, self.send_button)
+
+    def _build_actions(self) -> None:
+        def action(text: str, shortcut: Any, slot: Any, parent: Any = self) -> QAction:
+            act = QAction(text, parent)
+            if shortcut is not None:
+                act.setShortcut(QKeySequence(shortcut))
+                act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            act.triggered.connect(slot)
+            self.addAction(act)
+            return act
+
+        self.new_action = action(self.tr("&New chat"), QKeySequence.StandardKey.New, self._new_chat)
+        self.rename_action = action(self.tr("&Rename…"), Qt.Key.Key_F2, self._rename_current)
+        self.delete_action = action(
+            self.tr("&Delete…"), QKeySequence.StandardKey.Delete, self._delete_current
+        )
+        self.delete_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        self.session_list.addAction(self.rename_action)
+        self.session_list.addAction(self.delete_action)
+        self.settings_action = action(
+            self.tr("&Settings…"), QKeySequence.StandardKey.Preferences, self.open_settings
+        )
+        if self.settings_action.shortcut().isEmpty():
+            self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
+        self.find_action = action(
+            self.tr("&Find conversation"), QKeySequence.StandardKey.Find, self._focus_filter
+        )
+        self.focus_composer_action = action(
+            self.tr("Write a &message"), QKeySequence("Ctrl+L"), self.composer.setFocus
+        )
+        self.quit_action = action(self.tr("&Quit"), QKeySequence.StandardKey.Quit, self.close)
+        menu = self.menuBar()
+        file_menu = menu.addMenu(self.tr("&File"))
+        for act in (self.new_action, self.settings_action, self.quit_action):
+            file_menu.addAction(act)
+        chat_menu = menu.addMenu(self.tr("&Conversation"))
+        for act in (
+            self.rename_action,
+            self.delete_action,
+            self.find_action,
+            self.focus_composer_action,
+        ):
+            chat_menu.addAction(act)
+
+    def _connect(self) -> None:
+        c = self.controller
+        c.currentChanged.connect(self._on_current)
+        c.resumeChanged.connect(self._on_resume)
+        c.errorChanged.connect(self._on_error)
+        c.busyChanged.connect(self._on_busy)
+        c.modelsChanged.connect(self._on_models)
+        c.systemPromptChanged.connect(self._on_system_prompt)
+        c.settingsLoaded.connect(self._on_settings)
+        c.problem.connect(self._on_problem)
+        self.new_chat_button.clicked.connect(self._new_chat)
+        self.session_filter.textChanged.connect(self.filter_model.setFilterFixedString)
+        self.session_list.selectionModel().currentChanged.connect(self._on_list_current)
+        self.composer.submitted.connect(self._send)
+        self.composer.stopRequested.connect(self._stop)
+        self.send_button.clicked.connect(lambda: self._send(self.composer.toPlainText()))
+        self.stop_button.clicked.connect(self._stop)
+        self.resume_button.clicked.connect(self._resume)
+        self.settings_button.clicked.connect(self.open_settings)
+        self.error_banner.linkActivated.connect(self._on_error_link)
+        self.model_picker.activated.connect(self._on_model_picked)
+        self.prompt_toggle.toggled.connect(self.system_prompt.setVisible)
+        self._prompt_timer = QTimer(self)
+        self._prompt_timer.setSingleShot(True)
+        self._prompt_timer.setInterval(600)
+        self._prompt_timer.timeout.connect(self._save_prompt)
+        self.system_prompt.textChanged.connect(self._prompt_timer.start)
+        self.transcript.olderWanted.connect(
+            lambda: self.controller.spawn(self.controller.load_older(), "older")
+        )
+
+    # ------------------------------------------------------------------ start
+
+    def start(self) -> asyncio.Task[Any]:
+        """Load the conversations (a controller task); after it, maybe the first-run dialog."""
+        return self.controller.spawn(self._start(), "start")
+
+    async def _start(self) -> None:
+        await self.controller.start()
+        if (
+            self._first_run_dialog
+            and self.controller.settings_store is not None
+            and not self.controller.providers()
+        ):
+            self.open_settings(first_run=True)
+
+    async def started(self) -> None:
+        """Wait until the conversation list is loaded and the remembered one is open."""
+        await self.controller.started.wait()
+
+    # ------------------------------------------------------------------ controller → widgets
+
+    def _on_current(self, session_id: str, model: Any) -> None:
+        self.transcript.setModel(model)
+        self._select_in_list(session_id)
+        self.rename_action.setEnabled(bool(session_id))
+        self.delete_action.setEnabled(bool(session_id))
+        if not session_id:
+            self._on_resume("", None, "")
+            self._on_error("", "", "")
+
+    def _select_in_list(self, session_id: str) -> None:
+        selection = self.session_list.selectionModel()
+        row = self.controller.sessions.row_of(session_id) if session_id else -1
+        if row < 0:
+            selection.clearSelection()
+            return
+        index = self.filter_model.mapFromSource(self.controller.sessions.index(row, 0))
+        if index.isValid() and selection.currentIndex() != index:
+            selection.blockSignals(True)
+            selection.setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+            selection.blockSignals(False)
+            self.session_list.viewport().update()
+
+    def _on_resume(self, session_id: str, point: Any, busy_text: str) -> None:
+        if session_id != (self.controller.current or ""):
+            return
+        self._current_point = point
+        if busy_text:
+            self.resume_button.setVisible(False)
+            self.resume_label.setText(busy_text)
+            self.resume_label.setVisible(True)
+            return
+        if point is None:
+            self.resume_button.setVisible(False)
+            self.resume_label.setVisible(False)
+            self.resume_button.setToolTip("")
+            return
+        self.resume_label.setText(self.resume_text(point))
+        self.resume_label.setToolTip(point.description)
+        self.resume_button.setToolTip(point.description)
+        self.resume_button.setAccessibleDescription(point.description)
+        self.resume_label.setVisible(True)
+        self.resume_button.setVisible(True)
+
+    def resume_text(self, point: Any) -> str:
+        """A short line beside the Resume button saying what happened."""
+        texts = {
+            ResumeKind.CALL_MODEL: self.tr("The model has not answered yet."),
+            ResumeKind.RECOVER_TOOLS: self.tr("The app stopped while a tool was running."),
+            ResumeKind.RETRY_RESPONSE: self.tr("The answer was cut off before it finished."),
+            ResumeKind.CONTINUE_RESPONSE: self.tr("The answer reached the output limit."),
+        }
+        return texts.get(point.kind, point.description)
+
+    def _on_error(self, session_id: str, message: str, action: str) -> None:
+        if session_id != (self.controller.current or ""):
+            return
+        if not message:
+            self.error_banner.setVisible(False)
+            self.error_banner.clear()
+            return
+        text = html.escape(message)
+        if action == "settings":
+            text += f' &nbsp;<a href="settings">{html.escape(self.tr("Open settings"))}</a>'
+        self.error_banner.setText(text)
+        self.error_banner.setToolTip(message)
+        self.error_banner.setVisible(True)
+        self.transcript.scroll_to_bottom()
+
+    def _on_busy(self, session_id: str, busy: bool) -> None:
+        if session_id != (self.controller.current or ""):
+            return
+        self.stop_button.setVisible(busy)
+        self.send_button.setVisible(not busy)
+        self.send_button.setEnabled(not busy)
+
+    def _on_models(self, choices: list[ModelChoice], current: ModelChoice | None) -> None:
+        self.model_picker.blockSignals(True)
+        self.model_picker.clear()
+        for choice in choices:
+            self.model_picker.addItem(choice.label, choice)
+        if current is not None and current in choices:
+            self.model_picker.setCurrentIndex(choices.index(current))
+        else:
+            self.model_picker.setCurrentIndex(-1)
+        self.model_picker.blockSignals(False)
+
+    def _on_system_prompt(self, text: str) -> None:
+        self.system_prompt.blockSignals(True)
+        self.system_prompt.setPlainText(text)
+        self.system_prompt.blockSignals(False)
+        if text and not self.prompt_toggle.isChecked():
+            self.prompt_toggle.setText(self.tr("System prompt ●"))
+        elif not text:
+            self.prompt_toggle.setText(self.tr("System prompt"))
+
+    def _on_settings(self, settings: Any) -> None:
+        geometry = getattr(settings, "window_geometry", None)
+        if geometry and not getattr(self, "_geometry_restored", False):
+            self._geometry_restored = True
+            try:
+                self.restoreGeometry(QByteArray(base64.b64decode(geometry)))
+            except (ValueError, TypeError):
+                log.info("stored window geometry ignored")
+
+    def _on_problem(self, message: str) -> None:
+        self.statusBar().showMessage(message, 15000)
+
+    # ------------------------------------------------------------------ widgets → controller
+
+    def _new_chat(self) -> None:
+        self.controller.spawn(self.controller.new_session(), "new chat")
+        self.composer.setFocus()
+
+    def _on_list_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if not current.isValid():
+            return
+        sid = current.data(SESSION_ID_ROLE)
+        if sid and sid != self.controller.current:
+            self.controller.spawn(self.controller.open_session(sid), "open")
+
+    def _send(self, text: str) -> None:
+        if not text.strip():
+            return
+        if self.controller.send(text) is not None:
+            self.composer.clear()
+
+    def _stop(self) -> None:
+        self.controller.stop()
+
+    def _resume(self) -> None:
+        if self.controller.resume() is not None:
+            self.resume_button.setVisible(False)
+
+    def _on_model_picked(self, index: int) -> None:
+        choice = self.model_picker.itemData(index)
+        if isinstance(choice, ModelChoice):
+            self.controller.spawn(self.controller.choose_model(choice), "choose model")
+
+    def _save_prompt(self) -> None:
+        text = self.system_prompt.toPlainText().strip()
+        self.controller.spawn(self.controller.set_system_prompt(text), "system prompt")
+        self.prompt_toggle.setText(self.tr("System prompt ●") if text else self.tr("System prompt"))
+
+    def _focus_filter(self) -> None:
+        self.session_filter.setFocus()
+        self.session_filter.selectAll()
+
+    def _on_error_link(self, link: str) -> None:
+        if link == "settings":
+            self.open_settings()
+
+    def _rename_current(self) -> None:
+        sid = self.controller.current
+        if not sid:
+            return
+        info = self.controller.sessions.info(sid)
+        dialog = QInputDialog(self)
+        dialog.setObjectName("renameDialog")
+        dialog.setWindowTitle(self.tr("Rename conversation"))
+        dialog.setLabelText(self.tr("Title:"))
+        dialog.setTextValue(getattr(info, "title", None) or "")
+        dialog.textValueSelected.connect(
+            lambda title: self.controller.spawn(
+                self.controller.rename_session(sid, title), "rename"
+            )
+        )
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+
+    def _delete_current(self) -> None:
+        sid = self.controller.current
+        if not sid:
+            return
+        info = self.controller.sessions.info(sid)
+        from .models.sessions import session_title
+
+        box = QMessageBox(self)
+        box.setObjectName("deleteDialog")
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle(self.tr("Delete conversation"))
+        box.setText(
+            self.tr("Delete “{title}”? This cannot be undone.").format(title=session_title(info))
+        )
+        box.setStandardButtons(QMessageBox.StandardButton.Cancel)
+        delete = box.addButton(self.tr("Delete"), QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+
+        def done(_result: int) -> None:
+            if box.clickedButton() is delete:
+                self.controller.spawn(self.controller.delete_session(sid), "delete")
+            box.deleteLater()
+
+        box.finished.connect(done)
+        box.open()
+
+    def open_settings(self, first_run: bool = False) -> Any:
+        """Open the settings dialog (non-blocking); returns it."""
+        store = self.controller.settings_store
+        if store is None:
+            return None
+        if self.settings_dialog is not None and self.settings_dialog.isVisible():
+            self.settings_dialog.raise_()
+            return self.settings_dialog
+        from .settings_dialog import SettingsDialog
+
+        dialog = SettingsDialog(store, self, first_run=bool(first_run))
+        dialog.settingsChanged.connect(
+            lambda: self.controller.spawn(self.controller.reload_settings(), "reload settings")
+        )
+        dialog.finished.connect(dialog.deleteLater)
+        self.settings_dialog = dialog
+        dialog.open()
+        return dialog
+
+    # ------------------------------------------------------------------ closing
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        if self._closing:
+            event.accept()
+            return
+        event.ignore()
+        self._closing = True
+        self.controller.spawn(self._close(), "close")
+
+    async def _close(self) -> None:
+        try:
+            settings = self.controller.settings
+            if settings is not None:
+                settings.window_geometry = base64.b64encode(
+                    bytes(self.saveGeometry().data())
+                ).decode()
+                try:
+                    await self.controller.save_settings()
+                except Exception as exc:  # losing the geometry must not block quitting
+                    log.warning("window geometry not saved: %s", exc)
+            await self.controller.close()
+        finally:
+            self.hide()
+            self.closed.emit()
+            self.close()
+
+    def activate(self) -> None:
+        """Bring the window to the front (a second launch asked for it)."""
+        self.showNormal()
+        self.raise_()
+        self.activateWindow()

@@ -1,0 +1,1 @@
+"""Qt item models over engine data: the conversation list and one conversation's transcript."""

@@ -1,0 +1,474 @@
+"""The transcript of one conversation as a Qt list model, fed by stored messages and events.
+
+Rows are `TranscriptItem`s: a user message, an assistant answer (text, reasoning, how it
+stopped), a tool card (name, arguments, state, result) or a notice (a resume or goal message
+from the runtime, shown as a small divider). ``Qt.DisplayRole`` is the row's text;
+`KIND_ROLE`, `STATE_ROLE` and `ITEM_ROLE` give its kind, its state and the item itself.
+
+The model folds a request's `AgentEvent`s into rows (`apply_event`)::
+
+    MODEL_STARTED ─► live answer row (STREAMING) ─► TEXT/REASONING deltas grow it
+    MESSAGE_APPENDED(assistant) ─► the live row becomes the stored message (DONE or its stop)
+                                   + one PENDING tool card per tool call
+    TOOL_STARTED ─► card RUNNING ─► TOOL_COMPLETED | TOOL_FAILED ─► card DONE | FAILED
+    request cancelled ─► `finish_request(stopped=True)`: live row STOPPED, cards INTERRUPTED
+
+Deltas are kept as a list of pieces and joined on demand, so a long answer costs time in
+proportion to its length. Older history is put in front with `prepend_records` as the
+person scrolls up; `first_seq` says where to continue.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
+
+from engine.events import AgentEvent, AgentEventType
+from engine.extensions import StoredMessage
+from engine.messages import (
+    AssistantMessage,
+    InternalMessage,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+from engine.stop import StopInfo, StopReason
+
+__all__ = [
+    "ITEM_ROLE",
+    "KIND_ROLE",
+    "STATE_ROLE",
+    "ItemKind",
+    "ItemState",
+    "TranscriptItem",
+    "TranscriptModel",
+]
+
+KIND_ROLE = Qt.ItemDataRole.UserRole + 1
+STATE_ROLE = Qt.ItemDataRole.UserRole + 2
+ITEM_ROLE = Qt.ItemDataRole.UserRole + 3
+
+_Index = QModelIndex | QPersistentModelIndex
+
+
+class ItemKind(StrEnum):
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+    NOTICE = "notice"
+
+
+class ItemState(StrEnum):
+    DONE = "done"  #: a finished message, or a tool that succeeded
+    STREAMING = "streaming"  #: an answer still arriving
+    STOPPED = "stopped"  #: Stop was pressed; the partial answer is kept
+    INTERRUPTED = "interrupted"  #: a fault cut the answer, or the app stopped mid-tool
+    TRUNCATED = "truncated"  #: the output limit cut the answer
+    REFUSED = "refused"
+    CONTEXT_FULL = "context_full"
+    PAUSED = "paused"
+    OTHER = "other"  #: a stop this version does not know
+    PENDING = "pending"  #: a tool call not started yet
+    RUNNING = "running"  #: a tool running now
+    FAILED = "failed"  #: a tool that failed
+
+
+_STOP_STATES = {
+    StopReason.MAX_OUTPUT: ItemState.TRUNCATED,
+    StopReason.CONTEXT_FULL: ItemState.CONTEXT_FULL,
+    StopReason.REFUSAL: ItemState.REFUSED,
+    StopReason.PAUSED: ItemState.PAUSED,
+    StopReason.OTHER: ItemState.OTHER,
+}
+
+
+def _state_for_stop(stop: StopInfo | None) -> ItemState:
+    if stop is None or stop.ok:
+        return ItemState.DONE
+    if stop.reason is StopReason.INTERRUPTED:
+        return ItemState.STOPPED if stop.raw == "cancelled" else ItemState.INTERRUPTED
+    return _STOP_STATES.get(stop.reason, ItemState.OTHER)
+
+
+def _interrupted_texts() -> frozenset[str]:
+    # The engine's own words for results it wrote without running the tool; nothing else
+    # marks them, and a card should say "interrupted" rather than "failed" for them.
+    from engine import resume
+
+    names = ("INTERRUPTED_TOOL_TEXT", "CANCELLED_TOOL_TEXT", "NOT_RUN_TOOL_TEXT")
+    return frozenset(getattr(resume, n) for n in names if hasattr(resume, n))
+
+
+_INTERRUPTED_TEXTS = _interrupted_texts()
+
+
+def _tool_state(result: ToolMessage) -> ItemState:
+    if result.success:
+        return ItemState.DONE
+    if result.content in _INTERRUPTED_TEXTS:
+        return ItemState.INTERRUPTED
+    return ItemState.FAILED
+
+
+def _arguments_text(arguments: Any) -> str:
+    try:
+        return json.dumps(arguments, ensure_ascii=False, indent=1)
+    except (TypeError, ValueError):
+        return str(arguments)
+
+
+@dataclass(slots=True, eq=False)
+class TranscriptItem:
+    """One row of the transcript."""
+
+    kind: ItemKind
+    key: str  #: the message id, or the tool call's id for a card, or "live:N" while streaming
+    state: ItemState = ItemState.DONE
+    parts: list[str] = field(default_factory=list)  #: the text, in arrival order
+    reasoning_parts: list[str] = field(default_factory=list)
+    tool_name: str = ""
+    tool_arguments: str = ""  #: pretty JSON
+    tool_result: str = ""
+    stop: StopInfo | None = None
+    tag: str | None = None  #: an internal message's tag (``resume:retry_response``)
+    seq: int | None = None
+    version: int = 0  #: bumped on every change, so a view can skip work it already did
+
+    @property
+    def text(self) -> str:
+        if len(self.parts) > 1:
+            self.parts[:] = ["".join(self.parts)]
+        return self.parts[0] if self.parts else ""
+
+    @property
+    def reasoning(self) -> str:
+        if len(self.reasoning_parts) > 1:
+            self.reasoning_parts[:] = ["".join(self.reasoning_parts)]
+        return self.reasoning_parts[0] if self.reasoning_parts else ""
+
+
+def _tool_card(call: ToolCall, state: ItemState, seq: int | None) -> TranscriptItem:
+    return TranscriptItem(
+        ItemKind.TOOL,
+        call.id,
+        state,
+        tool_name=call.name,
+        tool_arguments=_arguments_text(call.arguments),
+        seq=seq,
+    )
+
+
+def items_from_messages(records: Iterable[StoredMessage]) -> list[TranscriptItem]:
+    """Turn stored messages into rows: tool results fold into the cards of their calls.
+
+    A call whose result is not in ``records`` is shown as INTERRUPTED when it is at the end
+    (the app stopped while it ran), PENDING otherwise (its result may be in a later page).
+    """
+    items: list[TranscriptItem] = []
+    cards: dict[str, TranscriptItem] = {}
+    for record in records:
+        message = record.message
+        item = _item_for(message, record.seq)
+        if item is not None:
+            items.append(item)
+        if isinstance(message, AssistantMessage):
+            for call in message.tool_calls:
+                card = _tool_card(call, ItemState.PENDING, record.seq)
+                cards[call.id] = card
+                items.append(card)
+        elif isinstance(message, ToolMessage):
+            card = cards.get(message.tool_call_id)
+            if card is None:
+                card = _tool_card(
+                    ToolCall(message.tool_call_id, message.name), ItemState.DONE, record.seq
+                )
+                items.append(card)
+            card.tool_result = message.content
+            card.state = _tool_state(message)
+    for card in cards.values():
+        if card.state is ItemState.PENDING:
+            card.state = ItemState.INTERRUPTED
+    return items
+
+
+def _item_for(message: Message, seq: int | None) -> TranscriptItem | None:
+    if isinstance(message, UserMessage):
+        return TranscriptItem(ItemKind.USER, message.id, parts=[message.content], seq=seq)
+    if isinstance(message, InternalMessage):
+        return TranscriptItem(
+            ItemKind.NOTICE, message.id, parts=[message.content], tag=message.tag, seq=seq
+        )
+    if isinstance(message, AssistantMessage):
+        if (
+            not message.content
+            and not message.reasoning
+            and message.tool_calls
+            and message.stop is None
+        ):
+            return None  # a step that only asked for tools: its cards say it all
+        return TranscriptItem(
+            ItemKind.ASSISTANT,
+            message.id,
+            _state_for_stop(message.stop),
+            parts=[message.content],
+            reasoning_parts=[message.reasoning] if message.reasoning else [],
+            stop=message.stop,
+            seq=seq,
+        )
+    if isinstance(message, SystemMessage | ToolMessage):
+        return None
+    return None
+
+
+class TranscriptModel(QAbstractListModel):
+    """The rows of one conversation's transcript (see the module docstring)."""
+
+    def __init__(self, session_id: str = "", parent: Any = None) -> None:
+        super().__init__(parent)
+        self.session_id = session_id
+        self._items: list[TranscriptItem] = []
+        self._live: TranscriptItem | None = None  #: the answer streaming now
+        self._live_count = 0
+        self.first_seq: int | None = None  #: lowest stored seq loaded (None: none yet)
+        self.has_more = False  #: older messages exist before first_seq
+
+    # Qt model interface ------------------------------------------------------------
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(self._items)
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._items):
+            return None
+        item = self._items[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return item.text if item.kind is not ItemKind.TOOL else item.tool_name
+        if role == KIND_ROLE:
+            return item.kind.value
+        if role == STATE_ROLE:
+            return item.state.value
+        if role == ITEM_ROLE:
+            return item
+        if role == Qt.ItemDataRole.ToolTipRole and item.stop is not None:
+            return item.stop.message
+        return None
+
+    def roleNames(self) -> dict[int, bytes]:  # noqa: N802
+        names = dict(super().roleNames())
+        names.update({KIND_ROLE: b"kind", STATE_ROLE: b"state", ITEM_ROLE: b"item"})
+        return names
+
+    # Reading ------------------------------------------------------------------------
+
+    def item(self, row: int) -> TranscriptItem:
+        return self._items[row]
+
+    def items(self) -> Sequence[TranscriptItem]:
+        return tuple(self._items)
+
+    def row_of(self, key: str) -> int:
+        for row in range(len(self._items) - 1, -1, -1):
+            if self._items[row].key == key:
+                return row
+        return -1
+
+    @property
+    def streaming(self) -> bool:
+        return self._live is not None
+
+    # Loading ------------------------------------------------------------------------
+
+    def reset_records(self, records: Sequence[StoredMessage], has_more: bool) -> None:
+        """Show these stored messages (the latest page of the history)."""
+        self.beginResetModel()
+        self._items = items_from_messages(records)
+        self._live = None
+        self.first_seq = records[0].seq if records else None
+        self.has_more = has_more
+        self.endResetModel()
+
+    def prepend_records(self, records: Sequence[StoredMessage], has_more: bool) -> int:
+        """Put an older page in front; return how many rows were added."""
+        self.has_more = has_more
+        if not records:
+            return 0
+        new = items_from_messages(records)
+        # A page that ends in tool calls has their results in the rows already shown.
+        shown = {i.key: i for i in self._items if i.kind is ItemKind.TOOL}
+        kept: list[TranscriptItem] = []
+        for item in new:
+            if item.kind is ItemKind.TOOL and item.key in shown:
+                shown[item.key].tool_arguments = item.tool_arguments
+                shown[item.key].tool_name = shown[item.key].tool_name or item.tool_name
+                continue
+            kept.append(item)
+        self.first_seq = records[0].seq
+        if kept:
+            self.beginInsertRows(QModelIndex(), 0, len(kept) - 1)
+            self._items[:0] = kept
+            self.endInsertRows()
+        return len(kept)
+
+    # Changing -----------------------------------------------------------------------
+
+    def _append(self, item: TranscriptItem) -> int:
+        row = len(self._items)
+        self.beginInsertRows(QModelIndex(), row, row)
+        self._items.append(item)
+        self.endInsertRows()
+        return row
+
+    def _changed(self, item: TranscriptItem) -> None:
+        item.version += 1
+        row = self._row_of_item(item)
+        if row >= 0:
+            index = self.index(row, 0)
+            self.dataChanged.emit(index, index)
+
+    def _row_of_item(self, item: TranscriptItem) -> int:
+        # The changed row is nearly always one of the last few.
+        for row in range(len(self._items) - 1, -1, -1):
+            if self._items[row] is item:
+                return row
+        return -1
+
+    def _remove(self, item: TranscriptItem) -> None:
+        row = self._row_of_item(item)
+        if row >= 0:
+            self.beginRemoveRows(QModelIndex(), row, row)
+            del self._items[row]
+            self.endRemoveRows()
+
+    def add_message(self, message: Message) -> None:
+        """Show a message that was just stored (user input, a notice, an answer, a result)."""
+        if isinstance(message, AssistantMessage):
+            self._finish_answer(message)
+            return
+        if isinstance(message, ToolMessage):
+            card = self._card(message.tool_call_id)
+            if card is None:
+                card = _tool_card(
+                    ToolCall(message.tool_call_id, message.name), ItemState.DONE, None
+                )
+                self._append(card)
+            card.tool_result = message.content
+            card.state = _tool_state(message)
+            self._changed(card)
+            return
+        if self.row_of(message.id) >= 0:
+            return
+        item = _item_for(message, None)
+        if item is not None:
+            self._append(item)
+
+    def _card(self, call_id: str) -> TranscriptItem | None:
+        row = self.row_of(call_id)
+        if row >= 0 and self._items[row].kind is ItemKind.TOOL:
+            return self._items[row]
+        return None
+
+    def start_answer(self) -> None:
+        """A model step began: add the live answer row."""
+        if self._live is not None:
+            return
+        self._live_count += 1
+        self._live = TranscriptItem(
+            ItemKind.ASSISTANT, f"live:{self._live_count}", ItemState.STREAMING
+        )
+        self._append(self._live)
+
+    def add_text(self, delta: str) -> None:
+        if self._live is None:
+            self.start_answer()
+        assert self._live is not None
+        self._live.parts.append(delta)
+        self._changed(self._live)
+
+    def add_reasoning(self, delta: str) -> None:
+        if self._live is None:
+            self.start_answer()
+        assert self._live is not None
+        self._live.reasoning_parts.append(delta)
+        self._changed(self._live)
+
+    def _finish_answer(self, message: AssistantMessage) -> None:
+        live = self._live
+        self._live = None
+        visible = message.content or message.reasoning or message.stop is not None
+        if live is not None:
+            if visible:
+                live.key = message.id
+                live.parts[:] = [message.content]
+                live.reasoning_parts[:] = [message.reasoning] if message.reasoning else []
+                live.stop = message.stop
+                live.state = _state_for_stop(message.stop)
+                self._changed(live)
+            else:
+                self._remove(live)
+        elif visible and self.row_of(message.id) < 0:
+            item = _item_for(message, None)
+            if item is not None:
+                self._append(item)
+        for call in message.tool_calls:
+            if self._card(call.id) is None:
+                self._append(_tool_card(call, ItemState.PENDING, None))
+
+    def set_tool_state(self, call: ToolCall, state: ItemState, result: str | None = None) -> None:
+        card = self._card(call.id)
+        if card is None:
+            card = _tool_card(call, state, None)
+            self._append(card)
+        card.state = state
+        if result is not None:
+            card.tool_result = result
+        self._changed(card)
+
+    def finish_request(self, *, stopped: bool) -> None:
+        """The request ended without its events closing every row (a fault or Stop).
+
+        The live answer keeps its text and says how it ended; cards still running say the
+        request was interrupted.
+        """
+        live = self._live
+        self._live = None
+        if live is not None:
+            if live.text or live.reasoning:
+                live.state = ItemState.STOPPED if stopped else ItemState.INTERRUPTED
+                self._changed(live)
+            else:
+                self._remove(live)
+        for item in self._items:
+            if item.kind is ItemKind.TOOL and item.state in (ItemState.RUNNING, ItemState.PENDING):
+                item.state = ItemState.INTERRUPTED
+                self._changed(item)
+
+    def apply_event(self, event: AgentEvent) -> None:
+        """Fold one event of a request into the rows."""
+        kind = event.type
+        if kind is AgentEventType.MESSAGE_APPENDED and event.message is not None:
+            self.add_message(event.message)
+        elif kind is AgentEventType.MODEL_STARTED:
+            self.start_answer()
+        elif kind is AgentEventType.TEXT_DELTA and event.delta:
+            self.add_text(event.delta)
+        elif kind is AgentEventType.REASONING_DELTA and event.delta:
+            self.add_reasoning(event.delta)
+        elif kind is AgentEventType.TOOL_STARTED and isinstance(event.tool_call, ToolCall):
+            self.set_tool_state(event.tool_call, ItemState.RUNNING)
+        elif kind in (AgentEventType.TOOL_COMPLETED, AgentEventType.TOOL_FAILED):
+            if isinstance(event.tool_call, ToolCall) and isinstance(event.message, ToolMessage):
+                self.set_tool_state(
+                    event.tool_call, _tool_state(event.message), event.message.content
+                )
+        elif kind is AgentEventType.MODEL_STOPPED and self._live is not None:
+            # No partial was stored (nothing arrived): the empty live row goes.
+            if not self._live.text and not self._live.reasoning:
+                self._remove(self._live)
+                self._live = None

@@ -1,0 +1,1 @@
+"""The window's views: the transcript and its rows, and the composer."""

@@ -1,0 +1,66 @@
+"""The composer: where the person types. Enter sends, Shift+Enter starts a new line, Esc stops.
+
+It grows with its text from one line up to `MAX_LINES`, then scrolls. Input methods (CJK
+composition) are left alone: a key press while text is being composed is not a send.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFontMetrics, QKeyEvent
+from PySide6.QtWidgets import QPlainTextEdit, QSizePolicy, QWidget
+
+__all__ = ["Composer"]
+
+MAX_LINES = 8
+
+
+class Composer(QPlainTextEdit):
+    """The message box; objectName ``composer``."""
+
+    submitted = Signal(str)  #: Enter: the text to send
+    stopRequested = Signal()  # noqa: N815 (Qt naming): Esc
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("composer")
+        self.setAccessibleName(self.tr("Message"))
+        self.setPlaceholderText(
+            self.tr("Write a message… (Enter sends, Shift+Enter for a new line)")
+        )
+        self.setTabChangesFocus(True)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.document().documentLayout().documentSizeChanged.connect(self._fit)
+        self._fit()
+
+    def _fit(self, *_: Any) -> None:
+        metrics = QFontMetrics(self.font())
+        lines = max(1, min(MAX_LINES, int(self.document().size().height())))
+        margins = self.contentsMargins()
+        height = (
+            lines * metrics.lineSpacing()
+            + int(2 * self.document().documentMargin())
+            + margins.top()
+            + margins.bottom()
+            + 4
+        )
+        if height != self.height():
+            self.setFixedHeight(height)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        key = event.key()
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+                self.insertPlainText("\n")
+                return
+            if not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
+                text = self.toPlainText()
+                if text.strip():
+                    self.submitted.emit(text)
+                return
+        if key == Qt.Key.Key_Escape:
+            self.stopRequested.emit()
+            return
+        super().keyPressEvent(event)

@@ -1,0 +1,425 @@
+"""The widgets one transcript row is drawn with: message bubbles, tool cards, notice dividers.
+
+Each takes a `TranscriptItem` in ``refresh(item)`` and redraws only what changed since the
+item's last ``version`` it saw. Text views are `QTextBrowser`s that grow to their content's
+height (the transcript scrolls, not each message) and pass the wheel on to the transcript.
+
+An answer that is streaming is drawn in two views: ``body`` holds the finished Markdown blocks,
+appended once each, and ``tail`` holds the block still growing, re-rendered on every refresh.
+When the answer is complete the tail's text joins the body and the tail is hidden. So a long
+answer costs rendering time in proportion to its length.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Any
+
+from PySide6.QtCore import QSize, Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QFont, QFontDatabase, QGuiApplication, QPalette
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QSizePolicy,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..markdown import StreamSplitter, render_markdown
+from ..models.transcript import ItemKind, ItemState, TranscriptItem
+
+__all__ = ["AnswerView", "NoticeView", "RichText", "ToolCardView", "UserView", "view_for"]
+
+_MAX_RESULT_CHARS = 4000
+
+
+def _is_dark(widget: QWidget) -> bool:
+    return widget.palette().color(QPalette.ColorRole.Base).lightness() < 128
+
+
+class RichText(QTextBrowser):
+    """A read-only rich-text view as tall as its content; links go to `linkActivated`."""
+
+    linkActivated = Signal(QUrl)  # noqa: N815 (Qt naming)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse
+            | Qt.TextInteractionFlag.TextSelectableByKeyboard
+            | Qt.TextInteractionFlag.LinksAccessibleByMouse
+            | Qt.TextInteractionFlag.LinksAccessibleByKeyboard
+        )
+        self.viewport().setAutoFillBackground(False)
+        self.setStyleSheet("QTextBrowser { background: transparent; }")
+        self.document().setDocumentMargin(2)
+        self.document().documentLayout().documentSizeChanged.connect(self._fit)
+        self.anchorClicked.connect(self.linkActivated.emit)
+        self.setFixedHeight(self._height_for(0))
+
+    def _height_for(self, content: float) -> int:
+        margins = self.contentsMargins()
+        return int(math.ceil(content)) + margins.top() + margins.bottom() + 2 * self.frameWidth()
+
+    def _fit(self, size: Any) -> None:
+        height = self._height_for(size.height())
+        if height != self.height():
+            self.setFixedHeight(height)
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(super().sizeHint().width(), self.height())
+
+    def wheelEvent(self, event: Any) -> None:  # noqa: N802
+        event.ignore()  # the transcript scrolls, not each message
+
+
+def _handle_link(url: QUrl, codes: list[str]) -> None:
+    if url.scheme() == "copy":
+        try:
+            number = int(url.path() or url.toString().removeprefix("copy:"))
+        except ValueError:
+            return
+        if 0 <= number < len(codes):
+            QGuiApplication.clipboard().setText(codes[number].rstrip("\n"))
+        return
+    if url.scheme() in ("http", "https", "mailto"):
+        QDesktopServices.openUrl(url)
+
+
+class _RowView(QFrame):
+    """Base: a row that draws one `TranscriptItem`."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._seen = -1
+
+    def refresh(self, item: TranscriptItem) -> None:
+        if item.version == self._seen:
+            return
+        self._seen = item.version
+        self._draw(item)
+
+    def _draw(self, item: TranscriptItem) -> None:
+        raise NotImplementedError
+
+
+class UserView(_RowView):
+    """What the person typed, plain text in a tinted bubble."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("userMessage")
+        self.setStyleSheet(
+            "#userMessage { background: palette(alternate-base); border-radius: 8px; }"
+        )
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 6, 10, 6)
+        self.text = RichText(self)
+        layout.addWidget(self.text)
+        self.setAccessibleName(self.tr("Your message"))
+
+    def _draw(self, item: TranscriptItem) -> None:
+        self.text.setPlainText(item.text)
+
+
+class AnswerView(_RowView):
+    """An assistant answer: reasoning (collapsed), Markdown body, and how it stopped."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("assistantMessage")
+        self.setAccessibleName(self.tr("Assistant answer"))
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 2, 4, 2)
+        layout.setSpacing(2)
+        self.reasoning_toggle = QToolButton(self)
+        self.reasoning_toggle.setObjectName("reasoningToggle")
+        self.reasoning_toggle.setCheckable(True)
+        self.reasoning_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.reasoning_toggle.setArrowType(Qt.ArrowType.RightArrow)
+        self.reasoning_toggle.setAutoRaise(True)
+        self.reasoning_toggle.setText(self.tr("Reasoning"))
+        self.reasoning_toggle.toggled.connect(self._toggle_reasoning)
+        self.reasoning_toggle.hide()
+        self.reasoning = QLabel(self)
+        self.reasoning.setObjectName("reasoningText")
+        self.reasoning.setWordWrap(True)
+        self.reasoning.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.reasoning.setTextFormat(Qt.TextFormat.PlainText)
+        self.reasoning.setStyleSheet("color: palette(placeholder-text); padding-left: 14px;")
+        self.reasoning.hide()
+        self.body = RichText(self)
+        self.tail = RichText(self)
+        self.tail.hide()
+        self.status = QLabel(self)
+        self.status.setObjectName("answerStatus")
+        self.status.setWordWrap(True)
+        self.status.hide()
+        for widget in (self.reasoning_toggle, self.reasoning, self.body, self.tail, self.status):
+            layout.addWidget(widget)
+        self.body.linkActivated.connect(lambda url: _handle_link(url, self._codes))
+        self.tail.linkActivated.connect(
+            lambda url: _handle_link(url, self._codes + self._tail_codes)
+        )
+        self._codes: list[str] = []  #: code blocks in the body, for the Copy links
+        self._tail_codes: list[str] = []
+        self._splitter = StreamSplitter()
+        self._fed = 0  #: characters of the text given to the splitter
+        self._stable = 0  #: characters rendered into the body
+        self._final_text: str | None = None  #: the text the body shows when complete
+        self._stream_text = ""  #: the text as last streamed
+        self.renders = 0  #: tail renders, for the benchmark
+
+    @property
+    def code_blocks(self) -> list[str]:
+        return list(self._codes)
+
+    def _toggle_reasoning(self, shown: bool) -> None:
+        self.reasoning.setVisible(shown)
+        self.reasoning_toggle.setArrowType(
+            Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow
+        )
+
+    def _render(self, text: str, start: int) -> tuple[str, list[str]]:
+        rendered = render_markdown(
+            text, dark=_is_dark(self), code_start=start, copy_label=self.tr("Copy")
+        )
+        return rendered.html, rendered.code_blocks
+
+    def _draw(self, item: TranscriptItem) -> None:
+        reasoning = item.reasoning
+        self.reasoning_toggle.setVisible(bool(reasoning))
+        if reasoning and (self.reasoning.isVisible() or self.reasoning.text() != reasoning):
+            self.reasoning.setText(reasoning)
+        text = item.text
+        if item.state is ItemState.STREAMING:
+            self._stream(text)
+        else:
+            self._complete(text)
+        self._draw_status(item)
+
+    def _stream(self, text: str) -> None:
+        if len(text) < self._fed or self._final_text is not None:
+            self._restart()
+        self._stream_text = text
+        boundary = self._splitter.feed(text[self._fed :])
+        self._fed = len(text)
+        if boundary > self._stable:
+            chunk, codes = self._render(text[self._stable : boundary], len(self._codes))
+            self._codes += codes
+            self.body.append(chunk)
+            self._stable = boundary
+        tail = text[self._stable :]
+        if tail.strip():
+            tail_html, self._tail_codes = self._render(tail, len(self._codes))
+            self.tail.setHtml(tail_html)
+            self.tail.show()
+            self.renders += 1
+        else:
+            self.tail.hide()
+
+    def _restart(self) -> None:
+        self.body.clear()
+        self.tail.clear()
+        self._codes = []
+        self._tail_codes = []
+        self._splitter = StreamSplitter()
+        self._fed = self._stable = 0
+        self._final_text = None
+        self._stream_text = ""
+
+    def _complete(self, text: str) -> None:
+        if self._final_text == text:
+            return
+        if self._stable and text.startswith(self._stream_text[: self._stable]):
+            rest = text[self._stable :]
+            if rest.strip():
+                chunk, codes = self._render(rest, len(self._codes))
+                self._codes += codes
+                self.body.append(chunk)
+        else:
+            body, self._codes = self._render(text, 0)
+            self.body.setHtml(body)
+        self.tail.clear()
+        self.tail.hide()
+        self._tail_codes = []
+        self._final_text = text
+        self._stable = self._fed = len(text)
+
+    def _draw_status(self, item: TranscriptItem) -> None:
+        messages = {
+            ItemState.STOPPED: self.tr("Stopped. The partial answer above is saved."),
+            ItemState.INTERRUPTED: self.tr("The answer was cut off. What arrived is saved."),
+            ItemState.TRUNCATED: self.tr("The answer reached the output limit."),
+            ItemState.REFUSED: self.tr("The model declined to answer."),
+            ItemState.CONTEXT_FULL: self.tr(
+                "The conversation is too long for the model. Start a new conversation."
+            ),
+            ItemState.PAUSED: self.tr("The provider paused this answer."),
+            ItemState.OTHER: self.tr("The answer stopped for an unknown reason."),
+        }
+        message = messages.get(item.state)
+        if (
+            message
+            and item.stop is not None
+            and item.stop.message
+            and item.state
+            in (
+                ItemState.INTERRUPTED,
+                ItemState.OTHER,
+            )
+        ):
+            message = f"{message} ({item.stop.message})"
+        self.status.setVisible(message is not None)
+        if message:
+            self.status.setText("⚠ " + message)
+        self.setProperty("state", item.state.value)
+
+
+class ToolCardView(_RowView):
+    """A tool call: name, arguments, state and result."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("toolCard")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setStyleSheet(
+            "#toolCard { border: 1px solid palette(mid); border-radius: 6px; "
+            "background: palette(base); }"
+        )
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 6, 8, 6)
+        layout.setSpacing(3)
+        header = QHBoxLayout()
+        self.name = QLabel(self)
+        self.name.setObjectName("toolName")
+        bold = QFont(self.name.font())
+        bold.setBold(True)
+        self.name.setFont(bold)
+        self.state = QLabel(self)
+        self.state.setObjectName("toolState")
+        header.addWidget(self.name)
+        header.addStretch(1)
+        header.addWidget(self.state)
+        layout.addLayout(header)
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        self.arguments = QLabel(self)
+        self.arguments.setObjectName("toolArguments")
+        self.arguments.setFont(mono)
+        self.arguments.setWordWrap(True)
+        self.arguments.setTextFormat(Qt.TextFormat.PlainText)
+        self.arguments.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.result_toggle = QToolButton(self)
+        self.result_toggle.setCheckable(True)
+        self.result_toggle.setAutoRaise(True)
+        self.result_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.result_toggle.setArrowType(Qt.ArrowType.RightArrow)
+        self.result_toggle.setText(self.tr("Result"))
+        self.result_toggle.toggled.connect(self._toggle_result)
+        self.result = QLabel(self)
+        self.result.setObjectName("toolResult")
+        self.result.setFont(mono)
+        self.result.setWordWrap(True)
+        self.result.setTextFormat(Qt.TextFormat.PlainText)
+        self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.result.hide()
+        self.result_toggle.hide()
+        for widget in (self.arguments, self.result_toggle, self.result):
+            layout.addWidget(widget)
+
+    def _toggle_result(self, shown: bool) -> None:
+        self.result.setVisible(shown)
+        self.result_toggle.setArrowType(
+            Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow
+        )
+
+    def state_text(self, state: ItemState) -> str:
+        return {
+            ItemState.PENDING: self.tr("waiting"),
+            ItemState.RUNNING: self.tr("running…"),
+            ItemState.DONE: self.tr("done"),
+            ItemState.FAILED: self.tr("failed"),
+            ItemState.INTERRUPTED: self.tr("interrupted"),
+        }.get(state, state.value)
+
+    def _draw(self, item: TranscriptItem) -> None:
+        self.name.setText("🔧 " + item.tool_name)
+        self.setAccessibleName(self.tr("Tool call {name}").format(name=item.tool_name))
+        args = item.tool_arguments
+        self.arguments.setText(args if args not in ("{}", "") else self.tr("(no arguments)"))
+        colours = {
+            ItemState.RUNNING: "#b07d00",
+            ItemState.DONE: "#2e7d32",
+            ItemState.FAILED: "#c62828",
+            ItemState.INTERRUPTED: "#c25e00",
+        }
+        colour = colours.get(item.state, "palette(placeholder-text)")
+        self.state.setText(self.state_text(item.state))
+        self.state.setStyleSheet(f"color: {colour}; font-weight: bold;")
+        self.setProperty("state", item.state.value)
+        result = item.tool_result
+        if len(result) > _MAX_RESULT_CHARS:
+            result = result[:_MAX_RESULT_CHARS] + "…"
+        self.result.setText(result)
+        self.result_toggle.setVisible(bool(result))
+        if result and item.state in (ItemState.FAILED, ItemState.INTERRUPTED):
+            self.result_toggle.setChecked(True)
+
+
+class NoticeView(_RowView):
+    """A message from the runtime (a resume notice): a thin divider with a short caption."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("noticeDivider")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 4, 0, 4)
+        self.caption = QLabel(self)
+        self.caption.setObjectName("noticeCaption")
+        self.caption.setStyleSheet("color: palette(placeholder-text); font-size: small;")
+        self.caption.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        for side in (0, 2):
+            line = QFrame(self)
+            line.setFrameShape(QFrame.Shape.HLine)
+            line.setFrameShadow(QFrame.Shadow.Sunken)
+            layout.insertWidget(side, line, 1)
+        layout.insertWidget(1, self.caption, 0)
+
+    def caption_for(self, item: TranscriptItem) -> str:
+        captions = {
+            "resume:retry_response": self.tr("Resumed: the cut-off answer is redone"),
+            "resume:continue_response": self.tr("Resumed: continuing after the output limit"),
+            "goal": self.tr("Goal not reached yet: carrying on"),
+        }
+        if item.tag in captions:
+            return captions[item.tag]
+        if item.tag and item.tag.startswith("resume:"):
+            return self.tr("Resumed")
+        first = item.text.strip().splitlines()[0] if item.text.strip() else ""
+        return first[:120]
+
+    def _draw(self, item: TranscriptItem) -> None:
+        caption = self.caption_for(item)
+        self.caption.setText(caption)
+        self.caption.setToolTip(html.escape(item.text))
+        self.setAccessibleName(caption)
+
+
+def view_for(item: TranscriptItem, parent: QWidget | None = None) -> _RowView:
+    """A new widget for this kind of row."""
+    kinds: dict[ItemKind, type[_RowView]] = {
+        ItemKind.USER: UserView,
+        ItemKind.ASSISTANT: AnswerView,
+        ItemKind.TOOL: ToolCardView,
+        ItemKind.NOTICE: NoticeView,
+    }
+    return kinds[item.kind](parent)
