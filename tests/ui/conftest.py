@@ -134,3 +134,10 @@ async def close_window(window: Any) -> None:
     window.closed.connect(closed.set)
     window.close()
     await asyncio.wait_for(closed.wait(), 15)
+    await drain()
+
+
+async def drain(turns: int = 20) -> None:
+    """Let callbacks already scheduled run (tasks cancelled at close take their last step)."""
+    for _ in range(turns):
+        await asyncio.sleep(0)
