@@ -35,7 +35,7 @@ screenshots: $(STAMP)
 bundle: $(STAMP)
 	bash packaging/build.sh
 
-smoke:
+smoke: $(STAMP)
 	bash packaging/smoke.sh
 
 install-desktop:
