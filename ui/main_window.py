@@ -103,6 +103,8 @@ class MainWindow(QMainWindow):
         self.session_list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.session_list.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         self.session_list.setUniformItemSizes(True)
+        self.session_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.session_list.setTextElideMode(Qt.TextElideMode.ElideRight)
         left_layout.addWidget(self.new_chat_button)
         left_layout.addWidget(self.session_filter)
         left_layout.addWidget(self.session_list, 1)

@@ -218,6 +218,7 @@ class AnswerView(_RowView):
             self._codes += codes
             self.body.append(chunk)
             self._stable = boundary
+        self.body.setVisible(self._stable > 0)  # an empty view would leave a gap above
         tail = text[self._stable :]
         if tail.strip():
             tail_html, self._tail_codes = self._render(tail, len(self._codes))
@@ -251,6 +252,7 @@ class AnswerView(_RowView):
             self.body.setHtml(body)
         self.tail.clear()
         self.tail.hide()
+        self.body.setVisible(bool(text.strip()))
         self._tail_codes = []
         self._final_text = text
         self._stable = self._fed = len(text)
@@ -352,7 +354,7 @@ class ToolCardView(_RowView):
         }.get(state, state.value)
 
     def _draw(self, item: TranscriptItem) -> None:
-        self.name.setText("🔧 " + item.tool_name)
+        self.name.setText(item.tool_name)
         self.setAccessibleName(self.tr("Tool call {name}").format(name=item.tool_name))
         args = item.tool_arguments
         self.arguments.setText(args if args not in ("{}", "") else self.tr("(no arguments)"))

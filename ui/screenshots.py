@@ -1,0 +1,289 @@
+"""``python -m ui.screenshots OUTDIR`` (``make screenshots``): PNGs of the window's main states.
+
+Each state is reached by driving a real window the way a person would, over a throw-away data
+folder, with an in-process scripted model (no network) whose stream waits on events so a
+screenshot can catch it mid-answer. Offscreen there is no system theme, so each shot forces
+the light or dark palette explicitly. The Chinese shot needs the shipped translations and a
+CJK font (``fonts-noto-cjk``).
+
+States: ``empty``, ``streaming``, ``tool-card``, ``resume-offered``, ``error``, ``chinese``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import tempfile
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from engine import (  # noqa: E402
+    AssistantMessage,
+    ModelEvent,
+    ModelRequest,
+    ModelResponse,
+    ProviderConnectionError,
+    SQLiteSessionStorage,
+    StopInfo,
+    StopReason,
+    ToolCall,
+    UserMessage,
+    tool,
+)
+
+__all__ = ["main"]
+
+ANSWER = """Here is a small **Python** function that retries a request with exponential backoff:
+
+```python
+import time
+
+def retry(call, attempts=4):
+    for n in range(attempts):
+        try:
+            return call()
+        except ConnectionError:
+            time.sleep(2 ** n)
+    raise RuntimeError("gave up")
+```
+
+| attempt | wait |
+|---|---|
+| 1 | 1 s |
+| 2 | 2 s |
+
+It keeps the first error's message, so the person"""
+
+
+class _Scripted:
+    """A model that streams ``text`` in pieces, pausing at ``hold`` until ``release`` is set."""
+
+    name = "llama3.1-8b"
+
+    def __init__(
+        self,
+        text: str,
+        *,
+        hold: int | None = None,
+        fail: bool = False,
+        calls: tuple[ToolCall, ...] = (),
+    ) -> None:
+        self.text, self.hold, self.fail, self.calls = text, hold, fail, calls
+        self.release = asyncio.Event()
+        self.held = asyncio.Event()
+        self.turn = 0
+
+    async def list_models(self) -> list[str]:
+        return ["llama3.1-8b", "qwen2.5-14b"]
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        self.turn += 1
+        if self.calls and self.turn == 1:
+            yield ModelEvent.text("Let me look that up.")
+            message = AssistantMessage(content="Let me look that up.", tool_calls=self.calls)
+            yield ModelEvent.completed(ModelResponse(message))
+            return
+        pieces = [self.text[i : i + 12] for i in range(0, len(self.text), 12)]
+        for n, piece in enumerate(pieces):
+            if self.hold is not None and n == self.hold:
+                self.held.set()
+                await self.release.wait()
+                if self.fail:
+                    raise ProviderConnectionError(
+                        "The connection to the provider broke.", provider="Local model"
+                    )
+            yield ModelEvent.text(piece)
+        yield ModelEvent.completed(ModelResponse(AssistantMessage(content=self.text)))
+
+
+async def _settings(data_dir: Path) -> Any:
+    from .settings import ProviderConfig, Settings, SettingsStore
+
+    store = SettingsStore(data_dir, use_keychain=False)
+    config = ProviderConfig(
+        id="local",
+        kind="openai",
+        name="Local model",
+        base_url="http://127.0.0.1:9/v1",
+        default_model="llama3.1-8b",
+    )
+    await store.save(Settings(providers=[config], default_provider_id="local"))
+    return store
+
+
+async def _window(data_dir: Path, model: Any, tools: Any = ()) -> Any:
+    from .app import build_window
+
+    store = await _settings(data_dir)
+
+    async def factory(config: Any, model_id: str | None) -> Any:
+        return model
+
+    window = build_window(
+        data_dir, settings_store=store, model_factory=factory, tools=tools, first_run_dialog=False
+    )
+    window.resize(1100, 720)
+    window.show()
+    await window.started()
+    await _until(lambda: window.model_picker.count() > 0)
+    return window
+
+
+async def _until(condition: Any, seconds: float = 10.0) -> None:
+    deadline = asyncio.get_running_loop().time() + seconds
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise RuntimeError(f"screenshot state not reached: {condition}")
+        await asyncio.sleep(0.01)
+
+
+async def _shot(window: Any, path: Path) -> None:
+    window.transcript.flush()
+    await asyncio.sleep(0.05)  # let layout settle and paint; a picture, not synchronisation
+    window.transcript.scroll_to_bottom()
+    window.grab().save(str(path))
+    print(f"wrote {path}")
+
+
+async def _close(window: Any) -> None:
+    closed = asyncio.Event()
+    window.closed.connect(closed.set)
+    window.close()
+    await closed.wait()
+
+
+async def _seed(data_dir: Path, sid: str, title: str, messages: list[Any]) -> None:
+    from .controller import DB_FILE_NAME
+
+    storage = SQLiteSessionStorage(data_dir / DB_FILE_NAME)
+    try:
+        await storage.create_session(session_id=sid, title=title)
+        for message in messages:
+            await storage.append(sid, "seed", message)
+    finally:
+        await storage.close()
+
+
+async def _run(out: Path) -> int:
+    from .theme import apply_palette
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+
+        apply_palette(app, "light")
+        model = _Scripted(ANSWER, hold=20)
+        window = await _window(root / "empty", model)
+        await _shot(window, out / "empty.png")
+        window.composer.setPlainText("Write a retry helper with exponential backoff")
+        window.send_button.click()
+        await model.held.wait()
+        await _shot(window, out / "streaming.png")
+        model.release.set()
+        await _close(window)
+
+        apply_palette(app, "dark")
+        gate = asyncio.Event()
+
+        @tool
+        async def search_files(pattern: str, folder: str) -> str:
+            """Search files.
+
+            Args:
+                pattern: what to look for.
+                folder: where.
+            """
+            await gate.wait()
+            return "notes/2026-03.md: 'backoff'"
+
+        call = ToolCall("call_1", "search_files", {"pattern": "backoff", "folder": "~/notes"})
+        model = _Scripted("I found it in your March notes.", calls=(call,))
+        window = await _window(root / "tool", model, tools=[search_files])
+        window.composer.setPlainText("Where did I write about backoff?")
+        window.send_button.click()
+        await _until(lambda: window.stop_button.isVisible() and len(window.transcript.views()) >= 2)
+        await asyncio.sleep(0.05)
+        await _shot(window, out / "tool-card.png")
+        gate.set()
+        await _close(window)
+
+        apply_palette(app, "light")
+        data = root / "resume"
+        cut = StopInfo(
+            StopReason.INTERRUPTED,
+            raw="network_error",
+            message="The connection to the provider broke before the answer finished.",
+        )
+        await _seed(
+            data,
+            "s-resume",
+            "Backoff helper",
+            [
+                UserMessage(content="Write a retry helper with exponential backoff"),
+                AssistantMessage(content=ANSWER[:300], stop=cut),
+            ],
+        )
+        window = await _window(data, _Scripted("Done."))
+        await _until(lambda: window.resume_button.isVisible())
+        await _shot(window, out / "resume-offered.png")
+        await _close(window)
+
+        model = _Scripted(ANSWER, hold=25, fail=True)
+        window = await _window(root / "error", model)
+        window.composer.setPlainText("Write a retry helper with exponential backoff")
+        window.send_button.click()
+        await model.held.wait()
+        model.release.set()
+        await _until(lambda: window.error_banner.isVisible() and window.resume_button.isVisible())
+        await _shot(window, out / "error.png")
+        await _close(window)
+
+        from .i18n import install_translator
+
+        install_translator(app, "zh_CN")
+        apply_palette(app, "light")
+        model = _Scripted(
+            "当然可以。**指数退避**的意思是每次失败后等待的时间加倍：1 秒、2 秒、4 秒……", hold=3
+        )
+        await _seed(
+            root / "zh",
+            "s-zh",
+            "重试策略",
+            [
+                UserMessage(content="什么是指数退避？"),
+                AssistantMessage(content="指数退避是一种重试策略：每次失败后，等待时间翻倍。"),
+            ],
+        )
+        window = await _window(root / "zh", model)
+        window.composer.setPlainText("请再举一个例子")
+        window.send_button.click()
+        await model.held.wait()
+        await _shot(window, out / "chinese.png")
+        model.release.set()
+        await _close(window)
+        install_translator(app, "en")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the screenshots into the folder given on the command line."""
+    args = sys.argv[1:] if argv is None else argv
+    out = Path(args[0] if args else "screenshots")
+    out.mkdir(parents=True, exist_ok=True)
+    from .app import EventLoop
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setQuitOnLastWindowClosed(False)
+    with asyncio.Runner(loop_factory=lambda: EventLoop(app)) as runner:  # type: ignore[arg-type]
+        return runner.run(_run(out))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
