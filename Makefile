@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export QT_QPA_PLATFORM ?= offscreen
 
-.PHONY: run test lint bench stress screenshots bundle smoke install-desktop clean
+.PHONY: run test lint bench stress screenshots translations bundle smoke install-desktop clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,6 +31,10 @@ bench: $(STAMP)
 
 screenshots: $(STAMP)
 	$(PY) -m ui.screenshots screenshots
+
+translations: $(STAMP)
+	$(VENV)/bin/pyside6-lupdate $$(find ui -name '*.py' | sort) -ts resources/translations/continuo_zh_CN.ts -no-obsolete
+	$(VENV)/bin/pyside6-lrelease resources/translations/continuo_zh_CN.ts -qm resources/translations/continuo_zh_CN.qm
 
 bundle: $(STAMP)
 	bash packaging/build.sh
