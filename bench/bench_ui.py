@@ -1,0 +1,232 @@
+"""The window's speed: start-up, opening a long conversation, streaming a long answer.
+
+- Start to first painted window, for Continuo and for a bare PySide6 window, each in fresh
+  subprocesses in this run (median of 3); target: within 1.5x of the bare window.
+- Opening a 10,000-message conversation: from the click to the first screen painted;
+  target under 300 ms.
+- Streaming 20,000 tokens at 2,000 tokens/s from the loopback provider: the longest gap of a
+  5 ms timer heartbeat (target under 50 ms), and the render time spent on the second 10,000
+  tokens against the first (linear cost: about 1; quadratic would be about 3; target < 1.6).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+_PAINT_PROBE = """
+import sys, time, tempfile
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QApplication, QMainWindow
+class Probe(QObject):
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.Paint and obj.isWidgetType() and obj.window() is window:
+            print(time.time(), flush=True)
+            raise SystemExit(0)
+        return False
+app = QApplication(sys.argv[:1])
+probe = Probe(); app.installEventFilter(probe)
+"""
+
+_BARE = (
+    _PAINT_PROBE
+    + """
+window = QMainWindow(); window.resize(1100, 760); window.setWindowTitle("bare"); window.show()
+app.exec()
+"""
+)
+
+_CONTINUO = (
+    _PAINT_PROBE
+    + """
+import asyncio
+from ui.app import EventLoop, build_window
+async def run():
+    global window
+    window = build_window(tempfile.mkdtemp(), first_run_dialog=False)
+    window.show()
+    await asyncio.Event().wait()
+asyncio.Runner(loop_factory=lambda: EventLoop(app)).run(run())
+"""
+)
+
+
+def _first_paint(code: str) -> float:
+    start = time.time()
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ, QT_QPA_PLATFORM="offscreen"),
+    ).stdout.split()
+    return float(out[-1]) - start
+
+
+async def _open_long(app: Any) -> float:
+    from engine import AssistantMessage, SQLiteSessionStorage, UserMessage
+    from ui.app import build_window
+    from ui.controller import DB_FILE_NAME
+
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp)
+        storage = SQLiteSessionStorage(data / DB_FILE_NAME, synchronous="OFF")
+        await storage.create_session(session_id="long", title="Long")
+        await storage.create_session(session_id="short", title="Short")
+        await storage.append("short", "r", UserMessage(content="hi"))
+        for n in range(5000):
+            await storage.append(
+                "long", "r", UserMessage(content=f"Question {n}: how about **this**?")
+            )
+            await storage.append(
+                "long",
+                "r",
+                AssistantMessage(content=f"Answer {n}.\n\n- a point\n- another\n\n`code {n}`"),
+            )
+        await storage.close()
+        window = build_window(data, first_run_dialog=False)
+        window.resize(1100, 760)
+        window.show()
+        await window.started()
+        await window.controller.open_session("short")
+        start = time.perf_counter()
+        await window.controller.open_session("long")
+        window.transcript.flush()
+        window.transcript.scroll_to_bottom()
+        window.repaint()  # synchronous: the first screen is painted when this returns
+        elapsed = time.perf_counter() - start
+        closed = asyncio.Event()
+        window.closed.connect(closed.set)
+        window.close()
+        await closed.wait()
+        return elapsed
+
+
+async def _stream_long(app: Any) -> tuple[float, float, float, float]:
+    from PySide6.QtCore import QTimer
+
+    from tests.support.provider_server import ProviderServer, Turn
+    from ui.app import build_window
+    from ui.models.transcript import ItemKind
+    from ui.settings import ProviderConfig, Settings, SettingsStore
+    from ui.widgets.message_views import AnswerView
+
+    tokens = 20_000
+    words = [f"word{n % 97}" for n in range(tokens)]
+    # Paragraphs of 60 tokens, as prose arrives; one token is about 4 characters.
+    text = "".join(w + ("\n\n" if n % 60 == 59 else " ") for n, w in enumerate(words))
+    cost = {"total": 0.0, "at_half": None}
+    original = AnswerView._draw
+
+    def timed(self: Any, item: Any) -> None:
+        begin = time.perf_counter()
+        original(self, item)
+        cost["total"] += time.perf_counter() - begin
+        if cost["at_half"] is None and len(item.text) >= len(text) // 2:
+            cost["at_half"] = cost["total"]
+
+    AnswerView._draw = timed  # type: ignore[method-assign]
+    try:
+        with tempfile.TemporaryDirectory() as tmp, ProviderServer() as server:
+            data = Path(tmp)
+            per_event = max(1, len(text) // tokens)
+            server.script(Turn(text=text, chunk_size=per_event, delay=1 / 2000))
+            store = SettingsStore(data, use_keychain=False)
+            config = ProviderConfig(
+                "loop", "openai", "Loopback", server.openai_url, "loopback-echo"
+            )
+            await store.save(Settings(providers=[config], default_provider_id="loop"))
+            window = build_window(data, settings_store=store, first_run_dialog=False)
+            window.resize(1100, 760)
+            window.show()
+            await window.started()
+            gaps: list[float] = []
+            last = [time.perf_counter()]
+
+            def beat() -> None:
+                now = time.perf_counter()
+                gaps.append(now - last[0])
+                last[0] = now
+
+            timer = QTimer()
+            timer.setInterval(5)
+            timer.timeout.connect(beat)
+            started = time.perf_counter()
+            request = window.controller.send("Write a lot")
+            timer.start()
+            assert request is not None
+            await request
+            duration = time.perf_counter() - started
+            timer.stop()
+            answers = [i for i in window.transcript.model().items() if i.kind is ItemKind.ASSISTANT]
+            assert answers and answers[-1].text == text, "the whole answer arrived"
+            closed = asyncio.Event()
+            window.closed.connect(closed.set)
+            window.close()
+            await closed.wait()
+    finally:
+        AnswerView._draw = original  # type: ignore[method-assign]
+    half = cost["at_half"] or cost["total"]
+    second = cost["total"] - half
+    return max(gaps) if gaps else 0.0, half, second, duration
+
+
+def main() -> list[str]:
+    """Print the figures; return the targets missed."""
+    missed: list[str] = []
+    bare = statistics.median(_first_paint(_BARE) for _ in range(3))
+    ours = statistics.median(_first_paint(_CONTINUO) for _ in range(3))
+    ratio = ours / bare
+    print(
+        f"start to first paint: Continuo {ours * 1000:.0f} ms, bare PySide6 window "
+        f"{bare * 1000:.0f} ms, ratio {ratio:.2f} (target <= 1.5)"
+    )
+    if ratio > 1.5:
+        missed.append(f"start-up is {ratio:.2f}x a bare window (target 1.5x)")
+
+    from PySide6.QtWidgets import QApplication
+
+    from ui.app import EventLoop
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setQuitOnLastWindowClosed(False)  # type: ignore[union-attr]
+    with asyncio.Runner(loop_factory=lambda: EventLoop(app)) as runner:  # type: ignore[arg-type]
+        opened = runner.run(_open_long(app))
+        stall, first, second, duration = runner.run(_stream_long(app))
+    print(
+        f"open a 10,000-message conversation: first screen in {opened * 1000:.0f} ms "
+        f"(target < 300 ms; {opened / 0.3:.2f} of the target)"
+    )
+    if opened >= 0.3:
+        missed.append(f"opening 10,000 messages took {opened * 1000:.0f} ms (target 300 ms)")
+    print(
+        f"stream 20,000 tokens at 2,000/s: took {duration:.1f} s, longest event-loop stall "
+        f"{stall * 1000:.1f} ms (target < 50 ms; 5 ms heartbeat, ratio {stall / 0.005:.1f})"
+    )
+    if stall >= 0.05:
+        missed.append(f"longest stall while streaming {stall * 1000:.0f} ms (target 50 ms)")
+    linear = second / first if first else float("inf")
+    print(
+        f"render cost: first 10k tokens {first * 1000:.0f} ms, second 10k {second * 1000:.0f} ms, "
+        f"ratio {linear:.2f} (linear ~1, quadratic ~3; target < 1.6)"
+    )
+    if linear >= 1.6:
+        missed.append(f"render cost grows with length: second half {linear:.2f}x the first")
+    return missed
+
+
+if __name__ == "__main__":
+    result = main()
+    print("\n".join(result) or "all targets met")
