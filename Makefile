@@ -30,6 +30,7 @@ bench: $(STAMP)
 	$(PY) -m bench
 
 screenshots: $(STAMP)
+	@fc-list :lang=zh | grep -q . || (apt-get update -qq && apt-get install -y -qq --no-install-recommends fonts-noto-cjk) || echo 'Install a CJK font (fonts-noto-cjk) to render Chinese text.'
 	$(PY) -m ui.screenshots screenshots
 
 translations: $(STAMP)
