@@ -16,10 +16,14 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
+import keyring
 import pytest
+from keyring.backend import KeyringBackend
+from keyring.backends import fail
+from keyring.errors import PasswordDeleteError
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -41,10 +45,18 @@ def pytest_asyncio_loop_factories(config: Any, item: Any) -> dict[str, Callable[
     return {"qasync": lambda: EventLoop(_application())}
 
 
+#: Every test's loop stays referenced for the whole run. A closed qasync loop still has Qt
+#: timers registered on its timer object (each cancelled ``call_later``: httpx timeouts,
+#: ``wait_for``); if the garbage collector frees it, such a timer later fires on freed memory
+#: and a later test dies with SIGSEGV.
+_LOOPS: list[asyncio.AbstractEventLoop] = []
+
+
 @pytest.fixture(autouse=True)
 async def loop() -> AsyncIterator[asyncio.AbstractEventLoop]:
     """The running qasync loop; fails the test on any error the loop reports."""
     running = asyncio.get_running_loop()
+    _LOOPS.append(running)
     errors: list[dict[str, Any]] = []
     running.set_exception_handler(lambda _loop, context: errors.append(context))
     yield running
@@ -141,3 +153,41 @@ async def drain(turns: int = 20) -> None:
     """Let callbacks already scheduled run (tasks cancelled at close take their last step)."""
     for _ in range(turns):
         await asyncio.sleep(0)
+
+
+class DictKeyring(KeyringBackend):
+    """A keyring backend holding secrets in memory: a real backend for keyring's API."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.secrets: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.secrets.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.secrets[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        if self.secrets.pop((service, username), None) is None:
+            raise PasswordDeleteError("not found")
+
+
+@pytest.fixture
+def dict_keyring() -> Iterator[DictKeyring]:
+    previous = keyring.get_keyring()
+    backend = DictKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def no_keyring() -> Iterator[None]:
+    """No usable keychain, as on a headless machine: keys go to the 0600 settings file."""
+    previous = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())
+    yield
+    keyring.set_keyring(previous)

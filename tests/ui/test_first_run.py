@@ -2,31 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import socket
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from ui.first_run import LocalServer, discover, env_key_providers, probe_local_servers
-
-_LOOPS: list[object] = []
-
-
-@pytest.fixture(autouse=True)
-async def keep_loop_alive() -> AsyncIterator[None]:
-    """Keep this test's qasync loop referenced for the whole run.
-
-    A closed qasync loop still has Qt timers registered on its timer object (every
-    cancelled ``call_later``: httpx timeouts, ``wait_for``). If the garbage collector frees
-    it, one of those timers later fires on freed memory: SIGSEGV in a later test.
-    """
-    _LOOPS.append(asyncio.get_running_loop())
-    yield
-
 
 SECRET = "sk-ant-env-0123456789-NEVER-SHOWN"
 

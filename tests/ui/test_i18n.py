@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,21 +17,6 @@ from PySide6.QtWidgets import QApplication
 from ui.i18n import install_translator, resolve_language, translations_dir
 from ui.settings import SettingsStore
 from ui.settings_dialog import SettingsDialog
-
-_LOOPS: list[object] = []
-
-
-@pytest.fixture(autouse=True)
-async def keep_loop_alive() -> AsyncIterator[None]:
-    """Keep this test's qasync loop referenced for the whole run.
-
-    A closed qasync loop still has Qt timers registered on its timer object (every
-    cancelled ``call_later``: httpx timeouts, ``wait_for``). If the garbage collector frees
-    it, one of those timers later fires on freed memory: SIGSEGV in a later test.
-    """
-    _LOOPS.append(asyncio.get_running_loop())
-    yield
-
 
 TS = translations_dir() / "continuo_zh_CN.ts"
 QM = translations_dir() / "continuo_zh_CN.qm"

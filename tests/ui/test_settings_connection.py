@@ -12,7 +12,7 @@ import json
 import logging
 import socket
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -24,21 +24,6 @@ from PySide6.QtCore import Qt
 from tests.support.provider_server import ProviderServer
 from ui.settings import ProviderConfig, Settings, SettingsStore
 from ui.settings_dialog import SettingsDialog
-
-_LOOPS: list[object] = []
-
-
-@pytest.fixture(autouse=True)
-async def keep_loop_alive() -> AsyncIterator[None]:
-    """Keep this test's qasync loop referenced for the whole run.
-
-    A closed qasync loop still has Qt timers registered on its timer object (every
-    cancelled ``call_later``: httpx timeouts, ``wait_for``). If the garbage collector frees
-    it, one of those timers later fires on freed memory: SIGSEGV in a later test.
-    """
-    _LOOPS.append(asyncio.get_running_loop())
-    yield
-
 
 GOOD_KEY = "sk-good-0123456789abcdef-NEVER-LOGGED"
 BAD_KEY = "sk-bad-fedcba9876543210-NEVER-LOGGED"

@@ -14,15 +14,11 @@ import os
 import stat
 import sys
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import keyring
 import pytest
-from keyring.backend import KeyringBackend
-from keyring.backends import fail
-from keyring.errors import PasswordDeleteError
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QApplication, QPushButton
 
@@ -30,60 +26,8 @@ from ui.first_run import LocalServer
 from ui.settings import KEYRING_SERVICE, ProviderConfig, Settings, SettingsStore
 from ui.settings_dialog import SettingsDialog
 
-_LOOPS: list[object] = []
-
-
-@pytest.fixture(autouse=True)
-async def keep_loop_alive() -> AsyncIterator[None]:
-    """Keep this test's qasync loop referenced for the whole run.
-
-    A closed qasync loop still has Qt timers registered on its timer object (every
-    cancelled ``call_later``: httpx timeouts, ``wait_for``). If the garbage collector frees
-    it, one of those timers later fires on freed memory: SIGSEGV in a later test.
-    """
-    _LOOPS.append(asyncio.get_running_loop())
-    yield
-
-
 SECRET = "sk-dialog-0123456789abcdef-NEVER-LOGGED"
 ENV_SECRET = "sk-env-abcdef0123456789-NEVER-LOGGED"
-
-
-class DictKeyring(KeyringBackend):
-    """A keyring backend holding secrets in memory: a real backend for keyring's API."""
-
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.secrets: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.secrets.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.secrets[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        if self.secrets.pop((service, username), None) is None:
-            raise PasswordDeleteError("not found")
-
-
-@pytest.fixture
-def dict_keyring() -> Iterator[DictKeyring]:
-    previous = keyring.get_keyring()
-    backend = DictKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
-
-
-@pytest.fixture
-def no_keyring() -> Iterator[None]:
-    previous = keyring.get_keyring()
-    keyring.set_keyring(fail.Keyring())
-    yield
-    keyring.set_keyring(previous)
 
 
 @pytest.fixture

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 
 import pytest
 from PySide6.QtCore import Qt
@@ -11,15 +10,6 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
 
 from ui.theme import apply_palette, effective_scheme, style_sheet
-
-_LOOPS: list[object] = []
-
-
-@pytest.fixture(autouse=True)
-async def keep_loop_alive() -> AsyncIterator[None]:
-    """Keep this test's qasync loop referenced (see test_settings.py)."""
-    _LOOPS.append(asyncio.get_running_loop())
-    yield
 
 
 @pytest.fixture
