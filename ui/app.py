@@ -28,13 +28,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QLockFile, QTimer
-from PySide6.QtGui import QIcon
-from PySide6.QtNetwork import QLocalServer, QLocalSocket
-from PySide6.QtWidgets import QApplication
+# httpx imports its command-line client (click, rich and pygments, about 200 ms before the
+# first paint) whenever those happen to be installed; Continuo never runs it. Marking the
+# module missing before anything imports httpx makes httpx take its own fallback, and keeps
+# the packaged app from bundling them.
+if "httpx" not in sys.modules:
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 
-from .controller import Controller, ModelFactory
-from .main_window import MainWindow
+from PySide6.QtCore import QLockFile, QTimer  # noqa: E402
+from PySide6.QtGui import QIcon  # noqa: E402
+from PySide6.QtNetwork import QLocalServer, QLocalSocket  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from .controller import Controller, ModelFactory  # noqa: E402
+from .main_window import MainWindow  # noqa: E402
 
 __all__ = ["EventLoop", "build_window", "default_data_dir", "main"]
 

@@ -21,13 +21,13 @@ import html
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from markdown_it import MarkdownIt
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name, guess_lexer
-from pygments.util import ClassNotFound
+# markdown-it and pygments load on the first render, not at start-up: the window paints
+# before any message needs them (DESIGN.md: heavy imports wait until after the first paint).
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from pygments.formatters import HtmlFormatter
 
 __all__ = ["Rendered", "StreamSplitter", "render_markdown"]
 
@@ -47,6 +47,8 @@ class Rendered:
 
 @lru_cache(maxsize=2)
 def _parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
     # CommonMark plus the GFM pieces people expect from chat apps: tables, strikethrough.
     return MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable(
         ["table", "strikethrough"]
@@ -55,10 +57,16 @@ def _parser() -> MarkdownIt:
 
 @lru_cache(maxsize=4)
 def _formatter(dark: bool) -> HtmlFormatter[str]:
+    from pygments.formatters import HtmlFormatter
+
     return HtmlFormatter(noclasses=True, nowrap=True, style=_DARK_STYLE if dark else _LIGHT_STYLE)
 
 
 def _highlighted(code: str, lang: str, dark: bool) -> str:
+    from pygments import highlight
+    from pygments.lexers import get_lexer_by_name, guess_lexer
+    from pygments.util import ClassNotFound
+
     lexer: Any = None
     if lang:
         try:
