@@ -30,8 +30,7 @@ from typing import Any
 
 # httpx imports its command-line client (click, rich and pygments, about 200 ms before the
 # first paint) whenever those happen to be installed; Continuo never runs it. Marking the
-# module missing before anything imports httpx makes httpx take its own fallback, and keeps
-# the packaged app from bundling them.
+# module missing before anything imports httpx makes httpx take its own fallback.
 if "httpx" not in sys.modules:
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 
