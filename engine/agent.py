@@ -21,8 +21,6 @@ from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import httpx
-
 from .errors import (
     AgentResumeError,
     ProviderConnectionError,
@@ -506,8 +504,8 @@ def _fault_stop(exc: BaseException, withheld: Sequence[str]) -> StopInfo:
     if isinstance(exc, asyncio.CancelledError | GeneratorExit):
         raw, text = "cancelled", "You stopped this answer before it finished."
     elif isinstance(
-        exc, ProviderConnectionError | ProviderTimeoutError | httpx.TransportError | OSError
-    ):
+        exc, ProviderConnectionError | ProviderTimeoutError | OSError
+    ) or _is_httpx_transport_error(exc):
         raw, text = (
             "network_error",
             "The connection to the provider broke before the answer finished.",
@@ -520,6 +518,14 @@ def _fault_stop(exc: BaseException, withheld: Sequence[str]) -> StopInfo:
             else (f"The answer was cut off by an error ({type(exc).__name__}).")
         )
     return StopInfo(StopReason.INTERRUPTED, raw=raw, message=text, details=details)
+
+
+def _is_httpx_transport_error(exc: BaseException) -> bool:
+    """True for httpx's transport errors, checked by name so the loop need not import httpx."""
+    return any(
+        cls.__name__ == "TransportError" and cls.__module__.startswith("httpx")
+        for cls in type(exc).__mro__
+    )
 
 
 def _normalise(response: ModelResponse, model: Any) -> AssistantMessage:
