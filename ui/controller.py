@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 import os
 import time
@@ -118,6 +119,15 @@ def describe_error(exc: BaseException) -> tuple[str, str]:
     return _tr(
         "Something went wrong ({name}). What arrived is saved; press Resume to carry on."
     ).format(name=type(exc).__name__), "resume"
+
+
+def _built(store: Any, config: Any, model: str | None) -> Any:
+    """Build a provider adapter in a worker thread (see `Controller._adapter`)."""
+    adapter = asyncio.run(store.build_model(config, model))
+    # anyio loads its asyncio backend on the first request (about 40 ms); load it here.
+    with contextlib.suppress(ImportError):
+        importlib.import_module("anyio._backends._asyncio")
+    return adapter
 
 
 class Controller(QObject):
@@ -454,7 +464,11 @@ class Controller(QObject):
             if self._model_factory is not None:
                 adapter = await self._model_factory(config, model)
             elif self.settings_store is not None and config is not None:
-                adapter = await self.settings_store.build_model(config, model)
+                # Built in a worker thread: an adapter's HTTP client loads the CA certificates
+                # (about 50-130 ms of OpenSSL work that releases the GIL) and imports httpcore's
+                # connection code on first use; on the event loop that froze the window just
+                # as an answer began to stream. The key lookup runs in that thread's own loop.
+                adapter = await asyncio.to_thread(_built, self.settings_store, config, model)
             else:
                 raise _NoProvider()
             self._adapters[key] = adapter

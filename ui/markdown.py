@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import html
 import re
+import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from pygments.formatters import HtmlFormatter
 
-__all__ = ["Rendered", "StreamSplitter", "render_markdown"]
+__all__ = ["Rendered", "StreamSplitter", "render_markdown", "warm_up"]
 
 _LIGHT_STYLE = "default"
 _DARK_STYLE = "monokai"
@@ -43,6 +44,30 @@ class Rendered:
 
     html: str
     code_blocks: list[str] = field(default_factory=list)  #: text of each block, for Copy
+
+
+_warming: threading.Thread | None = None
+
+
+def warm_up() -> None:
+    """Load markdown-it and Pygments in a worker thread, once.
+
+    Called when the first message row appears: loading them takes tens of milliseconds, and
+    on the event loop that froze the window just as the first answer began to stream. The
+    thread yields the interpreter every few milliseconds, so the window keeps ticking; a
+    render that comes before it is done waits only for the rest of the import.
+    """
+    global _warming
+    if _warming is None:
+        _warming = threading.Thread(target=_load, name="markdown-warm-up", daemon=True)
+        _warming.start()
+
+
+def _load() -> None:
+    import pygments.lexers  # noqa: F401 (imported for its side effect: loaded once, here)
+
+    render_markdown("*warm* up\n\n```\nx\n```\n", dark=False)
+    _formatter(True)
 
 
 @lru_cache(maxsize=2)

@@ -20,6 +20,7 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QScrollArea, QVBoxLayout, QWidget
 
+from ..markdown import warm_up
 from ..models.transcript import ItemState, TranscriptModel
 from .message_views import view_for
 
@@ -120,6 +121,7 @@ class TranscriptView(QScrollArea):
 
     def _inserted(self, parent: QModelIndex, first: int, last: int) -> None:
         assert self._model is not None
+        warm_up()  # Markdown rendering will be wanted soon: load it off the event loop
         bar = self.verticalScrollBar()
         if first == 0 and self._views:
             # Older rows go on top: keep what the person is reading where it is.
