@@ -3,7 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-export QT_QPA_PLATFORM ?= offscreen
+# Tests, benchmarks and screenshots render offscreen; `make run` uses the real display.
+OFFSCREEN := QT_QPA_PLATFORM=offscreen
 
 .PHONY: run test lint bench stress screenshots translations bundle smoke install-desktop clean
 
@@ -14,24 +15,24 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	QT_QPA_PLATFORM= $(PY) -m ui $(ARGS)
+	$(PY) -m ui $(ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check engine ui tests bench packaging
 	$(VENV)/bin/lint-imports --no-cache
 
 test: $(STAMP) lint
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(OFFSCREEN) $(PY) -m pytest -q -p no:cacheprovider
 
 stress: $(STAMP)
-	$(PY) -m pytest -q -p no:cacheprovider -m stress
+	$(OFFSCREEN) $(PY) -m pytest -q -p no:cacheprovider -m stress
 
 bench: $(STAMP)
-	$(PY) -m bench
+	$(OFFSCREEN) $(PY) -m bench
 
 screenshots: $(STAMP)
 	@fc-list :lang=zh | grep -q . || (apt-get update -qq && apt-get install -y -qq --no-install-recommends fonts-noto-cjk) || echo 'Install a CJK font (fonts-noto-cjk) to render Chinese text.'
-	$(PY) -m ui.screenshots screenshots
+	$(OFFSCREEN) $(PY) -m ui.screenshots screenshots
 
 translations: $(STAMP)
 	$(VENV)/bin/pyside6-lupdate $$(find ui -name '*.py' | sort) -ts resources/translations/continuo_zh_CN.ts -no-obsolete
