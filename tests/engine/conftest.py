@@ -2,60 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from engine import Agent, AgentRunConfig, Message
-from engine.storage import SQLiteSessionExtension
-
-
-class Store:
-    """Opens the test's database file; every `agent()` gets a fresh connection (a restart)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._opened: list[SQLiteSessionExtension] = []
-
-    def extension(self) -> SQLiteSessionExtension:
-        ext = SQLiteSessionExtension(self.path)
-        self._opened.append(ext)
-        return ext
-
-    async def seed(self, session_id: str, messages: Sequence[Message]) -> None:
-        """Write a history directly, as a process that then died would have left it."""
-        ext = self.extension()
-        for message in messages:
-            await ext.storage.append(session_id, "earlier-request", message)
-        await ext.close()
-
-    async def agent(
-        self,
-        model: Any,
-        session_id: str = "s",
-        tools: Sequence[Any] = (),
-        extensions: Sequence[Any] = (),
-        **config: Any,
-    ) -> Agent:
-        return await Agent.create(
-            model,
-            config=AgentRunConfig(session_id, **config),
-            tools=tools,
-            extensions=[self.extension(), *extensions],
-        )
-
-    async def history(self, session_id: str = "s") -> list[Message]:
-        ext = self.extension()
-        try:
-            return await ext.storage.load(session_id)
-        finally:
-            await ext.close()
-
-    async def close(self) -> None:
-        for ext in self._opened:
-            await ext.close()
+from tests.support.store import Store
 
 
 @pytest.fixture
@@ -68,5 +21,3 @@ async def store(tmp_path: Path) -> AsyncIterator[Store]:
 def types_of(events: Sequence[Any]) -> list[str]:
     return [e.type.value for e in events]
 
-
-Recorder = Callable[..., None]

@@ -13,11 +13,10 @@ from typing import Any
 
 import pytest
 
-from engine import Agent, AgentRunConfig, Message
 from engine.providers import AnthropicModel, OllamaModel, OpenAIChatModel
 from engine.providers.base import HTTPModel
-from engine.storage import SQLiteSessionExtension
 from tests.support.provider_server import ProviderServer, Turn
+from tests.support.store import Store
 
 #: a key that must never appear in an error, log line or repr
 SECRET_KEY = "sk-test-SECRETKEY-0123456789abcdef"
@@ -76,38 +75,6 @@ def protocol(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def adapter(protocol: str, make_adapter: Callable[..., HTTPModel]) -> HTTPModel:
     return make_adapter(protocol)
-
-
-class Store:
-    """A real SQLite file; every `agent()` opens a fresh connection, as after a restart."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._opened: list[SQLiteSessionExtension] = []
-
-    def extension(self) -> SQLiteSessionExtension:
-        ext = SQLiteSessionExtension(self.path)
-        self._opened.append(ext)
-        return ext
-
-    async def agent(self, model: Any, session_id: str = "s", tools: Any = ()) -> Agent:
-        return await Agent.create(
-            model,
-            config=AgentRunConfig(session_id),
-            tools=tools,
-            extensions=[self.extension()],
-        )
-
-    async def history(self, session_id: str = "s") -> list[Message]:
-        ext = self.extension()
-        try:
-            return await ext.storage.load(session_id)
-        finally:
-            await ext.close()
-
-    async def close(self) -> None:
-        for ext in self._opened:
-            await ext.close()
 
 
 @pytest.fixture
