@@ -22,6 +22,7 @@ from keyring.backends import fail
 from PySide6.QtCore import Qt
 
 from tests.support.provider_server import ProviderServer
+from tests.ui.conftest import next_signal
 from ui.settings import ProviderConfig, Settings, SettingsStore
 from ui.settings_dialog import SettingsDialog
 
@@ -89,33 +90,19 @@ def refused_url() -> str:
     return f"http://127.0.0.1:{port}/v1"
 
 
-async def _signal(signal: Any, within: float = 20.0) -> tuple[Any, ...]:
-    future: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
-
-    def fire(*args: Any) -> None:
-        if not future.done():
-            future.set_result(args)
-
-    signal.connect(fire)
-    try:
-        return await asyncio.wait_for(future, within)
-    finally:
-        signal.disconnect(fire)
-
-
 async def _dialog_with(qtbot: Any, tmp_path: Any, config: ProviderConfig) -> SettingsDialog:
     store = SettingsStore(tmp_path)
     await store.save(Settings(providers=[config]))
     dialog = SettingsDialog(store, servers=[], environ={})
     qtbot.addWidget(dialog)
-    loaded = asyncio.ensure_future(_signal(dialog.loaded))
+    loaded = asyncio.ensure_future(next_signal(dialog.loaded, seconds=20.0))
     dialog.open()
     await loaded
     return dialog
 
 
 async def _test(qtbot: Any, dialog: SettingsDialog) -> tuple[bool, str]:
-    tested = asyncio.ensure_future(_signal(dialog.connectionTested))
+    tested = asyncio.ensure_future(next_signal(dialog.connectionTested, seconds=20.0))
     qtbot.mouseClick(dialog.testConnectionButton, Qt.MouseButton.LeftButton)
     ok, message = await tested
     assert dialog.connectionResult.text() == message
@@ -172,7 +159,7 @@ async def test_connection_uses_the_saved_key(qtbot, tmp_path, key_checking_url) 
     await store.save(Settings(providers=[config]))
     dialog = SettingsDialog(store, servers=[], environ={})
     qtbot.addWidget(dialog)
-    loaded = asyncio.ensure_future(_signal(dialog.loaded))
+    loaded = asyncio.ensure_future(next_signal(dialog.loaded, seconds=20.0))
     dialog.open()
     await loaded
 

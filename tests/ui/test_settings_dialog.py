@@ -22,6 +22,7 @@ import pytest
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QApplication, QPushButton
 
+from tests.ui.conftest import next_signal
 from ui.first_run import LocalServer
 from ui.settings import KEYRING_SERVICE, ProviderConfig, Settings, SettingsStore
 from ui.settings_dialog import SettingsDialog
@@ -71,27 +72,12 @@ def ollama_port() -> Iterator[int]:
     thread.join(5)
 
 
-async def signal_of(signal: Any, within: float = 10.0) -> tuple[Any, ...]:
-    """Wait for the next emission of ``signal``; connect *before* causing it."""
-    future: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
-
-    def fire(*args: Any) -> None:
-        if not future.done():
-            future.set_result(args)
-
-    signal.connect(fire)
-    try:
-        return await asyncio.wait_for(future, within)
-    finally:
-        signal.disconnect(fire)
-
-
 async def open_dialog(qtbot: Any, store: SettingsStore, **kw: Any) -> SettingsDialog:
     kw.setdefault("servers", [])
     kw.setdefault("environ", {})
     dialog = SettingsDialog(store, **kw)
     qtbot.addWidget(dialog)
-    loaded = asyncio.ensure_future(signal_of(dialog.loaded))
+    loaded = asyncio.ensure_future(next_signal(dialog.loaded))
     dialog.open()
     if not dialog.is_loaded:
         await loaded
@@ -106,7 +92,7 @@ def click(qtbot: Any, button: QPushButton) -> None:
 
 
 async def save(qtbot: Any, dialog: SettingsDialog) -> None:
-    changed = asyncio.ensure_future(signal_of(dialog.settingsChanged))
+    changed = asyncio.ensure_future(next_signal(dialog.settingsChanged))
     click(qtbot, dialog.saveButton)
     await changed
 
@@ -228,16 +214,16 @@ async def test_first_run_page_offers_what_it_found_and_one_click_adds_it(
         first_run=True,
     )
     qtbot.addWidget(dialog)
-    found = asyncio.ensure_future(signal_of(dialog.discoveryFinished))
+    found = asyncio.ensure_future(next_signal(dialog.discoveryFinished))
     dialog.open()
     await found
     assert dialog.tabs.currentWidget() is dialog.firstRunPage
     buttons = {b.property("source"): b for b in dialog.findChildren(QPushButton, "addFoundButton")}
     assert set(buttons) == {f"127.0.0.1:{ollama_port}", "OPENAI_API_KEY"}
     if not dialog.is_loaded:
-        await signal_of(dialog.loaded)
+        await next_signal(dialog.loaded)
 
-    changed = asyncio.ensure_future(signal_of(dialog.settingsChanged))
+    changed = asyncio.ensure_future(next_signal(dialog.settingsChanged))
     click(qtbot, buttons[f"127.0.0.1:{ollama_port}"])
     await changed
     assert dialog.isVisible()  # adding from this page does not close the dialog
@@ -249,7 +235,7 @@ async def test_first_run_page_offers_what_it_found_and_one_click_adds_it(
         "llama3.2:3b",
     )
 
-    changed = asyncio.ensure_future(signal_of(dialog.settingsChanged))
+    changed = asyncio.ensure_future(next_signal(dialog.settingsChanged))
     click(qtbot, buttons["OPENAI_API_KEY"])
     await changed
     settings = await store.load()
@@ -274,14 +260,14 @@ async def test_corrupt_settings_file_is_shown_and_moved_aside_only_on_consent(
     assert dialog.moveAsideButton.isVisible()
     # Saving does not write over the damaged file.
     click(qtbot, dialog.addByHandButton)
-    failed = asyncio.ensure_future(signal_of(dialog.saved, within=1.0))
+    failed = asyncio.ensure_future(next_signal(dialog.saved, seconds=1.0))
     click(qtbot, dialog.saveButton)
     await _until(lambda: not dialog.is_saving)
     assert not failed.done()
     failed.cancel()
     assert path.read_bytes() == before and dialog.isVisible()
 
-    changed = asyncio.ensure_future(signal_of(dialog.settingsChanged))
+    changed = asyncio.ensure_future(next_signal(dialog.settingsChanged))
     click(qtbot, dialog.moveAsideButton)
     await changed
     (aside,) = [p for p in tmp_path.iterdir() if p.name.startswith("settings.json.broken-")]
@@ -362,11 +348,11 @@ async def test_closing_and_deleting_the_dialog_mid_save_still_saves(
     dialog = SettingsDialog(
         store, servers=[LocalServer("Ollama", "ollama", ollama_port)], environ={}
     )
-    found = asyncio.ensure_future(signal_of(dialog.discoveryFinished))
+    found = asyncio.ensure_future(next_signal(dialog.discoveryFinished))
     dialog.open()
     await found
     if not dialog.is_loaded:
-        await signal_of(dialog.loaded)
+        await next_signal(dialog.loaded)
     (button,) = dialog.findChildren(QPushButton, "addFoundButton")
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
     # The window deletes its dialog once it is closed; the save must neither be lost
