@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFontMetrics, QKeyEvent
 from PySide6.QtWidgets import QPlainTextEdit, QSizePolicy, QWidget
 
@@ -38,16 +38,19 @@ class Composer(QPlainTextEdit):
     def _fit(self, *_: Any) -> None:
         metrics = QFontMetrics(self.font())
         lines = max(1, min(MAX_LINES, int(self.document().size().height())))
-        margins = self.contentsMargins()
-        height = (
-            lines * metrics.lineSpacing()
-            + int(2 * self.document().documentMargin())
-            + margins.top()
-            + margins.bottom()
-            + 4
-        )
+        # Everything around the viewport: frame, and the padding a style sheet adds (which
+        # contentsMargins() does not report), measured from the laid-out widget.
+        chrome = max(self.height() - self.viewport().height(), 2 * self.frameWidth())
+        height = lines * metrics.lineSpacing() + int(2 * self.document().documentMargin()) + chrome
         if height != self.height():
             self.setFixedHeight(height)
+
+    def event(self, event: QEvent) -> bool:
+        handled = super().event(event)
+        # The style sheet's padding and font arrive on polish: measure again then.
+        if event.type() in (QEvent.Type.Polish, QEvent.Type.StyleChange, QEvent.Type.FontChange):
+            self._fit()
+        return handled
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
         key = event.key()
