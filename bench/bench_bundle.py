@@ -125,12 +125,16 @@ def _ensure_bundle() -> str | None:
         print(f"measuring the existing bundle {BUNDLE} (BENCH_BUNDLE_REBUILD=1 rebuilds it)")
         built = EXECUTABLE.stat().st_mtime
         newer = [
-            p for folder in ("engine", "ui") for p in (REPO / folder).rglob("*.py")
+            p
+            for folder in ("engine", "ui")
+            for p in (REPO / folder).rglob("*.py")
             if p.stat().st_mtime > built
         ]
         if newer:
-            print(f"note: {len(newer)} source files changed since it was built, e.g. "
-                  f"{newer[0].relative_to(REPO)}; its figures may not match the current code")
+            print(
+                f"note: {len(newer)} source files changed since it was built, e.g. "
+                f"{newer[0].relative_to(REPO)}; its figures may not match the current code"
+            )
         return None
     print("building the bundle (packaging/build.sh)...", flush=True)
     result = subprocess.run(

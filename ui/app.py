@@ -9,24 +9,28 @@ By default data and settings live in the platform's user data folder (platformdi
 `QLockFile` in the data folder keeps one instance per folder: a second launch asks the first
 (over a `QLocalServer` named after the folder) to bring its window forward, and exits.
 
-`build_window` is what `main`, the tests, ``make screenshots`` and the smoke script use: it
-builds the controller and the window and starts loading the conversations as soon as the
-event loop runs, so the window paints first and the work happens after.
+Start-up paints before it loads (DESIGN.md: heavy imports wait until after the first
+paint). `main` reads the language, theme and window geometry from ``settings.json``, builds
+the window from Qt widgets alone and waits for its first paint; only then does it import
+asyncio, qasync and the engine, open the store, build the `Controller` and `attach` it, and
+the conversations fill in. Reading that small file is the one piece of file I/O on the GUI
+thread, and it happens before the event loop and the window exist.
+
+`build_window` is what the tests, ``make screenshots`` and the benchmarks use: it builds the
+controller and the window in one go and starts loading the conversations as soon as the
+event loop runs.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import hashlib
-import inspect
+import json
 import logging
 import os
-import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # httpx imports its command-line client (click, rich and pygments, about 200 ms before the
 # first paint) whenever those happen to be installed; Continuo never runs it. Marking the
@@ -34,13 +38,17 @@ from typing import Any
 if "httpx" not in sys.modules:
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 
-from PySide6.QtCore import QLockFile, QTimer  # noqa: E402
+from PySide6.QtCore import QEvent, QEventLoop, QLockFile, QObject, QTimer  # noqa: E402
 from PySide6.QtGui import QIcon  # noqa: E402
-from PySide6.QtNetwork import QLocalServer, QLocalSocket  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 
-from .controller import Controller, ModelFactory  # noqa: E402
-from .main_window import MainWindow  # noqa: E402
+if TYPE_CHECKING:
+    import asyncio
+
+    from PySide6.QtNetwork import QLocalServer
+
+    from .controller import ModelFactory
+    from .main_window import MainWindow
 
 __all__ = ["EventLoop", "build_window", "default_data_dir", "main"]
 
@@ -121,6 +129,29 @@ def build_window(
         tools: tools the agent may call.
         first_run_dialog: open the settings when no provider is configured.
     """
+    from .main_window import MainWindow
+
+    window = MainWindow(first_run_dialog=first_run_dialog)
+    _set_icon(window)
+    attach_controller(
+        window, data_dir, settings_store=settings_store, model_factory=model_factory, tools=tools
+    )
+    return window
+
+
+def attach_controller(
+    window: MainWindow,
+    data_dir: str | os.PathLike[str],
+    *,
+    settings_store: Any = None,
+    model_factory: ModelFactory | None = None,
+    tools: Sequence[Any] = (),
+) -> None:
+    """The second step: build the `Controller` over ``data_dir``, attach it, start loading."""
+    import asyncio
+
+    from .controller import Controller
+
     path = Path(data_dir)
     path.mkdir(parents=True, exist_ok=True)
     if settings_store is None:
@@ -130,31 +161,120 @@ def build_window(
     controller = Controller(
         path, settings_store=settings_store, model_factory=model_factory, tools=tools
     )
-    window = MainWindow(controller, first_run_dialog=first_run_dialog)
-    if _ICON.is_dir():
-        icon = QIcon()
-        for size in (16, 32, 48, 64, 128, 256):
-            png = _ICON / f"continuo-{size}.png"
-            if png.exists():
-                icon.addFile(str(png))
-        if not icon.isNull():
-            window.setWindowIcon(icon)
+    window.attach(controller)
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         QTimer.singleShot(0, window.start)
     else:
         window.start()
+
+
+def _set_icon(window: QWidget) -> None:
+    if not _ICON.is_dir():
+        return
+    icon = QIcon()
+    for size in (16, 32, 48, 64, 128, 256):
+        png = _ICON / f"continuo-{size}.png"
+        if png.exists():
+            icon.addFile(str(png))
+    if not icon.isNull():
+        window.setWindowIcon(icon)
+
+
+def read_appearance(data_dir: Path) -> dict[str, str]:
+    """The language, theme and window geometry in ``settings.json``, for the first frame.
+
+    Never raises: a missing or unreadable file gives ``{}`` (the settings store refuses such
+    a file properly, with a message, once the event loop runs).
+    """
+    try:
+        raw = json.loads((data_dir / "settings.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(raw, dict):
+        return {}
+    keys = ("language", "theme", "window_geometry")
+    return {k: raw[k] for k in keys if isinstance(raw.get(k), str)}
+
+
+def show_first_frame(app: QApplication, data_dir: Path) -> MainWindow:
+    """Show the window's frame, wait for its first paint, then build its widgets.
+
+    The frame has the title, icon, size and the theme's colours; the widgets follow within
+    about a tenth of a second (`make bench` prints both), the conversations once the
+    controller is attached.
+    """
+    appearance = read_appearance(data_dir)
+    try:
+        from .i18n import install_translator
+
+        install_translator(app, appearance.get("language", "system"))
+    except Exception as exc:  # the window still works in English
+        log.warning("translations not installed: %s", exc)
+    try:
+        from .theme import apply_palette
+
+        apply_palette(app, appearance.get("theme", "system"), quick=True)
+    except Exception as exc:
+        log.warning("theme not applied: %s", exc)
+    from .main_window import MainWindow
+
+    window = MainWindow(frame_only=True)
+    _set_icon(window)
+    geometry = appearance.get("window_geometry")
+    if geometry:
+        window.restore_geometry_text(geometry)
+    window.show()
+    _wait_for_paint(window)
+    window.build_contents()
+    _wait_for_paint(window)  # the widgets, before the engine's imports hold the thread
     return window
 
 
+class _PaintWatch(QObject):
+    def __init__(self, window: QWidget, loop: QEventLoop) -> None:
+        super().__init__()
+        self._window = window
+        self._loop = loop
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802
+        if (
+            event.type() == QEvent.Type.Paint
+            and isinstance(obj, QWidget)
+            and obj.window() is self._window
+        ):
+            # Quit after this paint is done and the frame is on screen.
+            QTimer.singleShot(0, self._loop.quit)
+        return False
+
+
+def _wait_for_paint(window: QWidget, timeout_ms: int = 2000) -> None:
+    # A local loop before the asyncio loop exists: it runs until the window has painted
+    # (or the timeout, on a platform that paints nothing while hidden).
+    loop = QEventLoop()
+    watch = _PaintWatch(window, loop)
+    app = QApplication.instance()
+    assert app is not None
+    app.installEventFilter(watch)
+    QTimer.singleShot(timeout_ms, loop.quit)
+    try:
+        loop.exec()
+    finally:
+        app.removeEventFilter(watch)
+
+
 def _server_name(data_dir: Path) -> str:
+    import hashlib
+
     digest = hashlib.sha256(str(data_dir).encode()).hexdigest()[:16]
     return f"continuo-{digest}"
 
 
 def _ask_first_instance(data_dir: Path) -> bool:
     """Ask the instance holding ``data_dir`` to show its window; True if it answered."""
+    from PySide6.QtNetwork import QLocalSocket
+
     socket = QLocalSocket()
     socket.connectToServer(_server_name(data_dir))
     if not socket.waitForConnected(1000):
@@ -167,6 +287,8 @@ def _ask_first_instance(data_dir: Path) -> bool:
 
 
 def _listen(data_dir: Path, window: MainWindow) -> QLocalServer:
+    from PySide6.QtNetwork import QLocalServer
+
     server = QLocalServer(window)
     name = _server_name(data_dir)
     QLocalServer.removeServer(name)  # a crashed instance may have left its socket file
@@ -184,6 +306,18 @@ def _listen(data_dir: Path, window: MainWindow) -> QLocalServer:
     return server
 
 
+class _VersionAction(argparse.Action):
+    """``--version``; the version is looked up only when asked (importlib.metadata is slow)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        kwargs.setdefault("nargs", 0)
+        kwargs.setdefault("help", "show the version and exit")
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any, **__: Any) -> None:
+        parser.exit(message=f"Continuo {version()}\n")
+
+
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="continuo",
@@ -195,7 +329,7 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         help=f"folder for conversations and settings (default: the platform's user data "
         f"folder; also ${DATA_DIR_ENV})",
     )
-    parser.add_argument("--version", action="version", version=f"Continuo {version()}")
+    parser.add_argument("--version", action=_VersionAction)
     parser.add_argument("--smoke-script", help="run a packaging smoke script after start-up")
     return parser.parse_args(list(argv) if argv is not None else None)
 
@@ -217,7 +351,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName(APP_NAME)
     app.setApplicationDisplayName(APP_NAME)
-    app.setApplicationVersion(version())
     app.setDesktopFileName("continuo")
     app.setQuitOnLastWindowClosed(False)  # the window closes itself once the store is closed
     lock = QLockFile(str(data_dir / "continuo.lock"))
@@ -232,35 +365,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 1
     try:
+        window = show_first_frame(app, data_dir)
+        # Only now the rest: asyncio, qasync, the engine and the store.
+        import asyncio
+
         with asyncio.Runner(loop_factory=lambda: EventLoop(app)) as runner:
-            return runner.run(_run(app, data_dir, args))  # type: ignore[arg-type]
+            return runner.run(_run(window, data_dir, args))  # type: ignore[arg-type]
     finally:
         lock.unlock()
 
 
-async def _run(app: QApplication, data_dir: Path, args: argparse.Namespace) -> int:
-    from .settings import Settings, SettingsStore
+async def _run(window: MainWindow, data_dir: Path, args: argparse.Namespace) -> int:
+    import asyncio
+    import inspect
+    import signal
 
-    store = SettingsStore(data_dir)
-    try:
-        settings = await store.load()
-    except Exception as exc:  # a refused file: start with defaults; the window says why
-        log.warning("settings not loaded: %s", exc)
-        settings = Settings()
-    try:
-        from .i18n import install_translator
-
-        install_translator(app, settings.language)
-    except Exception as exc:  # the window still works in English
-        log.warning("translations not installed: %s", exc)
     try:
         from .theme import apply_palette
 
-        apply_palette(app, settings.theme)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):  # now ask the OS properly (see show_first_frame)
+            apply_palette(app, str(app.property("continuoTheme") or "system"))
     except Exception as exc:
         log.warning("theme not applied: %s", exc)
-
-    window = build_window(data_dir, settings_store=store)
+    attach_controller(window, data_dir)
     _listen(data_dir, window)
     closed = asyncio.Event()
     window.closed.connect(closed.set)
@@ -276,7 +404,8 @@ async def _run(app: QApplication, data_dir: Path, args: argparse.Namespace) -> i
     heartbeat.start(500)
     heartbeat.timeout.connect(lambda: None)
 
-    window.show()
+    # importlib.metadata scans every installed package: after the conversations are shown.
+    QTimer.singleShot(0, lambda: QApplication.setApplicationVersion(version()))
     if args.smoke_script:
 
         async def smoke() -> None:

@@ -213,7 +213,7 @@ class Controller(QObject):
         try:
             if self.settings_store is not None:
                 try:
-                    self.settings = await self.settings_store.load()
+                    self.settings = await self.settings_store.load(detect_keychain=False)
                 except Exception as exc:  # a refused settings file: start with defaults
                     log.warning("settings not loaded: %s", exc)
                     self.problem.emit(str(exc))

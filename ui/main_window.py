@@ -12,45 +12,39 @@ loop). The object names DESIGN.md lists are set here and stay stable: ``sessionL
 with ``setVisible``; they sit under the last message, so an error reads under whatever was
 streamed before it.
 
+The window is built in three steps, so that it is on screen before the slow parts load:
+
+1. ``MainWindow(frame_only=True)``: the bare frame (title, size, the theme's colours). This
+   module imports almost nothing at its top for this reason: PySide6 creates each Qt class
+   and its Python enums the first time they are touched (about 80 ms for this window's), so
+   the Qt names are imported inside the methods that use them.
+2. `build_contents`: every widget, action and menu, still without the engine.
+3. `attach`: the `Controller` (the engine, the store, the network) is given and connected.
+
+`ui.app.main` shows the frame and waits for its first paint before steps 2 and 3;
+`ui.app.build_window` (tests, screenshots, benchmarks) does all three at once.
+
 Closing the window stops running requests (their partial answers are stored), saves the
 geometry and closes the store, then emits `closed`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import html
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QComboBox,
-    QHBoxLayout,
-    QInputDialog,
-    QLabel,
-    QLineEdit,
-    QListView,
-    QMainWindow,
-    QMessageBox,
-    QPlainTextEdit,
-    QPushButton,
-    QSizePolicy,
-    QSplitter,
-    QToolButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QMainWindow
 
-from engine import ResumeKind
+if TYPE_CHECKING:
+    import asyncio
 
-from .controller import Controller, ModelChoice
-from .models.sessions import SESSION_ID_ROLE, SessionFilterModel
-from .widgets.composer import Composer
-from .widgets.transcript_view import TranscriptView
+    from PySide6.QtCore import QModelIndex
+    from PySide6.QtGui import QAction, QCloseEvent
+
+    from .controller import Controller, ModelChoice
 
 __all__ = ["MainWindow"]
 
@@ -62,24 +56,83 @@ class MainWindow(QMainWindow):
 
     closed = Signal()
 
-    def __init__(self, controller: Controller, *, first_run_dialog: bool = True) -> None:
+    def __init__(
+        self,
+        controller: Controller | None = None,
+        *,
+        first_run_dialog: bool = True,
+        frame_only: bool = False,
+    ) -> None:
         super().__init__()
-        self.controller = controller
-        controller.setParent(self)
+        self.controller: Controller = None  # type: ignore[assignment]  # set by attach()
         self._first_run_dialog = first_run_dialog
         self._closing = False
+        self._close_pending = False  #: closed before the controller arrived
+        self.activations = 0  #: times a second launch brought this window forward
         self._current_point: Any = None
         self.settings_dialog: Any = None
         self.setObjectName("mainWindow")
         self.setWindowTitle(self.tr("Continuo"))
         self.resize(1100, 760)
+        self._built = False
+        if not frame_only or controller is not None:
+            self.build_contents()
+        if controller is not None:
+            self.attach(controller)
+
+    def build_contents(self) -> None:
+        """Build the widgets, actions and menus (step 2; once)."""
+        if self._built:
+            return
+        self._built = True
         self._build()
         self._build_actions()
-        self._connect()
+        self._connect_widgets()
+
+    def attach(self, controller: Controller) -> None:
+        """Give the window its controller (step 3) and connect the two."""
+        from PySide6.QtCore import QTimer
+
+        self.build_contents()
+        self.controller = controller
+        controller.setParent(self)
+        self.filter_model.setSourceModel(controller.sessions)
+        c = controller
+        c.currentChanged.connect(self._on_current)
+        c.resumeChanged.connect(self._on_resume)
+        c.errorChanged.connect(self._on_error)
+        c.busyChanged.connect(self._on_busy)
+        c.modelsChanged.connect(self._on_models)
+        c.systemPromptChanged.connect(self._on_system_prompt)
+        c.settingsLoaded.connect(self._on_settings)
+        c.problem.connect(self._on_problem)
+        if self._close_pending:
+            QTimer.singleShot(0, self.close)
 
     # ------------------------------------------------------------------ layout
 
     def _build(self) -> None:
+        from PySide6.QtCore import Qt
+        from PySide6.QtWidgets import (
+            QAbstractItemView,
+            QComboBox,
+            QHBoxLayout,
+            QLabel,
+            QLineEdit,
+            QListView,
+            QPlainTextEdit,
+            QPushButton,
+            QSizePolicy,
+            QSplitter,
+            QToolButton,
+            QVBoxLayout,
+            QWidget,
+        )
+
+        from .models.sessions import SessionFilterModel
+        from .widgets.composer import Composer
+        from .widgets.transcript_view import TranscriptView
+
         # Left: filter, list, new chat.
         left = QWidget(self)
         left.setObjectName("sidebar")
@@ -94,7 +147,7 @@ class MainWindow(QMainWindow):
         self.session_filter.setPlaceholderText(self.tr("Filter conversations"))
         self.session_filter.setAccessibleName(self.tr("Filter conversations by title"))
         self.session_filter.setClearButtonEnabled(True)
-        self.filter_model = SessionFilterModel(self.controller.sessions, self)
+        self.filter_model = SessionFilterModel(None, self)
         self.session_list = QListView(left)
         self.session_list.setObjectName("sessionList")
         self.session_list.setAccessibleName(self.tr("Conversations"))
@@ -206,6 +259,9 @@ class MainWindow(QMainWindow):
         self.setTabOrder(self.composer, self.send_button)
 
     def _build_actions(self) -> None:
+        from PySide6.QtCore import Qt
+        from PySide6.QtGui import QAction, QKeySequence
+
         def action(text: str, shortcut: Any, slot: Any, parent: Any = self) -> QAction:
             act = QAction(text, parent)
             if shortcut is not None:
@@ -248,16 +304,9 @@ class MainWindow(QMainWindow):
         ):
             chat_menu.addAction(act)
 
-    def _connect(self) -> None:
-        c = self.controller
-        c.currentChanged.connect(self._on_current)
-        c.resumeChanged.connect(self._on_resume)
-        c.errorChanged.connect(self._on_error)
-        c.busyChanged.connect(self._on_busy)
-        c.modelsChanged.connect(self._on_models)
-        c.systemPromptChanged.connect(self._on_system_prompt)
-        c.settingsLoaded.connect(self._on_settings)
-        c.problem.connect(self._on_problem)
+    def _connect_widgets(self) -> None:
+        from PySide6.QtCore import QTimer
+
         self.new_chat_button.clicked.connect(self._new_chat)
         self.session_filter.textChanged.connect(self.filter_model.setFilterFixedString)
         self.session_list.selectionModel().currentChanged.connect(self._on_list_current)
@@ -275,9 +324,11 @@ class MainWindow(QMainWindow):
         self._prompt_timer.setInterval(600)
         self._prompt_timer.timeout.connect(self._save_prompt)
         self.system_prompt.textChanged.connect(self._prompt_timer.start)
-        self.transcript.olderWanted.connect(
-            lambda: self.controller.spawn(self.controller.load_older(), "older")
-        )
+        self.transcript.olderWanted.connect(self._load_older)
+
+    def _load_older(self) -> None:
+        if self.controller is not None:
+            self.controller.spawn(self.controller.load_older(), "older")
 
     # ------------------------------------------------------------------ start
 
@@ -310,6 +361,8 @@ class MainWindow(QMainWindow):
             self._on_error("", "", "")
 
     def _select_in_list(self, session_id: str) -> None:
+        from PySide6.QtCore import QItemSelectionModel
+
         selection = self.session_list.selectionModel()
         row = self.controller.sessions.row_of(session_id) if session_id else -1
         if row < 0:
@@ -345,6 +398,8 @@ class MainWindow(QMainWindow):
 
     def resume_text(self, point: Any) -> str:
         """A short line beside the Resume button saying what happened."""
+        from engine import ResumeKind
+
         texts = {
             ResumeKind.CALL_MODEL: self.tr("The model has not answered yet."),
             ResumeKind.RECOVER_TOOLS: self.tr("The app stopped while a tool was running."),
@@ -397,12 +452,20 @@ class MainWindow(QMainWindow):
 
     def _on_settings(self, settings: Any) -> None:
         geometry = getattr(settings, "window_geometry", None)
-        if geometry and not getattr(self, "_geometry_restored", False):
-            self._geometry_restored = True
-            try:
-                self.restoreGeometry(QByteArray(base64.b64decode(geometry)))
-            except (ValueError, TypeError):
-                log.info("stored window geometry ignored")
+        if geometry:
+            self.restore_geometry_text(geometry)
+
+    def restore_geometry_text(self, geometry: str) -> None:
+        """Restore the size and place saved at the last close (once; later calls do nothing)."""
+        from PySide6.QtCore import QByteArray
+
+        if getattr(self, "_geometry_restored", False):
+            return
+        self._geometry_restored = True
+        try:
+            self.restoreGeometry(QByteArray(base64.b64decode(geometry)))
+        except (ValueError, TypeError):
+            log.info("stored window geometry ignored")
 
     def _on_problem(self, message: str) -> None:
         self.statusBar().showMessage(message, 15000)
@@ -410,36 +473,45 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ widgets → controller
 
     def _new_chat(self) -> None:
+        if self.controller is None:
+            return
         self.controller.spawn(self.controller.new_session(), "new chat")
         self.composer.setFocus()
 
     def _on_list_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        if not current.isValid():
+        from .models.sessions import SESSION_ID_ROLE
+
+        if not current.isValid() or self.controller is None:
             return
         sid = current.data(SESSION_ID_ROLE)
         if sid and sid != self.controller.current:
             self.controller.spawn(self.controller.open_session(sid), "open")
 
     def _send(self, text: str) -> None:
-        if not text.strip():
-            return
+        if not text.strip() or self.controller is None:
+            return  # before the controller arrives the text stays in the composer
         if self.controller.send(text) is not None:
             self.composer.clear()
 
     def _stop(self) -> None:
-        self.controller.stop()
+        if self.controller is not None:
+            self.controller.stop()
 
     def _resume(self) -> None:
-        if self.controller.resume() is not None:
+        if self.controller is not None and self.controller.resume() is not None:
             self.resume_button.setVisible(False)
 
     def _on_model_picked(self, index: int) -> None:
+        from .controller import ModelChoice
+
         choice = self.model_picker.itemData(index)
         if isinstance(choice, ModelChoice):
             self.controller.spawn(self.controller.choose_model(choice), "choose model")
 
     def _save_prompt(self) -> None:
         text = self.system_prompt.toPlainText().strip()
+        if self.controller is None:
+            return
         self.controller.spawn(self.controller.set_system_prompt(text), "system prompt")
         self.prompt_toggle.setText(self.tr("System prompt ●") if text else self.tr("System prompt"))
 
@@ -452,7 +524,9 @@ class MainWindow(QMainWindow):
             self.open_settings()
 
     def _rename_current(self) -> None:
-        sid = self.controller.current
+        from PySide6.QtWidgets import QInputDialog
+
+        sid = self.controller.current if self.controller is not None else None
         if not sid:
             return
         info = self.controller.sessions.info(sid)
@@ -470,7 +544,9 @@ class MainWindow(QMainWindow):
         dialog.open()
 
     def _delete_current(self) -> None:
-        sid = self.controller.current
+        from PySide6.QtWidgets import QMessageBox
+
+        sid = self.controller.current if self.controller is not None else None
         if not sid:
             return
         info = self.controller.sessions.info(sid)
@@ -497,7 +573,7 @@ class MainWindow(QMainWindow):
 
     def open_settings(self, first_run: bool = False) -> Any:
         """Open the settings dialog (non-blocking); returns it."""
-        store = self.controller.settings_store
+        store = self.controller.settings_store if self.controller is not None else None
         if store is None:
             return None
         if self.settings_dialog is not None and self.settings_dialog.isVisible():
@@ -521,6 +597,9 @@ class MainWindow(QMainWindow):
             event.accept()
             return
         event.ignore()
+        if self.controller is None:
+            self._close_pending = True  # attach() closes it properly (the store is not open)
+            return
         self._closing = True
         self.controller.spawn(self._close(), "close")
 
@@ -543,6 +622,7 @@ class MainWindow(QMainWindow):
 
     def activate(self) -> None:
         """Bring the window to the front (a second launch asked for it)."""
+        self.activations += 1
         self.showNormal()
         self.raise_()
         self.activateWindow()

@@ -269,14 +269,20 @@ class SettingsStore:
 
     # -------------------------------------------------------------- settings
 
-    async def load(self) -> Settings:
+    async def load(self, *, detect_keychain: bool = True) -> Settings:
         """Read the settings; a missing file gives the defaults.
+
+        Args:
+            detect_keychain: also find out whether an OS keychain exists (`keychain_available`).
+                Loading keyring's backends takes about 100 ms, so start-up skips it; the
+                first key read or write finds out anyway.
 
         Raises:
             SettingsFileError: the file exists but cannot be read. It is left untouched and
                 later writes are refused until `move_aside()`.
         """
-        await self._detect_keychain()
+        if detect_keychain:
+            await self._detect_keychain()
         try:
             raw = await asyncio.to_thread(self._read_settings_raw)
         except SettingsFileError as exc:

@@ -22,6 +22,8 @@ The script language, one step a line (``#`` starts a comment, blank lines are sk
 ``wait-resume``        wait until the Resume button is shown; prints its tooltip
 ``expect-no-resume``   fail if the Resume button is shown
 ``expect-icon``        fail unless the window carries the app icon (16 to 256 px)
+``wait-activated``     wait until a second launch on the same data folder has brought
+                       this window forward
 ``click NAME``         click the visible, enabled button with objectName NAME
 ``mark NAME``          print ``SMOKE NAME`` (a point the shell waits on)
 ``screenshot PATH``    save what the window shows as a PNG at PATH ($VARS expanded)
@@ -221,6 +223,13 @@ class _Runner:
             raise SmokeFailure(f"the window icon has sizes {sizes}, not 16 to 256 px")
         _say(f"icon {','.join(map(str, sizes))}")
 
+    async def wait_activated(self, _: str) -> None:
+        await self.until(
+            "a second launch to bring the window forward",
+            lambda: getattr(self.window, "activations", 0) > 0,
+        )
+        _say("activated")
+
     async def click(self, name: str) -> None:
         button = self.child(QAbstractButton, name)
         await self.until(
@@ -255,6 +264,7 @@ _COMMANDS: dict[str, Callable[[_Runner, str], Awaitable[None]]] = {
     "wait-resume": _Runner.wait_resume,
     "expect-no-resume": _Runner.expect_no_resume,
     "expect-icon": _Runner.expect_icon,
+    "wait-activated": _Runner.wait_activated,
     "click": _Runner.click,
     "mark": _Runner.mark,
     "screenshot": _Runner.screenshot,

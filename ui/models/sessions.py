@@ -110,7 +110,7 @@ class SessionListModel(QAbstractListModel):
 class SessionFilterModel(QSortFilterProxyModel):
     """Shows the conversations whose title contains the filter text, any case."""
 
-    def __init__(self, source: SessionListModel, parent: Any = None) -> None:
+    def __init__(self, source: SessionListModel | None, parent: Any = None) -> None:
         super().__init__(parent)
         self.setSourceModel(source)
         self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)

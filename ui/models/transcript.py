@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
@@ -41,6 +39,8 @@ from engine.messages import (
 )
 from engine.stop import StopInfo, StopReason
 
+from .items import ITEM_ROLE, KIND_ROLE, STATE_ROLE, ItemKind, ItemState, TranscriptItem
+
 __all__ = [
     "ITEM_ROLE",
     "KIND_ROLE",
@@ -51,33 +51,7 @@ __all__ = [
     "TranscriptModel",
 ]
 
-KIND_ROLE = Qt.ItemDataRole.UserRole + 1
-STATE_ROLE = Qt.ItemDataRole.UserRole + 2
-ITEM_ROLE = Qt.ItemDataRole.UserRole + 3
-
 _Index = QModelIndex | QPersistentModelIndex
-
-
-class ItemKind(StrEnum):
-    USER = "user"
-    ASSISTANT = "assistant"
-    TOOL = "tool"
-    NOTICE = "notice"
-
-
-class ItemState(StrEnum):
-    DONE = "done"  #: a finished message, or a tool that succeeded
-    STREAMING = "streaming"  #: an answer still arriving
-    STOPPED = "stopped"  #: Stop was pressed; the partial answer is kept
-    INTERRUPTED = "interrupted"  #: a fault cut the answer, or the app stopped mid-tool
-    TRUNCATED = "truncated"  #: the output limit cut the answer
-    REFUSED = "refused"
-    CONTEXT_FULL = "context_full"
-    PAUSED = "paused"
-    OTHER = "other"  #: a stop this version does not know
-    PENDING = "pending"  #: a tool call not started yet
-    RUNNING = "running"  #: a tool running now
-    FAILED = "failed"  #: a tool that failed
 
 
 _STOP_STATES = {
@@ -122,36 +96,6 @@ def _arguments_text(arguments: Any) -> str:
         return json.dumps(arguments, ensure_ascii=False, indent=1)
     except (TypeError, ValueError):
         return str(arguments)
-
-
-@dataclass(slots=True, eq=False)
-class TranscriptItem:
-    """One row of the transcript."""
-
-    kind: ItemKind
-    key: str  #: the message id, or the tool call's id for a card, or "live:N" while streaming
-    state: ItemState = ItemState.DONE
-    parts: list[str] = field(default_factory=list)  #: the text, in arrival order
-    reasoning_parts: list[str] = field(default_factory=list)
-    tool_name: str = ""
-    tool_arguments: str = ""  #: pretty JSON
-    tool_result: str = ""
-    stop: StopInfo | None = None
-    tag: str | None = None  #: an internal message's tag (``resume:retry_response``)
-    seq: int | None = None
-    version: int = 0  #: bumped on every change, so a view can skip work it already did
-
-    @property
-    def text(self) -> str:
-        if len(self.parts) > 1:
-            self.parts[:] = ["".join(self.parts)]
-        return self.parts[0] if self.parts else ""
-
-    @property
-    def reasoning(self) -> str:
-        if len(self.reasoning_parts) > 1:
-            self.reasoning_parts[:] = ["".join(self.reasoning_parts)]
-        return self.reasoning_parts[0] if self.reasoning_parts else ""
 
 
 def _tool_card(call: ToolCall, state: ItemState, seq: int | None) -> TranscriptItem:

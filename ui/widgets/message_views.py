@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..markdown import StreamSplitter, render_markdown
-from ..models.transcript import ItemKind, ItemState, TranscriptItem
+from ..models.items import ItemKind, ItemState, TranscriptItem
 
 __all__ = ["AnswerView", "NoticeView", "RichText", "ToolCardView", "UserView", "view_for"]
 

@@ -15,14 +15,17 @@ as what happened under whatever was streamed.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QScrollArea, QVBoxLayout, QWidget
 
 from ..markdown import warm_up
-from ..models.transcript import ItemState, TranscriptModel
+from ..models.items import ItemState
 from .message_views import view_for
+
+if TYPE_CHECKING:
+    from ..models.transcript import TranscriptModel
 
 __all__ = ["REFRESH_MS", "TranscriptView"]
 

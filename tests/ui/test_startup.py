@@ -1,0 +1,170 @@
+"""Start-up: the window paints before the engine loads, in the saved language and theme; a
+window closed before its controller arrives still closes properly; a second launch on the
+same data folder brings the first window forward instead of opening another.
+
+The first two run the real start-up code (`ui.app.show_first_frame`) in a fresh interpreter,
+because what matters is which modules are loaded when the first frame is painted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.ui.conftest import next_signal, until
+from ui.app import attach_controller
+from ui.main_window import MainWindow
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: DESIGN.md's object names: all present once the widgets are built.
+OBJECT_NAMES = (
+    "sessionList",
+    "newChatButton",
+    "transcript",
+    "composer",
+    "sendButton",
+    "stopButton",
+    "resumeButton",
+    "modelPicker",
+    "resumeLabel",
+    "errorBanner",
+    "sessionFilter",
+)
+
+#: What the first frame and the widgets must not wait for.
+SLOW_MODULES = ("engine", "asyncio", "qasync", "httpx", "aiosqlite", "keyring", "markdown_it")
+
+_FIRST_FRAME = """
+import json, sys
+from pathlib import Path
+from PySide6.QtWidgets import QApplication, QPushButton, QWidget
+from ui.app import show_first_frame
+app = QApplication(sys.argv[:1])
+window = show_first_frame(app, Path(sys.argv[1]))
+print(json.dumps({
+    "loaded": [m for m in SLOW if m in sys.modules],
+    "found": [n for n in NAMES if window.findChild(QWidget, n) is not None],
+    "visible": window.isVisible(),
+    "send": window.findChild(QPushButton, "sendButton").text(),
+    "scheme": app.property("continuoScheme"),
+    "width": window.width(),
+}))
+"""
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONUNBUFFERED="1")
+    env.pop("CONTINUO_DATA_DIR", None)
+    return env
+
+
+def _first_frame(data_dir: Path) -> dict[str, object]:
+    code = f"SLOW = {SLOW_MODULES!r}\nNAMES = {OBJECT_NAMES!r}\n" + _FIRST_FRAME
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(data_dir)],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+async def test_first_frame_and_widgets_paint_before_the_engine_loads(tmp_path: Path) -> None:
+    shown = await asyncio.to_thread(_first_frame, tmp_path)
+    assert shown["loaded"] == []
+    assert shown["found"] == list(OBJECT_NAMES)
+    assert shown["visible"] is True
+    assert shown["send"] == "Send"
+
+
+async def test_first_frame_speaks_the_saved_language_in_the_saved_theme(tmp_path: Path) -> None:
+    (tmp_path / "settings.json").write_text(
+        json.dumps({"version": 1, "language": "zh_CN", "theme": "dark"}), encoding="utf-8"
+    )
+    shown = await asyncio.to_thread(_first_frame, tmp_path)
+    assert shown["send"] == "发送"
+    assert shown["scheme"] == "dark"
+    assert shown["loaded"] == []
+
+
+async def test_unreadable_settings_still_give_a_first_frame_and_stay_untouched(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "settings.json"
+    path.write_bytes(b'{"version": 1, "language": ')  # cut off mid-write by another program
+    shown = await asyncio.to_thread(_first_frame, tmp_path)
+    assert shown["visible"] is True and shown["send"] == "Send"
+    assert path.read_bytes() == b'{"version": 1, "language": '
+
+
+async def test_a_window_closed_before_its_controller_arrives_closes_once_it_does(
+    tmp_path: Path,
+) -> None:
+    window = MainWindow(frame_only=True, first_run_dialog=False)
+    window.show()
+    window.close()  # the person closes it while the engine is still loading
+    assert window.isVisible(), "nothing to save yet: the window waits for its controller"
+    closed = asyncio.ensure_future(next_signal(window.closed))
+    attach_controller(window, tmp_path)
+    await closed
+    assert window.controller._closed
+    assert not window.isVisible()
+
+
+async def _read_until(proc: subprocess.Popen[str], marker: str, seconds: float = 60) -> None:
+    seen: list[str] = []
+
+    async def read() -> None:
+        while True:
+            line = await asyncio.to_thread(proc.stdout.readline)  # type: ignore[union-attr]
+            if not line:
+                raise AssertionError(f"the app exited before {marker!r}: {seen}")
+            seen.append(line.rstrip())
+            if line.startswith(f"SMOKE {marker}"):
+                return
+
+    await asyncio.wait_for(read(), seconds)
+
+
+async def test_a_second_launch_brings_the_first_window_forward(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    script = tmp_path / "first.smoke"
+    script.write_text("mark ready\nwait-activated\nquit 0\n", encoding="utf-8")
+    # Popen only starts the process; the reads go through a thread.
+    first = subprocess.Popen(  # noqa: ASYNC220
+        [sys.executable, "-m", "ui", "--data-dir", str(data), "--smoke-script", str(script)],
+        cwd=ROOT,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        await _read_until(first, "ready")
+        second = await asyncio.to_thread(
+            subprocess.run,
+            [sys.executable, "-m", "ui", "--data-dir", str(data)],
+            cwd=ROOT,
+            env=_env(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert second.returncode == 0, second.stderr
+        assert "already open" in second.stdout and str(data.resolve()) in second.stdout
+        await _read_until(first, "activated")
+        assert await asyncio.to_thread(first.wait, 30) == 0
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+        first.stdout.close()  # type: ignore[union-attr]
+    await until(lambda: not (data / "continuo.lock").exists(), what="the lock released")
