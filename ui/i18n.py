@@ -7,9 +7,12 @@ is the source language (the strings in the code); Simplified Chinese ships as
 `update_command`). Qt's own ``qtbase_zh_CN.qm`` is installed alongside so that standard
 buttons (OK, Cancel) and dialogs match.
 
-The language is applied when the app starts: widgets build their text once, so a change in
-the settings dialog takes effect at the next start (the dialog says so). `install_translator`
-can be called again; it removes the translators it installed before.
+The language is applied when the app starts, and again at once whenever the settings dialog
+saves a different one: `install_translator` removes the translators it installed before and
+installs the new ones, Qt sends ``QEvent.LanguageChange`` to every widget, and each of
+Continuo's widgets sets all its strings again in its ``retranslate`` method (texts, tooltips,
+placeholders, accessible names, menus). Sentences the controller already produced (an error
+shown under a conversation) stay in the language they were written in until they are replaced.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 __all__ = [
     "SUPPORTED",
     "install_translator",
+    "installed_language",
     "resolve_language",
     "translations_dir",
     "update_command",
@@ -34,6 +38,7 @@ log = logging.getLogger(__name__)
 SUPPORTED = ("zh_CN",)
 
 _INSTALLED: list[QTranslator] = []  # kept alive here: Qt does not own installed translators
+_SETTING: list[str] = []  #: the setting last given to `install_translator` (at most one)
 
 
 def translations_dir() -> Path:
@@ -70,6 +75,7 @@ def install_translator(app: QCoreApplication, language: str) -> str:
     for translator in _INSTALLED:
         app.removeTranslator(translator)
     _INSTALLED.clear()
+    _SETTING[:] = [language]
 
     chosen = resolve_language(language)
     if chosen == "en":
@@ -92,6 +98,11 @@ def install_translator(app: QCoreApplication, language: str) -> str:
     QLocale.setDefault(QLocale(chosen))
     log.info("Language: %s", chosen)
     return chosen
+
+
+def installed_language() -> str | None:
+    """The setting ("system", "en", "zh_CN") last installed, or None before the first."""
+    return _SETTING[0] if _SETTING else None
 
 
 def update_command() -> list[str]:

@@ -41,7 +41,7 @@ from PySide6.QtWidgets import QMainWindow
 if TYPE_CHECKING:
     import asyncio
 
-    from PySide6.QtCore import QModelIndex
+    from PySide6.QtCore import QEvent, QModelIndex
     from PySide6.QtGui import QAction, QCloseEvent
 
     from .controller import Controller, ModelChoice
@@ -70,11 +70,14 @@ class MainWindow(QMainWindow):
         self._close_pending = False  #: closed before the controller arrived
         self.activations = 0  #: times a second launch brought this window forward
         self._current_point: Any = None
+        self._busy_text = ""  #: "open in another window" instead of Resume, else ""
+        self._error: tuple[str, str] = ("", "")  #: (message, action) the banner shows
+        self._has_prompt = False  #: the conversation has a system prompt
         self.settings_dialog: Any = None
         self.setObjectName("mainWindow")
-        self.setWindowTitle(self.tr("Continuo"))
         self.resize(1100, 760)
         self._built = False
+        self.retranslate()  # the title, for the frame
         if not frame_only or controller is not None:
             self.build_contents()
         if controller is not None:
@@ -88,6 +91,7 @@ class MainWindow(QMainWindow):
         self._build()
         self._build_actions()
         self._connect_widgets()
+        self.retranslate()
 
     def attach(self, controller: Controller) -> None:
         """Give the window its controller (step 3) and connect the two."""
@@ -138,19 +142,14 @@ class MainWindow(QMainWindow):
         left.setObjectName("sidebar")
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(8, 8, 4, 8)
-        self.new_chat_button = QPushButton(self.tr("New chat"), left)
+        self.new_chat_button = QPushButton(left)
         self.new_chat_button.setObjectName("newChatButton")
-        self.new_chat_button.setAccessibleName(self.tr("New chat"))
-        self.new_chat_button.setToolTip(self.tr("Start a new conversation (Ctrl+N)"))
         self.session_filter = QLineEdit(left)
         self.session_filter.setObjectName("sessionFilter")
-        self.session_filter.setPlaceholderText(self.tr("Filter conversations"))
-        self.session_filter.setAccessibleName(self.tr("Filter conversations by title"))
         self.session_filter.setClearButtonEnabled(True)
         self.filter_model = SessionFilterModel(None, self)
         self.session_list = QListView(left)
         self.session_list.setObjectName("sessionList")
-        self.session_list.setAccessibleName(self.tr("Conversations"))
         self.session_list.setModel(self.filter_model)
         self.session_list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.session_list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -169,20 +168,13 @@ class MainWindow(QMainWindow):
         header = QHBoxLayout()
         self.model_picker = QComboBox(right)
         self.model_picker.setObjectName("modelPicker")
-        self.model_picker.setAccessibleName(self.tr("Model"))
-        self.model_picker.setToolTip(self.tr("The model that answers in this conversation"))
         self.model_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.model_picker.setMinimumContentsLength(16)
-        self.model_picker.setPlaceholderText(self.tr("No model"))
         self.prompt_toggle = QToolButton(right)
         self.prompt_toggle.setObjectName("systemPromptToggle")
-        self.prompt_toggle.setText(self.tr("System prompt"))
         self.prompt_toggle.setCheckable(True)
-        self.prompt_toggle.setAccessibleName(self.tr("Show the system prompt"))
         self.settings_button = QToolButton(right)
         self.settings_button.setObjectName("settingsButton")
-        self.settings_button.setText(self.tr("Settings"))
-        self.settings_button.setAccessibleName(self.tr("Settings"))
         header.addWidget(self.model_picker)
         header.addWidget(self.prompt_toggle)
         header.addStretch(1)
@@ -191,12 +183,6 @@ class MainWindow(QMainWindow):
 
         self.system_prompt = QPlainTextEdit(right)
         self.system_prompt.setObjectName("systemPrompt")
-        self.system_prompt.setAccessibleName(self.tr("System prompt for this conversation"))
-        self.system_prompt.setPlaceholderText(
-            self.tr(
-                "Instructions the model gets with every message of this conversation (optional)"
-            )
-        )
         self.system_prompt.setTabChangesFocus(True)
         self.system_prompt.setMaximumHeight(90)
         self.system_prompt.hide()
@@ -211,7 +197,6 @@ class MainWindow(QMainWindow):
         self.error_banner.setWordWrap(True)
         self.error_banner.setTextFormat(Qt.TextFormat.RichText)
         self.error_banner.setOpenExternalLinks(False)
-        self.error_banner.setAccessibleName(self.tr("Error"))
         self.error_banner.setVisible(False)
         self.transcript.add_footer_widget(self.error_banner)
         resume_row = QWidget(self)
@@ -222,9 +207,8 @@ class MainWindow(QMainWindow):
         self.resume_label.setObjectName("resumeLabel")
         self.resume_label.setWordWrap(True)
         self.resume_label.setVisible(False)
-        self.resume_button = QPushButton(self.tr("Resume"), resume_row)
+        self.resume_button = QPushButton(resume_row)
         self.resume_button.setObjectName("resumeButton")
-        self.resume_button.setAccessibleName(self.tr("Resume"))
         self.resume_button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.resume_button.setVisible(False)
         resume_layout.addWidget(self.resume_label, 1)
@@ -233,14 +217,10 @@ class MainWindow(QMainWindow):
 
         composer_row = QHBoxLayout()
         self.composer = Composer(right)
-        self.send_button = QPushButton(self.tr("Send"), right)
+        self.send_button = QPushButton(right)
         self.send_button.setObjectName("sendButton")
-        self.send_button.setAccessibleName(self.tr("Send"))
-        self.send_button.setToolTip(self.tr("Send (Enter)"))
-        self.stop_button = QPushButton(self.tr("Stop"), right)
+        self.stop_button = QPushButton(right)
         self.stop_button.setObjectName("stopButton")
-        self.stop_button.setAccessibleName(self.tr("Stop"))
-        self.stop_button.setToolTip(self.tr("Stop the answer (Esc); what arrived is kept"))
         self.stop_button.setVisible(False)
         composer_row.addWidget(self.composer, 1)
         composer_row.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
@@ -262,8 +242,8 @@ class MainWindow(QMainWindow):
         from PySide6.QtCore import Qt
         from PySide6.QtGui import QAction, QKeySequence
 
-        def action(text: str, shortcut: Any, slot: Any, parent: Any = self) -> QAction:
-            act = QAction(text, parent)
+        def action(shortcut: Any, slot: Any, parent: Any = self) -> QAction:
+            act = QAction(parent)
             if shortcut is not None:
                 act.setShortcut(QKeySequence(shortcut))
                 act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
@@ -271,31 +251,25 @@ class MainWindow(QMainWindow):
             self.addAction(act)
             return act
 
-        self.new_action = action(self.tr("&New chat"), QKeySequence.StandardKey.New, self._new_chat)
-        self.rename_action = action(self.tr("&Rename…"), Qt.Key.Key_F2, self._rename_current)
-        self.delete_action = action(
-            self.tr("&Delete…"), QKeySequence.StandardKey.Delete, self._delete_current
-        )
+        self.new_action = action(QKeySequence.StandardKey.New, self._new_chat)
+        self.rename_action = action(Qt.Key.Key_F2, self._rename_current)
+        self.delete_action = action(QKeySequence.StandardKey.Delete, self._delete_current)
         self.delete_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
         self.session_list.addAction(self.rename_action)
         self.session_list.addAction(self.delete_action)
-        self.settings_action = action(
-            self.tr("&Settings…"), QKeySequence.StandardKey.Preferences, self.open_settings
-        )
+        self.settings_action = action(QKeySequence.StandardKey.Preferences, self.open_settings)
         if self.settings_action.shortcut().isEmpty():
             self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
-        self.find_action = action(
-            self.tr("&Find conversation"), QKeySequence.StandardKey.Find, self._focus_filter
-        )
-        self.focus_composer_action = action(
-            self.tr("Write a &message"), QKeySequence("Ctrl+L"), self.composer.setFocus
-        )
-        self.quit_action = action(self.tr("&Quit"), QKeySequence.StandardKey.Quit, self.close)
+        self.find_action = action(QKeySequence.StandardKey.Find, self._focus_filter)
+        self.focus_composer_action = action(QKeySequence("Ctrl+L"), self.composer.setFocus)
+        self.quit_action = action(QKeySequence.StandardKey.Quit, self.close)
         menu = self.menuBar()
-        file_menu = menu.addMenu(self.tr("&File"))
+        self.file_menu = file_menu = menu.addMenu("")
+        file_menu.setObjectName("fileMenu")
         for act in (self.new_action, self.settings_action, self.quit_action):
             file_menu.addAction(act)
-        chat_menu = menu.addMenu(self.tr("&Conversation"))
+        self.chat_menu = chat_menu = menu.addMenu("")
+        chat_menu.setObjectName("conversationMenu")
         for act in (
             self.rename_action,
             self.delete_action,
@@ -325,6 +299,64 @@ class MainWindow(QMainWindow):
         self._prompt_timer.timeout.connect(self._save_prompt)
         self.system_prompt.textChanged.connect(self._prompt_timer.start)
         self.transcript.olderWanted.connect(self._load_older)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+        from PySide6.QtCore import QEvent
+
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def retranslate(self) -> None:
+        """Set every string of the window in the current language (each is set only here).
+
+        Runs once the widgets are built and on every ``QEvent.LanguageChange`` (a language
+        saved in Settings). Rows of the transcript, the composer and the conversation list
+        retranslate themselves.
+        """
+        self.setWindowTitle(self.tr("Continuo"))
+        if not self._built:
+            return
+        self.new_chat_button.setText(self.tr("New chat"))
+        self.new_chat_button.setAccessibleName(self.tr("New chat"))
+        self.new_chat_button.setToolTip(self.tr("Start a new conversation (Ctrl+N)"))
+        self.session_filter.setPlaceholderText(self.tr("Filter conversations"))
+        self.session_filter.setAccessibleName(self.tr("Filter conversations by title"))
+        self.session_list.setAccessibleName(self.tr("Conversations"))
+        self.model_picker.setAccessibleName(self.tr("Model"))
+        self.model_picker.setToolTip(self.tr("The model that answers in this conversation"))
+        self.model_picker.setPlaceholderText(self.tr("No model"))
+        self.prompt_toggle.setAccessibleName(self.tr("Show the system prompt"))
+        self._show_prompt_toggle()
+        self.settings_button.setText(self.tr("Settings"))
+        self.settings_button.setAccessibleName(self.tr("Settings"))
+        self.system_prompt.setAccessibleName(self.tr("System prompt for this conversation"))
+        self.system_prompt.setPlaceholderText(
+            self.tr(
+                "Instructions the model gets with every message of this conversation (optional)"
+            )
+        )
+        self.error_banner.setAccessibleName(self.tr("Error"))
+        self._show_error()
+        self.resume_button.setText(self.tr("Resume"))
+        self.resume_button.setAccessibleName(self.tr("Resume"))
+        self.resume_label.setAccessibleName(self.tr("Why the conversation can be resumed"))
+        self._show_resume()
+        self.send_button.setText(self.tr("Send"))
+        self.send_button.setAccessibleName(self.tr("Send"))
+        self.send_button.setToolTip(self.tr("Send (Enter)"))
+        self.stop_button.setText(self.tr("Stop"))
+        self.stop_button.setAccessibleName(self.tr("Stop"))
+        self.stop_button.setToolTip(self.tr("Stop the answer (Esc); what arrived is kept"))
+        self.new_action.setText(self.tr("&New chat"))
+        self.rename_action.setText(self.tr("&Rename…"))
+        self.delete_action.setText(self.tr("&Delete…"))
+        self.settings_action.setText(self.tr("&Settings…"))
+        self.find_action.setText(self.tr("&Find conversation"))
+        self.focus_composer_action.setText(self.tr("Write a &message"))
+        self.quit_action.setText(self.tr("&Quit"))
+        self.file_menu.setTitle(self.tr("&File"))
+        self.chat_menu.setTitle(self.tr("&Conversation"))
 
     def _load_older(self) -> None:
         if self.controller is not None:
@@ -379,7 +411,12 @@ class MainWindow(QMainWindow):
         if session_id != (self.controller.current or ""):
             return
         self._current_point = point
-        if busy_text:
+        self._busy_text = busy_text
+        self._show_resume()
+
+    def _show_resume(self) -> None:
+        point, busy_text = self._current_point, self._busy_text
+        if busy_text:  # the controller's sentence: it stays in the language it was made in
             self.resume_button.setVisible(False)
             self.resume_label.setText(busy_text)
             self.resume_label.setVisible(True)
@@ -411,6 +448,13 @@ class MainWindow(QMainWindow):
     def _on_error(self, session_id: str, message: str, action: str) -> None:
         if session_id != (self.controller.current or ""):
             return
+        self._error = (message, action)
+        self._show_error()
+        if message:
+            self.transcript.scroll_to_bottom()
+
+    def _show_error(self) -> None:
+        message, action = self._error
         if not message:
             self.error_banner.setVisible(False)
             self.error_banner.clear()
@@ -421,7 +465,6 @@ class MainWindow(QMainWindow):
         self.error_banner.setText(text)
         self.error_banner.setToolTip(message)
         self.error_banner.setVisible(True)
-        self.transcript.scroll_to_bottom()
 
     def _on_busy(self, session_id: str, busy: bool) -> None:
         if session_id != (self.controller.current or ""):
@@ -445,10 +488,14 @@ class MainWindow(QMainWindow):
         self.system_prompt.blockSignals(True)
         self.system_prompt.setPlainText(text)
         self.system_prompt.blockSignals(False)
-        if text and not self.prompt_toggle.isChecked():
-            self.prompt_toggle.setText(self.tr("System prompt ●"))
-        elif not text:
-            self.prompt_toggle.setText(self.tr("System prompt"))
+        self._has_prompt = bool(text)
+        self._show_prompt_toggle()
+
+    def _show_prompt_toggle(self) -> None:
+        # The dot says this conversation has a system prompt even while it is hidden.
+        self.prompt_toggle.setText(
+            self.tr("System prompt ●") if self._has_prompt else self.tr("System prompt")
+        )
 
     def _on_settings(self, settings: Any) -> None:
         geometry = getattr(settings, "window_geometry", None)
@@ -513,7 +560,8 @@ class MainWindow(QMainWindow):
         if self.controller is None:
             return
         self.controller.spawn(self.controller.set_system_prompt(text), "system prompt")
-        self.prompt_toggle.setText(self.tr("System prompt ●") if text else self.tr("System prompt"))
+        self._has_prompt = bool(text)
+        self._show_prompt_toggle()
 
     def _focus_filter(self) -> None:
         self.session_filter.setFocus()

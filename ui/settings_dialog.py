@@ -7,15 +7,18 @@ it owns: loading settings, looking for local servers, testing a connection, savi
 
 Three pages:
 
-- **Providers**: add, edit and remove OpenAI-compatible, Anthropic and Ollama endpoints (name,
-  base URL, API key, default model), make one the default, and "Test connection", which lists
-  the server's models through the engine's adapter and puts any failure in plain words. The
-  key field never shows a saved key; left empty it keeps it. Without an OS keychain a visible
-  warning says keys are kept in a file only this user can read.
+- **Providers** (`ui.provider_page.ProviderPage`): add, edit and remove OpenAI-compatible,
+  Anthropic and Ollama endpoints, make one the default, and "Test connection". Without an OS
+  keychain a visible warning above the pages says keys are kept in a file only this user can
+  read.
 - **Found on this computer** (the first-run page): local model servers that answered and API
   keys set in the environment, each added with one click (which saves at once).
-- **Language and look**: System / English / 简体中文 (applies at the next start: widgets
-  build their text once) and System / Light / Dark (applies at once).
+- **Language and look**: System / English / 简体中文 and System / Light / Dark.
+
+Save writes and closes; Apply writes and stays open. A save applies the theme and installs the
+new language at once (`ui.i18n.install_translator`): Qt then sends ``QEvent.LanguageChange``
+to every widget, and each of ours sets its strings again in its ``retranslate`` method, this
+dialog included.
 
 Signals for tests and the window: ``loaded`` (settings read), ``discoveryFinished``,
 ``connectionTested(ok, message)``, ``saved``, ``settingsChanged``.
@@ -24,28 +27,22 @@ Signals for tests and the window: ``loaded`` (settings read), ``discoveryFinishe
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import html
 import logging
 from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-import httpx
 import shiboken6
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QApplication,
-    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
-    QListWidget,
-    QListWidgetItem,
     QPushButton,
     QScrollArea,
     QTabWidget,
@@ -53,89 +50,38 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.errors import (
-    ProviderAuthError,
-    ProviderConnectionError,
-    ProviderError,
-    ProviderRateLimitError,
-    ProviderResponseError,
-    ProviderStatusError,
-    ProviderTimeoutError,
-)
-
 from .first_run import DEFAULT_SERVERS, Discovery, LocalServer, discover
+from .i18n import install_translator, installed_language
+from .provider_page import TEST_TIMEOUT, ProviderPage, describe_error
 from .settings import (
-    DEFAULT_BASE_URLS,
-    KINDS,
     ProviderConfig,
     Settings,
     SettingsError,
     SettingsFileError,
     SettingsStore,
-    new_provider_id,
 )
 from .theme import apply_palette
 
-__all__ = ["SettingsDialog", "describe_error"]
+__all__ = ["TEST_TIMEOUT", "SettingsDialog", "describe_error"]
 
 log = logging.getLogger(__name__)
 
-#: Seconds a connection test may take; one attempt, so a wrong address fails promptly.
-TEST_TIMEOUT = 15.0
-
-
-def _kind_label(kind: str) -> str:
-    return {
-        "openai": QCoreApplication.translate("SettingsDialog", "OpenAI-compatible"),
-        "anthropic": QCoreApplication.translate("SettingsDialog", "Anthropic"),
-        "ollama": QCoreApplication.translate("SettingsDialog", "Ollama"),
-    }[kind]
-
-
-def describe_error(exc: BaseException, base_url: str = "", secret: str | None = None) -> str:
-    """Return one or two sentences a person understands for a failed connection test.
-
-    The key, if given, is blanked out of the result in case a server echoed it back.
-    """
-    detail = str(exc).strip()
-    where = base_url or QCoreApplication.translate("SettingsDialog", "the server")
-    if isinstance(exc, ProviderAuthError):
-        text = QCoreApplication.translate(
-            "SettingsDialog",
-            "The server refused the API key (HTTP {status}). Check that the key is "
-            "correct and still active, then test again.",
-        ).format(status=exc.status)
-    elif isinstance(exc, ProviderRateLimitError):
-        text = QCoreApplication.translate(
-            "SettingsDialog",
-            "The server says too many requests were made. Wait a minute and test again.",
-        )
-    elif isinstance(exc, ProviderStatusError):
-        text = QCoreApplication.translate(
-            "SettingsDialog", "The server answered with an error (HTTP {status}): {detail}"
-        ).format(status=exc.status, detail=detail)
-    elif isinstance(exc, ProviderTimeoutError | httpx.TimeoutException):
-        text = QCoreApplication.translate(
-            "SettingsDialog", "{url} did not answer in time. Check the address, or try again later."
-        ).format(url=where)
-    elif isinstance(exc, ProviderConnectionError | httpx.TransportError):
-        text = QCoreApplication.translate(
-            "SettingsDialog",
-            "Could not connect to {url}. Check the address and that the server is running.",
-        ).format(url=where)
-    elif isinstance(exc, ProviderResponseError):
-        text = QCoreApplication.translate(
-            "SettingsDialog",
-            "The server's answer was not understood ({detail}). Check that the address "
-            "points to this kind of server.",
-        ).format(detail=detail)
-    elif isinstance(exc, ProviderError | SettingsError):
-        text = detail
-    else:
-        text = QCoreApplication.translate(
-            "SettingsDialog", "The connection test failed: {detail}"
-        ).format(detail=f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__)
-    return text.replace(secret, "***") if secret else text
+#: The Providers page's widgets, also reachable as attributes of the dialog (tests use them).
+_PAGE_WIDGETS = (
+    "providerList",
+    "addProviderButton",
+    "removeProviderButton",
+    "providerForm",
+    "providerKind",
+    "providerName",
+    "providerBaseUrl",
+    "providerApiKey",
+    "forgetKeyButton",
+    "providerModel",
+    "providerDefault",
+    "testConnectionButton",
+    "connectionResult",
+)
 
 
 @dataclass(slots=True)
@@ -153,17 +99,51 @@ class _SaveRequest:
         return f"_SaveRequest({len(self.providers)} providers, {len(self.keys)} keys)"
 
 
-def _model_names(models: Sequence[Any]) -> list[str]:
-    """Return model ids whatever shape the adapter lists them in (str or objects)."""
-    names = []
-    for item in models:
-        if isinstance(item, str):
-            names.append(item)
+class _FoundRow(QWidget):
+    """One thing the first-run page found, with its Add button (objectName ``addFoundButton``)."""
+
+    def __init__(self, found: Discovery, already: bool, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setObjectName("foundRow")
+        self.found = found
+        self.added = already and found.api_key is None
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 4, 0, 4)
+        self.label = QLabel(self)
+        self.label.setTextFormat(Qt.TextFormat.RichText)
+        self.label.setWordWrap(True)
+        layout.addWidget(self.label, 1)
+        self.button = QPushButton(self)
+        self.button.setObjectName("addFoundButton")
+        self.button.setProperty("source", found.source)
+        self.button.setEnabled(not self.added)
+        layout.addWidget(self.button)
+        self.retranslate()
+
+    def mark_added(self) -> None:
+        self.added = True
+        self.retranslate()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def retranslate(self) -> None:
+        found = self.found
+        if found.api_key is not None:
+            detail = self.tr("API key from {variable}").format(variable=found.source)
         else:
-            name = getattr(item, "id", None) or getattr(item, "name", None)
-            if name:
-                names.append(str(name))
-    return names
+            detail = self.tr("running at {address}, {count} model(s)").format(
+                address=found.source, count=len(found.models)
+            )
+        self.label.setText(f"<b>{html.escape(found.config.name)}</b> — {html.escape(detail)}")
+        self.button.setText(self.tr("Added") if self.added else self.tr("Add"))
+        self.button.setAccessibleName(
+            self.tr("Add {name}").format(name=found.config.name)
+            if not self.added
+            else self.tr("Added")
+        )
 
 
 class SettingsDialog(QDialog):
@@ -194,7 +174,6 @@ class SettingsDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.setObjectName("settingsDialog")
-        self.setWindowTitle(self.tr("Settings"))
         self.setModal(True)
         self.resize(760, 520)
 
@@ -202,19 +181,14 @@ class SettingsDialog(QDialog):
         self._servers = tuple(servers)
         self._environ = environ
         self._settings = Settings()
-        self._providers: list[ProviderConfig] = []
-        self._pending_keys: dict[str, str] = {}  #: provider id → new key ("" = forget)
-        self._has_key: dict[str, bool] = {}
-        self._removed: set[str] = set()
-        self._current: str | None = None  #: id of the provider in the form
-        self._found: list[Discovery] = []
+        self._found: list[Discovery] | None = None  #: None while looking
         self._tasks: set[asyncio.Task[Any]] = set()
         self._kept: set[asyncio.Task[Any]] = set()  #: saves: finish even if the dialog closes
-        self._loading_form = False
         self.is_loaded = False
         self.is_saving = False
 
         self._build()
+        self.retranslate()
         self.finished.connect(self._cancel_background)
         if first_run:
             self.tabs.setCurrentWidget(self.firstRunPage)
@@ -229,24 +203,23 @@ class SettingsDialog(QDialog):
         self.keychainWarning = QLabel(self)
         self.keychainWarning.setObjectName("keychainWarning")
         self.keychainWarning.setWordWrap(True)
-        self.keychainWarning.setText(
-            self.tr(
-                "No system keychain was found, so API keys are saved in {path}, a file only "
-                "your user account can read. Anyone with access to your account can read them."
-            ).format(path=str(self._store.path))
-        )
         self.keychainWarning.setVisible(False)
         outer.addWidget(self.keychainWarning)
 
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("settingsTabs")
         outer.addWidget(self.tabs, 1)
-        self.providersPage = self._build_providers_page()
+        self.providersPage = ProviderPage(self._store, self._spawn, self)
+        self.providersPage.connectionTested.connect(self.connectionTested)
+        for name in _PAGE_WIDGETS:
+            setattr(self, name, getattr(self.providersPage, name))
+        self.providersPage.addProviderButton.clicked.connect(
+            lambda: self.tabs.setCurrentWidget(self.providersPage)
+        )
         self.firstRunPage = self._build_first_run_page()
         self.appearancePage = self._build_appearance_page()
-        self.tabs.addTab(self.providersPage, self.tr("Providers"))
-        self.tabs.addTab(self.firstRunPage, self.tr("Found on this computer"))
-        self.tabs.addTab(self.appearancePage, self.tr("Language and look"))
+        for page in (self.providersPage, self.firstRunPage, self.appearancePage):
+            self.tabs.addTab(page, "")
 
         self.saveError = QLabel(self)
         self.saveError.setObjectName("errorBanner")
@@ -254,111 +227,34 @@ class SettingsDialog(QDialog):
         self.saveError.setVisible(False)
         outer.addWidget(self.saveError)
 
-        self.moveAsideButton = QPushButton(
-            self.tr("Move the damaged settings file aside and save"), self
-        )
+        self.moveAsideButton = QPushButton(self)
         self.moveAsideButton.setObjectName("moveAsideButton")
         self.moveAsideButton.setVisible(False)
         self.moveAsideButton.clicked.connect(self._on_move_aside)
         outer.addWidget(self.moveAsideButton, 0, Qt.AlignmentFlag.AlignLeft)
 
-        self.buttonBox = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self
-        )
+        buttons = QDialogButtonBox.StandardButton
+        self.buttonBox = QDialogButtonBox(buttons.Save | buttons.Apply | buttons.Cancel, self)
         self.buttonBox.setObjectName("buttonBox")
-        self.saveButton = self.buttonBox.button(QDialogButtonBox.StandardButton.Save)
+        self.saveButton = self.buttonBox.button(buttons.Save)
         self.saveButton.setObjectName("saveButton")
-        self.saveButton.setEnabled(False)  # until the settings are loaded
+        self.applyButton = self.buttonBox.button(buttons.Apply)
+        self.applyButton.setObjectName("applyButton")
+        for button in (self.saveButton, self.applyButton):
+            button.setEnabled(False)  # until the settings are loaded
         self.buttonBox.accepted.connect(self._on_save_clicked)
+        self.applyButton.clicked.connect(self._on_apply_clicked)
         self.buttonBox.rejected.connect(self.reject)
         outer.addWidget(self.buttonBox)
-
-    def _build_providers_page(self) -> QWidget:
-        page = QWidget(self)
-        page.setObjectName("providersPage")
-        row = QHBoxLayout(page)
-
-        left = QVBoxLayout()
-        self.providerList = QListWidget(page)
-        self.providerList.setObjectName("providerList")
-        self.providerList.currentItemChanged.connect(self._on_provider_selected)
-        left.addWidget(self.providerList, 1)
-        buttons = QHBoxLayout()
-        self.addProviderButton = QPushButton(self.tr("Add"), page)
-        self.addProviderButton.setObjectName("addProviderButton")
-        self.addProviderButton.clicked.connect(self._on_add_provider)
-        self.removeProviderButton = QPushButton(self.tr("Remove"), page)
-        self.removeProviderButton.setObjectName("removeProviderButton")
-        self.removeProviderButton.clicked.connect(self._on_remove_provider)
-        buttons.addWidget(self.addProviderButton)
-        buttons.addWidget(self.removeProviderButton)
-        left.addLayout(buttons)
-        row.addLayout(left, 2)
-
-        self.providerForm = QWidget(page)
-        self.providerForm.setObjectName("providerForm")
-        form = QFormLayout(self.providerForm)
-        self.providerKind = QComboBox(self.providerForm)
-        self.providerKind.setObjectName("providerKind")
-        for kind in KINDS:
-            self.providerKind.addItem(_kind_label(kind), kind)
-        self.providerKind.currentIndexChanged.connect(self._on_kind_changed)
-        self.providerName = QLineEdit(self.providerForm)
-        self.providerName.setObjectName("providerName")
-        self.providerName.textEdited.connect(self._on_name_edited)
-        self.providerBaseUrl = QLineEdit(self.providerForm)
-        self.providerBaseUrl.setObjectName("providerBaseUrl")
-        self.providerApiKey = QLineEdit(self.providerForm)
-        self.providerApiKey.setObjectName("providerApiKey")
-        self.providerApiKey.setEchoMode(QLineEdit.EchoMode.Password)
-        self.forgetKeyButton = QPushButton(self.tr("Forget key"), self.providerForm)
-        self.forgetKeyButton.setObjectName("forgetKeyButton")
-        self.forgetKeyButton.clicked.connect(self._on_forget_key)
-        key_row = QHBoxLayout()
-        key_row.addWidget(self.providerApiKey, 1)
-        key_row.addWidget(self.forgetKeyButton)
-        self.providerModel = QComboBox(self.providerForm)
-        self.providerModel.setObjectName("providerModel")
-        self.providerModel.setEditable(True)
-        self.providerModel.lineEdit().setPlaceholderText(self.tr("Ask the server"))
-        self.providerDefault = QCheckBox(self.tr("Use for new conversations"), self.providerForm)
-        self.providerDefault.setObjectName("providerDefault")
-        self.testConnectionButton = QPushButton(self.tr("Test connection"), self.providerForm)
-        self.testConnectionButton.setObjectName("testConnectionButton")
-        self.testConnectionButton.clicked.connect(self._on_test_connection)
-        self.connectionResult = QLabel(self.providerForm)
-        self.connectionResult.setObjectName("connectionResult")
-        self.connectionResult.setWordWrap(True)
-        self.connectionResult.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-
-        form.addRow(self.tr("Kind"), self.providerKind)
-        form.addRow(self.tr("Name"), self.providerName)
-        form.addRow(self.tr("Base URL"), self.providerBaseUrl)
-        form.addRow(self.tr("API key"), key_row)
-        form.addRow(self.tr("Default model"), self.providerModel)
-        form.addRow("", self.providerDefault)
-        form.addRow("", self.testConnectionButton)
-        form.addRow("", self.connectionResult)
-        row.addWidget(self.providerForm, 3)
-        self.providerForm.setEnabled(False)
-        self.removeProviderButton.setEnabled(False)
-        return page
 
     def _build_first_run_page(self) -> QWidget:
         page = QWidget(self)
         page.setObjectName("firstRunPage")
         layout = QVBoxLayout(page)
-        intro = QLabel(
-            self.tr(
-                "Continuo looked for model servers running on this computer and for API "
-                "keys set in your environment. Add any of them with one click, or add a "
-                "provider by hand on the Providers page."
-            ),
-            page,
-        )
-        intro.setWordWrap(True)
-        layout.addWidget(intro)
-        self.discoveryStatus = QLabel(self.tr("Looking for model servers…"), page)
+        self._intro = QLabel(page)
+        self._intro.setWordWrap(True)
+        layout.addWidget(self._intro)
+        self.discoveryStatus = QLabel(page)
         self.discoveryStatus.setObjectName("discoveryStatus")
         self.discoveryStatus.setWordWrap(True)
         layout.addWidget(self.discoveryStatus)
@@ -372,13 +268,13 @@ class SettingsDialog(QDialog):
         scroll.setWidget(self.foundList)
         layout.addWidget(scroll, 1)
 
-        self.probeAgainButton = QPushButton(self.tr("Look again"), page)
+        self.probeAgainButton = QPushButton(page)
         self.probeAgainButton.setObjectName("probeAgainButton")
         self.probeAgainButton.setEnabled(False)
         self.probeAgainButton.clicked.connect(lambda: self._spawn(self._discover()))
-        self.addByHandButton = QPushButton(self.tr("Add a provider by hand"), page)
+        self.addByHandButton = QPushButton(page)
         self.addByHandButton.setObjectName("addByHandButton")
-        self.addByHandButton.clicked.connect(self._on_add_provider)
+        self.addByHandButton.clicked.connect(self._on_add_by_hand)
         buttons = QHBoxLayout()
         buttons.addWidget(self.probeAgainButton)
         buttons.addWidget(self.addByHandButton)
@@ -392,23 +288,71 @@ class SettingsDialog(QDialog):
         form = QFormLayout(page)
         self.languageCombo = QComboBox(page)
         self.languageCombo.setObjectName("languageCombo")
-        self.languageCombo.addItem(self.tr("System"), "system")
         # Each language is named in itself, so a person who cannot read the current one
-        # still finds their own.
+        # still finds their own; only "System" is translated (in `retranslate`).
+        self.languageCombo.addItem("", "system")
         self.languageCombo.addItem("English", "en")
         self.languageCombo.addItem("简体中文", "zh_CN")
         self.themeCombo = QComboBox(page)
         self.themeCombo.setObjectName("themeCombo")
-        self.themeCombo.addItem(self.tr("System"), "system")
-        self.themeCombo.addItem(self.tr("Light"), "light")
-        self.themeCombo.addItem(self.tr("Dark"), "dark")
-        note = QLabel(self.tr("A new language takes effect the next time Continuo starts."), page)
-        note.setObjectName("languageNote")
-        note.setWordWrap(True)
-        form.addRow(self.tr("Language"), self.languageCombo)
-        form.addRow("", note)
-        form.addRow(self.tr("Theme"), self.themeCombo)
+        for theme in ("system", "light", "dark"):
+            self.themeCombo.addItem("", theme)
+        self._language_label = QLabel(page)
+        self._language_label.setBuddy(self.languageCombo)
+        self._theme_label = QLabel(page)
+        self._theme_label.setBuddy(self.themeCombo)
+        form.addRow(self._language_label, self.languageCombo)
+        form.addRow(self._theme_label, self.themeCombo)
         return page
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def retranslate(self) -> None:
+        """Set every string the dialog owns in the current language (the pages set theirs)."""
+        self.setWindowTitle(self.tr("Settings"))
+        self.setAccessibleName(self.tr("Settings"))
+        self.keychainWarning.setText(
+            self.tr(
+                "No system keychain was found, so API keys are saved in {path}, a file only "
+                "your user account can read. Anyone with access to your account can read them."
+            ).format(path=str(self._store.path))
+        )
+        self.tabs.setTabText(0, self.tr("Providers"))
+        self.tabs.setTabText(1, self.tr("Found on this computer"))
+        self.tabs.setTabText(2, self.tr("Language and look"))
+        self.moveAsideButton.setText(self.tr("Move the damaged settings file aside and save"))
+        self._intro.setText(
+            self.tr(
+                "Continuo looked for model servers running on this computer and for API "
+                "keys set in your environment. Add any of them with one click, or add a "
+                "provider by hand on the Providers page."
+            )
+        )
+        self._show_discovery_status()
+        self.probeAgainButton.setText(self.tr("Look again"))
+        self.addByHandButton.setText(self.tr("Add a provider by hand"))
+        self._language_label.setText(self.tr("Language"))
+        self._theme_label.setText(self.tr("Theme"))
+        self.languageCombo.setItemText(0, self.tr("System"))
+        self.languageCombo.setAccessibleName(self.tr("Language"))
+        for index, text in enumerate((self.tr("System"), self.tr("Light"), self.tr("Dark"))):
+            self.themeCombo.setItemText(index, text)
+        self.themeCombo.setAccessibleName(self.tr("Theme"))
+
+    def _show_discovery_status(self) -> None:
+        if self._found is None:
+            text = self.tr("Looking for model servers…")
+        elif self._found:
+            text = self.tr("Found {count}:").format(count=len(self._found))
+        else:
+            text = self.tr(
+                "Nothing found. Start Ollama, LM Studio, llama.cpp or vLLM and press "
+                "Look again, or add a provider by hand on the Providers page."
+            )
+        self.discoveryStatus.setText(text)
 
     # ------------------------------------------------------------------ tasks
 
@@ -457,293 +401,72 @@ class SettingsDialog(QDialog):
         if not self._alive():
             return
         self.keychainWarning.setVisible(not self._store.keychain_available)
-        self._providers = list(self._settings.providers)
-        for config in self._providers:
+        has_key: dict[str, bool] = {}
+        for config in self._settings.providers:
             try:
-                self._has_key[config.id] = bool(await self._store.get_api_key(config.id))
+                has_key[config.id] = bool(await self._store.get_api_key(config.id))
             except SettingsError as exc:
-                self._has_key[config.id] = False
+                has_key[config.id] = False
                 if self._alive():
                     self._show_save_error(str(exc))
         if not self._alive():
             return
         self._set_combo(self.languageCombo, self._settings.language)
         self._set_combo(self.themeCombo, self._settings.theme)
-        self._refresh_list(select=self._settings.default_provider_id)
-        if not self._providers:
+        self.providersPage.load(
+            self._settings.providers, self._settings.default_provider_id, has_key
+        )
+        if not self._settings.providers:
             self.tabs.setCurrentWidget(self.firstRunPage)
         self.saveButton.setEnabled(True)
+        self.applyButton.setEnabled(True)
         self.is_loaded = True
         self.loaded.emit()
 
     async def _discover(self) -> None:
         self.probeAgainButton.setEnabled(False)
-        self.discoveryStatus.setText(self.tr("Looking for model servers…"))
-        self._found = await discover(self._servers, environ=self._environ)
+        self._found = None
+        self._show_discovery_status()
+        found = await discover(self._servers, environ=self._environ)
         if not self._alive():
             return
+        self._found = found
         while self._found_layout.count() > 1:  # keep the trailing stretch
             item = self._found_layout.takeAt(0)
             if item.widget() is not None:
                 item.widget().deleteLater()
-        for found in self._found:
-            self._found_layout.insertWidget(self._found_layout.count() - 1, self._found_row(found))
-        if self._found:
-            self.discoveryStatus.setText(self.tr("Found {count}:").format(count=len(self._found)))
-        else:
-            self.discoveryStatus.setText(
-                self.tr(
-                    "Nothing found. Start Ollama, LM Studio, llama.cpp or vLLM and press "
-                    "Look again, or add a provider by hand on the Providers page."
-                )
+        providers = self.providersPage.providers
+        for one in found:
+            already = any(
+                p.kind == one.config.kind and p.base_url == one.config.base_url for p in providers
             )
+            row = _FoundRow(one, already, self.foundList)
+            row.button.clicked.connect(lambda _=False, row=row: self._on_add_found(row))
+            self._found_layout.insertWidget(self._found_layout.count() - 1, row)
+        self._show_discovery_status()
         self.probeAgainButton.setEnabled(True)
         self.discoveryFinished.emit()
 
-    def _found_row(self, found: Discovery) -> QWidget:
-        row = QWidget(self.foundList)
-        row.setObjectName("foundRow")
-        layout = QHBoxLayout(row)
-        layout.setContentsMargins(0, 4, 0, 4)
-        if found.api_key is not None:
-            detail = self.tr("API key from {variable}").format(variable=found.source)
-        else:
-            detail = self.tr("running at {address}, {count} model(s)").format(
-                address=found.source, count=len(found.models)
-            )
-        label = QLabel(f"<b>{html.escape(found.config.name)}</b> — {html.escape(detail)}", row)
-        label.setTextFormat(Qt.TextFormat.RichText)
-        label.setWordWrap(True)
-        layout.addWidget(label, 1)
-        button = QPushButton(self.tr("Add"), row)
-        button.setObjectName("addFoundButton")
-        button.setProperty("source", found.source)
-        already = any(
-            p.kind == found.config.kind and p.base_url == found.config.base_url
-            for p in self._providers
-        )
-        if already and found.api_key is None:
-            button.setText(self.tr("Added"))
-            button.setEnabled(False)
-        button.clicked.connect(lambda: self._on_add_found(found, button))
-        layout.addWidget(button)
-        return row
-
-    # ------------------------------------------------------------------ the list
-
-    def _refresh_list(self, select: str | None = None) -> None:
-        self._loading_form = True
-        self.providerList.clear()
-        default_id = self._default_id()
-        for config in self._providers:
-            text = config.name
-            if config.id == default_id:
-                text = self.tr("{name} (default)").format(name=config.name)
-            item = QListWidgetItem(text, self.providerList)
-            item.setData(Qt.ItemDataRole.UserRole, config.id)
-        self._loading_form = False
-        target = select if any(p.id == select for p in self._providers) else None
-        if target is None and self._providers:
-            target = self._providers[0].id
-        for row in range(self.providerList.count()):
-            if self.providerList.item(row).data(Qt.ItemDataRole.UserRole) == target:
-                self.providerList.setCurrentRow(row)
-                break
-        else:
-            self._show_form(None)
-
-    def _default_id(self) -> str | None:
-        default = self._settings.default_provider_id
-        if any(p.id == default for p in self._providers):
-            return default
-        return self._providers[0].id if self._providers else None
-
-    def _index(self, provider_id: str | None) -> int:
-        return next((i for i, p in enumerate(self._providers) if p.id == provider_id), -1)
-
-    def _on_provider_selected(self, current: QListWidgetItem | None, _previous: Any) -> None:
-        if self._loading_form:
-            return
-        self._commit_form()
-        self._show_form(current.data(Qt.ItemDataRole.UserRole) if current else None)
-
-    def _show_form(self, provider_id: str | None) -> None:
-        self._loading_form = True
-        try:
-            self._current = provider_id
-            index = self._index(provider_id)
-            self.providerForm.setEnabled(index >= 0)
-            self.removeProviderButton.setEnabled(index >= 0)
-            self.connectionResult.clear()
-            self.providerApiKey.clear()
-            if index < 0:
-                self.providerName.clear()
-                self.providerBaseUrl.clear()
-                self.providerModel.clear()
-                return
-            config = self._providers[index]
-            self.providerKind.setCurrentIndex(KINDS.index(config.kind))
-            self.providerName.setText(config.name)
-            self.providerBaseUrl.setText(config.base_url)
-            self.providerModel.clear()
-            self.providerModel.setEditText(config.default_model)
-            self.providerDefault.setChecked(config.id == self._default_id())
-            self._update_key_placeholder()
-        finally:
-            self._loading_form = False
-
-    def _update_key_placeholder(self) -> None:
-        provider_id = self._current or ""
-        pending = self._pending_keys.get(provider_id)
-        if pending == "":
-            text = self.tr("The saved key will be forgotten")
-        elif pending or self._has_key.get(provider_id):
-            text = self.tr("A key is saved; leave empty to keep it")
-        else:
-            text = self.tr("Not set (local servers need none)")
-        self.providerApiKey.setPlaceholderText(text)
-        self.forgetKeyButton.setEnabled(
-            bool(pending) or (pending is None and bool(self._has_key.get(provider_id)))
-        )
-
-    def _commit_form(self) -> None:
-        """Copy the form into the working list (and the typed key into pending keys)."""
-        index = self._index(self._current)
-        if index < 0:
-            return
-        old = self._providers[index]
-        kind = self.providerKind.currentData() or old.kind
-        name = self.providerName.text().strip() or _kind_label(kind)
-        base_url = self.providerBaseUrl.text().strip() or DEFAULT_BASE_URLS[kind]
-        self._providers[index] = replace(
-            old,
-            kind=kind,
-            name=name,
-            base_url=base_url,
-            default_model=self.providerModel.currentText().strip(),
-        )
-        key = self.providerApiKey.text().strip()
-        if key:
-            self._pending_keys[old.id] = key
-        if self.providerDefault.isChecked():
-            self._settings.default_provider_id = old.id
-        elif self._settings.default_provider_id == old.id:
-            self._settings.default_provider_id = None
-
-    def _on_kind_changed(self, _index: int) -> None:
-        if self._loading_form:
-            return
-        kind = self.providerKind.currentData()
-        current_url = self.providerBaseUrl.text().strip()
-        # A URL the person typed is theirs; only a default (or nothing) follows the kind.
-        if not current_url or current_url in DEFAULT_BASE_URLS.values():
-            self.providerBaseUrl.setText(DEFAULT_BASE_URLS[kind])
-        current_name = self.providerName.text().strip()
-        if not current_name or current_name in (_kind_label(k) for k in KINDS):
-            self.providerName.setText(_kind_label(kind))
-
-    def _on_name_edited(self, text: str) -> None:
-        item = self.providerList.currentItem()
-        if item is not None and text.strip():
-            item.setText(text.strip())
-
-    def _on_add_provider(self) -> None:
-        self._commit_form()
-        config = ProviderConfig(
-            id=new_provider_id(),
-            kind="openai",
-            name=_kind_label("openai"),
-            base_url=DEFAULT_BASE_URLS["openai"],
-        )
-        self._providers.append(config)
-        self._refresh_list(select=config.id)
-        self.tabs.setCurrentWidget(self.providersPage)
-        self.providerName.setFocus()
-        self.providerName.selectAll()
-
-    def _on_remove_provider(self) -> None:
-        index = self._index(self._current)
-        if index < 0:
-            return
-        removed = self._providers.pop(index)
-        self._removed.add(removed.id)
-        self._pending_keys.pop(removed.id, None)
-        if self._settings.default_provider_id == removed.id:
-            self._settings.default_provider_id = None
-        self._current = None
-        self._refresh_list()
-
-    def _on_forget_key(self) -> None:
-        if self._current is None:
-            return
-        self.providerApiKey.clear()
-        self._pending_keys[self._current] = ""
-        self._update_key_placeholder()
-
-    # ------------------------------------------------------------------ testing
-
-    def _on_test_connection(self) -> None:
-        self._commit_form()
-        index = self._index(self._current)
-        if index < 0:
-            return
-        self.testConnectionButton.setEnabled(False)
-        self.connectionResult.setText(self.tr("Connecting…"))
-        self._spawn(self._test_connection(self._providers[index]))
-
-    async def _test_connection(self, config: ProviderConfig) -> None:
-        key = self._pending_keys.get(config.id) or None
-        model = None
-        try:
-            model = await self._store.build_model(
-                config, api_key=key, timeout=TEST_TIMEOUT, max_attempts=1
-            )
-            names = _model_names(await model.list_models())
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            message = describe_error(exc, config.base_url, secret=key)
-            log.info("Connection test for %s failed: %s", config.name, message)
-            self._finish_test(config.id, False, message)
-            return
-        finally:
-            if model is not None:
-                with contextlib.suppress(Exception):
-                    await model.aclose()
-        if names:
-            shown = ", ".join(names[:8]) + ("…" if len(names) > 8 else "")
-            message = self.tr("Connected. {count} model(s): {names}").format(
-                count=len(names), names=shown
-            )
-        else:
-            message = self.tr("Connected, but the server lists no models.")
-        self._finish_test(config.id, True, message, names)
-
-    def _finish_test(
-        self, provider_id: str, ok: bool, message: str, names: Sequence[str] = ()
-    ) -> None:
-        if not self._alive():
-            return
-        self.testConnectionButton.setEnabled(True)
-        if self._current == provider_id:
-            self.connectionResult.setText(message)
-            if names:
-                typed = self.providerModel.currentText()
-                self.providerModel.clear()
-                self.providerModel.addItems(list(names))
-                self.providerModel.setEditText(typed or names[0])
-        self.connectionTested.emit(ok, message)
-
     # ------------------------------------------------------------------ saving
+
+    def _on_add_by_hand(self) -> None:
+        self.providersPage.add_provider()
+        self.tabs.setCurrentWidget(self.providersPage)
 
     def _on_save_clicked(self) -> None:
         if self.is_saving:
             return
-        self._commit_form()
+        self.providersPage.commit_form()
         self._spawn(self._save(self._snapshot(), close=True), keep=True)
 
+    def _on_apply_clicked(self) -> None:
+        if self.is_saving:
+            return
+        self.providersPage.commit_form()
+        self._spawn(self._save(self._snapshot(), close=False), keep=True)
+
     def _on_move_aside(self) -> None:
-        self._commit_form()
+        self.providersPage.commit_form()
         snapshot = self._snapshot()
         self.moveAsideButton.setVisible(False)
 
@@ -754,33 +477,33 @@ class SettingsDialog(QDialog):
 
         self._spawn(move_then_save(), keep=True)
 
-    def _on_add_found(self, found: Discovery, button: QPushButton) -> None:
-        self._commit_form()
-        button.setEnabled(False)
-        self._providers.append(found.config)
-        if found.api_key is not None:
-            self._pending_keys[found.config.id] = found.api_key.reveal()
-        self._refresh_list(select=found.config.id)
+    def _on_add_found(self, row: _FoundRow) -> None:
+        found = row.found
+        row.button.setEnabled(False)
+        self.providersPage.add_found(
+            found.config, found.api_key.reveal() if found.api_key is not None else None
+        )
         snapshot = self._snapshot()
 
         async def add() -> None:
             done = await self._save(snapshot, close=False)
-            if not shiboken6.isValid(button):
+            if not shiboken6.isValid(row):
                 return
             if done:
-                button.setText(self.tr("Added"))
+                row.mark_added()
             else:
-                button.setEnabled(True)
+                row.button.setEnabled(True)
 
         self._spawn(add(), keep=True)
 
     def _snapshot(self) -> _SaveRequest:
         """Take everything a save needs from the widgets now, while they surely exist."""
+        page = self.providersPage
         return _SaveRequest(
-            providers=list(self._providers),
-            keys=dict(self._pending_keys),
-            removed=set(self._removed),
-            default_provider_id=self._settings.default_provider_id,
+            providers=list(page.providers),
+            keys=dict(page.pending_keys),
+            removed=set(page.removed),
+            default_provider_id=page.default_provider_id,
             language=self.languageCombo.currentData(),
             theme=self.themeCombo.currentData(),
         )
@@ -792,14 +515,16 @@ class SettingsDialog(QDialog):
         once closed): it reads only ``request`` and touches widgets only while they exist.
         """
         self.is_saving = True
+        page = self.providersPage
         if self._alive():
             self.saveButton.setEnabled(False)
+            self.applyButton.setEnabled(False)
             self.saveError.setVisible(False)
         providers = request.providers
         try:
             for provider_id in request.removed:
                 await self._store.delete_api_key(provider_id)
-                self._removed.discard(provider_id)
+                page.removed.discard(provider_id)
             for provider_id, key in request.keys.items():
                 index = next((i for i, p in enumerate(providers) if p.id == provider_id), -1)
                 if index < 0:
@@ -808,9 +533,7 @@ class SettingsDialog(QDialog):
                 providers[index] = replace(
                     providers[index], key_in_keychain=in_keychain and bool(key)
                 )
-                self._has_key[provider_id] = bool(key)
-                if self._pending_keys.get(provider_id) == key:
-                    del self._pending_keys[provider_id]
+                page.key_saved(provider_id, key)
             # What the dialog does not edit (the last conversation, the window geometry) may
             # have been saved by the window since the dialog opened: take it from the file.
             current = await self._store.load()
@@ -829,22 +552,19 @@ class SettingsDialog(QDialog):
             self.is_saving = False
             if self._alive():
                 self.saveButton.setEnabled(True)
-        # Keep key locations the save learned, and edits made while it ran.
-        located = {p.id: p.key_in_keychain for p in providers}
-        self._providers = [
-            replace(p, key_in_keychain=located.get(p.id, p.key_in_keychain))
-            for p in self._providers
-        ]
+                self.applyButton.setEnabled(True)
         self._settings.language, self._settings.theme = current.language, current.theme
         self._settings.default_provider_id = current.default_provider_id
         app = QApplication.instance()
-        if isinstance(app, QApplication) and app.property("continuoTheme") != current.theme:
-            apply_palette(app, current.theme)
+        if isinstance(app, QApplication):
+            if app.property("continuoTheme") != current.theme:
+                apply_palette(app, current.theme)
+            if installed_language() != current.language:
+                # Every widget gets QEvent.LanguageChange and sets its strings again.
+                install_translator(app, current.language)
+        page.after_save({p.id: p.key_in_keychain for p in providers}, current.default_provider_id)
         if not self._alive():  # closed and deleted while saving: the files are written
             return True
-        self.providerApiKey.clear()
-        self._update_key_placeholder()
-        self._refresh_list(select=self._current)
         self.saved.emit()
         self.settingsChanged.emit()
         if close:

@@ -46,7 +46,7 @@ def test_translation_files_are_shipped() -> None:
 
 def test_known_strings_come_out_in_chinese(chinese: str) -> None:
     assert chinese == "zh_CN"
-    assert QCoreApplication.translate("SettingsDialog", "Test connection") == "测试连接"
+    assert QCoreApplication.translate("ProviderPage", "Test connection") == "测试连接"
     assert QCoreApplication.translate("MainWindow", "Send") == "发送"
     # Qt's own strings (standard buttons) are translated too.
     assert QCoreApplication.translate("QPlatformTheme", "Cancel") == "取消"
@@ -66,7 +66,7 @@ async def test_dialog_built_after_install_speaks_chinese(qtbot, tmp_path, chines
 def test_english_removes_the_translation(qapp: QApplication) -> None:
     install_translator(qapp, "zh_CN")
     assert install_translator(qapp, "en") == "en"
-    assert QCoreApplication.translate("SettingsDialog", "Test connection") == "Test connection"
+    assert QCoreApplication.translate("ProviderPage", "Test connection") == "Test connection"
 
 
 @pytest.mark.parametrize(

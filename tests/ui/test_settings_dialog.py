@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QApplication, QPushButton
 
 from tests.ui.conftest import next_signal
 from ui.first_run import LocalServer
+from ui.i18n import install_translator
 from ui.settings import KEYRING_SERVICE, ProviderConfig, Settings, SettingsStore
 from ui.settings_dialog import SettingsDialog
 
@@ -33,9 +34,11 @@ ENV_SECRET = "sk-env-abcdef0123456789-NEVER-LOGGED"
 
 @pytest.fixture
 def restore_look(qapp: QApplication) -> Iterator[None]:
-    """Saving the dialog applies the theme to the app; give the next test a plain one."""
+    """Saving the dialog applies the theme and language to the app; give the next test a
+    plain one, in English."""
     style, palette, sheet = qapp.style().name(), qapp.palette(), qapp.styleSheet()
     yield
+    install_translator(qapp, "en")
     if style:
         qapp.setStyle(style)
     qapp.setPalette(palette)

@@ -4,6 +4,11 @@ The rows mirror `storage.list_sessions()`; the controller keeps them in step as 
 renames, updates and deletes conversations (`upsert` moves a conversation that changed to the
 top, as storage's ``updated_at`` order would). Filtering by title is a
 `QSortFilterProxyModel` on top (`SessionFilterModel`), so the source rows stay whole.
+
+An untitled conversation shows a translated placeholder ("New conversation"). On
+``QEvent.LanguageChange`` the list model reports every row changed, so views ask again and the
+filter re-runs. The proxy, a child of the window, receives that event with the widgets and
+passes it to the list model (which belongs to the controller, outside the widget tree).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 from PySide6.QtCore import (
     QAbstractListModel,
     QCoreApplication,
+    QEvent,
     QModelIndex,
     QPersistentModelIndex,
     QSortFilterProxyModel,
@@ -61,6 +67,18 @@ class SessionListModel(QAbstractListModel):
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(float(info.updated_at)))
             return f"{session_title(info)}\n{when}"
         return None
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+            return True
+        return super().event(event)
+
+    def retranslate(self) -> None:
+        """Tell views every row changed: untitled rows' placeholder is in a new language."""
+        if self._rows:
+            roles = [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole]
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, 0), roles)
 
     def roleNames(self) -> dict[int, bytes]:  # noqa: N802
         names = dict(super().roleNames())
@@ -115,3 +133,11 @@ class SessionFilterModel(QSortFilterProxyModel):
         self.setSourceModel(source)
         self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.setFilterRole(Qt.ItemDataRole.DisplayRole)
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.LanguageChange:
+            source = self.sourceModel()
+            if source is not None:
+                QCoreApplication.sendEvent(source, event)
+            return True
+        return super().event(event)

@@ -1,7 +1,8 @@
 """The composer: where the person types. Enter sends, Shift+Enter starts a new line, Esc stops.
 
 It grows with its text from one line up to `MAX_LINES`, then scrolls. Input methods (CJK
-composition) are left alone: a key press while text is being composed is not a send.
+composition) are left alone: a key press while text is being composed is not a send. Its
+placeholder follows a language change at once (`retranslate`).
 """
 
 from __future__ import annotations
@@ -26,14 +27,23 @@ class Composer(QPlainTextEdit):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("composer")
-        self.setAccessibleName(self.tr("Message"))
-        self.setPlaceholderText(
-            self.tr("Write a message… (Enter sends, Shift+Enter for a new line)")
-        )
+        self.retranslate()
         self.setTabChangesFocus(True)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.document().documentLayout().documentSizeChanged.connect(self._fit)
         self._fit()
+
+    def retranslate(self) -> None:
+        """Set the accessible name and placeholder in the current language."""
+        self.setAccessibleName(self.tr("Message"))
+        self.setPlaceholderText(
+            self.tr("Write a message… (Enter sends, Shift+Enter for a new line)")
+        )
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     def _fit(self, *_: Any) -> None:
         metrics = QFontMetrics(self.font())

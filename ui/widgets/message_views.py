@@ -8,6 +8,9 @@ An answer that is streaming is drawn in two views: ``body`` holds the finished M
 appended once each, and ``tail`` holds the block still growing, re-rendered on every refresh.
 When the answer is complete the tail's text joins the body and the tail is hidden. So a long
 answer costs rendering time in proportion to its length.
+
+On ``QEvent.LanguageChange`` a row sets its fixed strings again and redraws its item, so
+status lines ("Stopped. …"), tool states and Copy links change language at once.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import html
 import math
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QFont, QFontDatabase, QGuiApplication, QPalette
 from PySide6.QtWidgets import (
     QFrame,
@@ -101,12 +104,28 @@ class _RowView(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._seen = -1
+        self._item: TranscriptItem | None = None  #: the item last drawn
 
     def refresh(self, item: TranscriptItem) -> None:
         if item.version == self._seen:
             return
         self._seen = item.version
+        self._item = item
         self._draw(item)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def retranslate(self) -> None:
+        """Set the row's fixed strings, then draw its item again, in the current language."""
+        self._retranslate_ui()
+        if self._item is not None:
+            self._draw(self._item)
+
+    def _retranslate_ui(self) -> None:
+        """Set the strings that do not depend on the item (none by default)."""
 
     def _draw(self, item: TranscriptItem) -> None:
         raise NotImplementedError
@@ -125,6 +144,9 @@ class UserView(_RowView):
         layout.setContentsMargins(10, 6, 10, 6)
         self.text = RichText(self)
         layout.addWidget(self.text)
+        self._retranslate_ui()
+
+    def _retranslate_ui(self) -> None:
         self.setAccessibleName(self.tr("Your message"))
 
     def _draw(self, item: TranscriptItem) -> None:
@@ -137,7 +159,6 @@ class AnswerView(_RowView):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("assistantMessage")
-        self.setAccessibleName(self.tr("Assistant answer"))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
         layout.setSpacing(2)
@@ -147,7 +168,6 @@ class AnswerView(_RowView):
         self.reasoning_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.reasoning_toggle.setArrowType(Qt.ArrowType.RightArrow)
         self.reasoning_toggle.setAutoRaise(True)
-        self.reasoning_toggle.setText(self.tr("Reasoning"))
         self.reasoning_toggle.toggled.connect(self._toggle_reasoning)
         self.reasoning_toggle.hide()
         self.reasoning = QLabel(self)
@@ -178,6 +198,16 @@ class AnswerView(_RowView):
         self._final_text: str | None = None  #: the text the body shows when complete
         self._stream_text = ""  #: the text as last streamed
         self.renders = 0  #: tail renders, for the benchmark
+        self._retranslate_ui()
+
+    def _retranslate_ui(self) -> None:
+        self.setAccessibleName(self.tr("Assistant answer"))
+        self.reasoning_toggle.setText(self.tr("Reasoning"))
+
+    def retranslate(self) -> None:
+        if self._codes or self._tail_codes:
+            self._restart()  # the Copy links are inside the rendered HTML: render it again
+        super().retranslate()
 
     @property
     def code_blocks(self) -> list[str]:
@@ -325,7 +355,6 @@ class ToolCardView(_RowView):
         self.result_toggle.setAutoRaise(True)
         self.result_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.result_toggle.setArrowType(Qt.ArrowType.RightArrow)
-        self.result_toggle.setText(self.tr("Result"))
         self.result_toggle.toggled.connect(self._toggle_result)
         self.result = QLabel(self)
         self.result.setObjectName("toolResult")
@@ -337,6 +366,11 @@ class ToolCardView(_RowView):
         self.result_toggle.hide()
         for widget in (self.arguments, self.result_toggle, self.result):
             layout.addWidget(widget)
+        self._opened_for: ItemState | None = None  #: the failed state the result was opened for
+        self._retranslate_ui()
+
+    def _retranslate_ui(self) -> None:
+        self.result_toggle.setText(self.tr("Result"))
 
     def _toggle_result(self, shown: bool) -> None:
         self.result.setVisible(shown)
@@ -373,7 +407,12 @@ class ToolCardView(_RowView):
             result = result[:_MAX_RESULT_CHARS] + "…"
         self.result.setText(result)
         self.result_toggle.setVisible(bool(result))
-        if result and item.state in (ItemState.FAILED, ItemState.INTERRUPTED):
+        if (
+            result
+            and item.state in (ItemState.FAILED, ItemState.INTERRUPTED)
+            and self._opened_for is not item.state
+        ):
+            self._opened_for = item.state  # once: the person may close it again
             self.result_toggle.setChecked(True)
 
 
