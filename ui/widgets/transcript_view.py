@@ -2,7 +2,11 @@
 
 Only the rows the model holds get widgets, and the model holds the latest page of a long
 conversation; scrolling to the top asks for the page before it (`olderWanted`), which arrives
-as rows inserted at the top while the view keeps the person's place.
+as rows inserted at the top while the view keeps the person's place. A page that does not fill
+the view (short messages in a tall window) leaves nothing to scroll, so then the view asks by
+itself, one page at a time, until it can scroll or the history is all there. It never asks
+twice for the same page: the controller loads asynchronously, and the next request waits
+until the page asked for has arrived (the model's ``first_seq`` moved).
 
 Redrawing is throttled: a change to a streaming answer marks its row and a timer redraws the
 marked rows at most every `REFRESH_MS` milliseconds, so a burst of deltas costs one render.
@@ -17,7 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QScrollArea, QVBoxLayout, QWidget
 
 from ..markdown import warm_up
@@ -25,6 +29,8 @@ from ..models.items import ItemState
 from .message_views import view_for
 
 if TYPE_CHECKING:
+    from PySide6.QtGui import QResizeEvent, QShowEvent
+
     from ..models.transcript import TranscriptModel
 
 __all__ = ["REFRESH_MS", "TranscriptView"]
@@ -56,6 +62,7 @@ class TranscriptView(QScrollArea):
         self._layout.addWidget(self._footer)
         self._layout.addStretch(1)
         self.setWidget(self._column)
+        self._column.installEventFilter(self)
         self._model: TranscriptModel | None = None
         self._views: list[Any] = []
         self._dirty: set[int] = set()  #: id()s of items waiting for the throttled redraw
@@ -64,7 +71,24 @@ class TranscriptView(QScrollArea):
         self._timer.setInterval(REFRESH_MS)
         self._timer.timeout.connect(self._flush)
         self._stick = True  #: follow the bottom as content grows
-        self._keep_from_bottom: int | None = None  #: distance to keep after rows go on top
+        #: The row the person was reading when older rows went on top, and its distance from
+        #: the top of the viewport: kept while the new rows take their heights, until the
+        #: person scrolls.
+        self._anchor: tuple[QWidget, int] | None = None
+        self._adjusting = False  #: the view, not the person, is moving the scroll bar
+        #: ``first_seq`` of the model when the page before it was asked for: that page is on
+        #: its way until ``first_seq`` changes (or the model is reset or replaced).
+        self._asked_before: int | None = None
+        self.older_requests = 0  #: times `olderWanted` was emitted (tests, benchmarks)
+        # Whether the rows fill the view is known only once the layout has settled: new rows
+        # are shown by a queued call, a row's height follows its text's layout, which follows
+        # its width, and each step is a posted layout request. So the check runs from the
+        # event loop once a turn has passed with no row or the column asking for a layout
+        # (see `eventFilter`).
+        self._fill_timer = QTimer(self)
+        self._fill_timer.setSingleShot(True)
+        self._fill_timer.setInterval(0)
+        self._fill_timer.timeout.connect(self._fill)
         bar = self.verticalScrollBar()
         bar.valueChanged.connect(self._scrolled)
         bar.rangeChanged.connect(self._range_changed)
@@ -117,34 +141,42 @@ class TranscriptView(QScrollArea):
             self._layout.removeWidget(view)
             view.deleteLater()
         self._views = []
+        self._anchor = None
+        self._asked_before = None  # a new or reloaded history: no page is on its way
         if self._model is not None and self._model.rowCount():
             self._inserted(QModelIndex(), 0, self._model.rowCount() - 1)
         self._stick = True
         self.scroll_to_bottom()
+        self._fill_timer.start()
 
     def _inserted(self, parent: QModelIndex, first: int, last: int) -> None:
         assert self._model is not None
         warm_up()  # Markdown rendering will be wanted soon: load it off the event loop
         bar = self.verticalScrollBar()
-        if first == 0 and self._views:
-            # Older rows go on top: keep what the person is reading where it is.
-            self._keep_from_bottom = bar.maximum() - bar.value()
+        if first == 0 and self._views and not self._stick:
+            # Older rows go on top: keep what the person is reading where it is. (At the
+            # bottom, following the bottom already does.)
+            top = self._views[0]
+            self._anchor = (top, top.y() - bar.value())
         self._column.setUpdatesEnabled(False)
         try:
             for row in range(first, last + 1):
                 item = self._model.item(row)
                 view = view_for(item, self._column)
+                view.installEventFilter(self)
                 view.refresh(item)
                 self._layout.insertWidget(row, view)
                 self._views.insert(row, view)
         finally:
             self._column.setUpdatesEnabled(True)
+        self._fill_timer.start()
 
     def _removed(self, parent: QModelIndex, first: int, last: int) -> None:
         for _ in range(first, last + 1):
             view = self._views.pop(first)
             self._layout.removeWidget(view)
             view.deleteLater()
+        self._fill_timer.start()
 
     def _changed(self, top_left: QModelIndex, bottom_right: QModelIndex, roles: Any = ()) -> None:
         assert self._model is not None
@@ -179,15 +211,95 @@ class TranscriptView(QScrollArea):
 
     def _scrolled(self, value: int) -> None:
         bar = self.verticalScrollBar()
+        if not self._adjusting:
+            self._anchor = None  # the person moved: their place is wherever they are now
         self._stick = value >= bar.maximum() - _BOTTOM_SLACK
-        model = self._model
-        if value == bar.minimum() and bar.maximum() > 0 and model is not None and model.has_more:
-            self.olderWanted.emit()
+        if value == bar.minimum() and bar.maximum() > 0:
+            self._ask_older()
 
     def _range_changed(self, minimum: int, maximum: int) -> None:
         bar = self.verticalScrollBar()
-        if self._keep_from_bottom is not None:
-            bar.setValue(maximum - self._keep_from_bottom)
-            self._keep_from_bottom = None
+        if self._anchor is not None and self._anchor[0] in self._views:
+            view, offset = self._anchor
+            self._adjusting = True
+            try:
+                bar.setValue(view.y() - offset)
+            finally:
+                self._adjusting = False
         elif self._stick:
+            self._anchor = None
             bar.setValue(maximum)
+        if maximum == 0:
+            self._fill_timer.start()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        # A row or the column is about to lay out again: heights are still changing.
+        if (
+            event.type() == QEvent.Type.LayoutRequest
+            and self._model is not None
+            and self._model.has_more
+        ):
+            self._fill_timer.start()
+        return super().eventFilter(watched, event)
+
+    def _fill(self) -> None:
+        model = self._model
+        if model is None or not model.has_more or self.older_pending():
+            return
+        if not self.isVisible() or self.verticalScrollBar().maximum() > 0:
+            return
+        if any(_waiting_to_show(view) for view in self._views):
+            self._fill_timer.start()  # rows not shown yet: their heights are not known
+            return
+        if self._rows_fill():
+            return  # the scroll bar has not caught up; the layout on its way checks again
+        # Nothing to scroll: the person cannot reach the top to ask, so ask for them.
+        self._ask_older()
+
+    def _rows_fill(self) -> bool:
+        """Whether the rows, laid out now, are taller than the viewport."""
+        # A row lays out after its text has; a timer can run in between. Lay out now.
+        for view in self._views:
+            layout = view.layout()
+            if layout is not None:
+                layout.activate()
+        self._layout.activate()
+        needed = self._column.minimumSizeHint().height()
+        if self._column.hasHeightForWidth():
+            needed = max(needed, self._column.heightForWidth(self.viewport().width()))
+        return needed > self.viewport().height()
+
+    def _ask_older(self) -> None:
+        model = self._model
+        if model is None or not model.has_more:
+            return
+        if self._asked_before is not None and self._asked_before == model.first_seq:
+            return  # that page is on its way
+        self._asked_before = model.first_seq
+        self.older_requests += 1
+        self.olderWanted.emit()
+
+    def older_pending(self) -> bool:
+        """Whether an older page was asked for and has not arrived yet."""
+        model = self._model
+        return (
+            model is not None
+            and model.has_more
+            and self._asked_before is not None
+            and self._asked_before == model.first_seq
+        )
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+        super().showEvent(event)
+        self._fill_timer.start()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._fill_timer.start()  # taller: the rows may no longer fill it
+
+
+def _waiting_to_show(widget: QWidget) -> bool:
+    # A widget put in a layout is shown by a queued call; one hidden on purpose is not.
+    return not widget.isVisible() and not widget.testAttribute(
+        Qt.WidgetAttribute.WA_WState_ExplicitShowHide
+    )
