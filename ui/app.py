@@ -212,10 +212,11 @@ def show_first_frame(app: QApplication, data_dir: Path) -> MainWindow:
         install_translator(app, appearance.get("language", "system"))
     except Exception as exc:  # the window still works in English
         log.warning("translations not installed: %s", exc)
-    try:
-        from .theme import apply_palette
+    from .theme import apply_palette
 
-        apply_palette(app, appearance.get("theme", "system"), quick=True)
+    theme = appearance.get("theme", "system")
+    try:
+        apply_palette(app, theme, quick=True, sheet=False)
     except Exception as exc:
         log.warning("theme not applied: %s", exc)
     from .main_window import MainWindow
@@ -227,6 +228,10 @@ def show_first_frame(app: QApplication, data_dir: Path) -> MainWindow:
         window.restore_geometry_text(geometry)
     window.show()
     _wait_for_paint(window)
+    try:
+        apply_palette(app, theme, quick=True)  # now the style sheet, for the widgets
+    except Exception as exc:
+        log.warning("theme not applied: %s", exc)
     window.build_contents()
     _wait_for_paint(window)  # the widgets, before the engine's imports hold the thread
     return window
@@ -262,6 +267,29 @@ def _wait_for_paint(window: QWidget, timeout_ms: int = 2000) -> None:
         loop.exec()
     finally:
         app.removeEventFilter(watch)
+
+
+async def settle_after_start(window: MainWindow) -> None:
+    """Once the window has started, take what start-up loaded out of the collector's way.
+
+    Python's full garbage collection walks every tracked object, and start-up leaves tens of
+    thousands that live as long as the app (modules, classes, Qt wrappers, the Markdown and
+    Pygments tables): walking them stalled the window for 50-70 ms in the middle of a streamed
+    answer. Once they are loaded (the window started, the Markdown warm-up done), one
+    collection clears start-up's garbage and ``gc.freeze()`` moves the survivors to the
+    permanent generation, which later collections skip. Objects frozen here are still freed
+    by reference counting; only a reference cycle among them would stay, and start-up's
+    cycles were collected just before.
+    """
+    import asyncio
+    import gc
+
+    from . import markdown
+
+    await window.started()
+    await asyncio.to_thread(markdown.wait_warm, 30.0)
+    gc.collect()
+    gc.freeze()
 
 
 def _server_name(data_dir: Path) -> str:
@@ -406,6 +434,7 @@ async def _run(window: MainWindow, data_dir: Path, args: argparse.Namespace) -> 
 
     # importlib.metadata scans every installed package: after the conversations are shown.
     QTimer.singleShot(0, lambda: QApplication.setApplicationVersion(version()))
+    window.controller.spawn(settle_after_start(window), "settle after start")
     if args.smoke_script:
 
         async def smoke() -> None:

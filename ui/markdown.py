@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from pygments.formatters import HtmlFormatter
 
-__all__ = ["Rendered", "StreamSplitter", "render_markdown", "warm_up"]
+__all__ = ["Rendered", "StreamSplitter", "render_markdown", "wait_warm", "warm_up"]
 
 _LIGHT_STYLE = "default"
 _DARK_STYLE = "monokai"
@@ -63,10 +63,17 @@ def warm_up() -> None:
         _warming.start()
 
 
+def wait_warm(timeout: float | None = None) -> None:
+    """Block until the warm-up (started now if it was not) is done; for a worker thread."""
+    warm_up()
+    assert _warming is not None
+    _warming.join(timeout)
+
+
 def _load() -> None:
     import pygments.lexers  # noqa: F401 (imported for its side effect: loaded once, here)
 
-    render_markdown("*warm* up\n\n```\nx\n```\n", dark=False)
+    render_markdown("*warm* up\n\n```python\nx = 1\n```\n", dark=False)
     _formatter(True)
 
 
@@ -89,21 +96,18 @@ def _formatter(dark: bool) -> HtmlFormatter[str]:
 
 def _highlighted(code: str, lang: str, dark: bool) -> str:
     from pygments import highlight
-    from pygments.lexers import get_lexer_by_name, guess_lexer
+    from pygments.lexers import get_lexer_by_name
     from pygments.util import ClassNotFound
 
-    lexer: Any = None
-    if lang:
-        try:
-            lexer = get_lexer_by_name(lang)
-        except ClassNotFound:
-            lexer = None
-    if lexer is None and len(code) < 20_000:
-        try:
-            lexer = guess_lexer(code)
-        except ClassNotFound:
-            lexer = None
-    if lexer is None:
+    # A block without a language is shown as plain text. Guessing (pygments' guess_lexer)
+    # imports every one of its ~600 lexers to ask each: about a second, and some 50,000
+    # objects that every full garbage collection then walks while answers stream. Models
+    # label their code blocks; a guess is often wrong anyway.
+    if not lang:
+        return html.escape(code)
+    try:
+        lexer: Any = get_lexer_by_name(lang)
+    except ClassNotFound:
         return html.escape(code)
     return highlight(code, lexer, _formatter(dark))
 

@@ -14,7 +14,11 @@ The model folds a request's `AgentEvent`s into rows (`apply_event`)::
     request cancelled ─► `finish_request(stopped=True)`: live row STOPPED, cards INTERRUPTED
 
 Deltas are kept as a list of pieces and joined on demand, so a long answer costs time in
-proportion to its length. Older history is put in front with `prepend_records` as the
+proportion to its length. A delta does not emit ``dataChanged`` by itself: the streaming
+row's change is announced once per turn of the event loop (a zero-time timer), however
+many deltas the turn folded in — at thousands of tokens a second, a signal per token was
+the window's largest single cost. Every other change is announced at once, after any
+pending one, so views see changes in order. Older history is put in front with `prepend_records` as the
 person scrolls up; `first_seq` says where to continue.
 """
 
@@ -24,7 +28,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
 
 from engine.events import AgentEvent, AgentEventType
 from engine.extensions import StoredMessage
@@ -182,6 +186,11 @@ class TranscriptModel(QAbstractListModel):
         self._live_count = 0
         self.first_seq: int | None = None  #: lowest stored seq loaded (None: none yet)
         self.has_more = False  #: older messages exist before first_seq
+        self._pending: TranscriptItem | None = None  #: a streamed change not yet announced
+        self._announce = QTimer(self)
+        self._announce.setSingleShot(True)
+        self._announce.setInterval(0)
+        self._announce.timeout.connect(self.announce_pending)
 
     # Qt model interface ------------------------------------------------------------
 
@@ -231,6 +240,7 @@ class TranscriptModel(QAbstractListModel):
 
     def reset_records(self, records: Sequence[StoredMessage], has_more: bool) -> None:
         """Show these stored messages (the latest page of the history)."""
+        self.announce_pending()
         self.beginResetModel()
         self._items = items_from_messages(records)
         self._live = None
@@ -255,6 +265,7 @@ class TranscriptModel(QAbstractListModel):
             kept.append(item)
         self.first_seq = records[0].seq
         if kept:
+            self.announce_pending()
             self.beginInsertRows(QModelIndex(), 0, len(kept) - 1)
             self._items[:0] = kept
             self.endInsertRows()
@@ -264,13 +275,32 @@ class TranscriptModel(QAbstractListModel):
 
     def _append(self, item: TranscriptItem) -> int:
         row = len(self._items)
+        self.announce_pending()
         self.beginInsertRows(QModelIndex(), row, row)
         self._items.append(item)
         self.endInsertRows()
         return row
 
     def _changed(self, item: TranscriptItem) -> None:
+        self.announce_pending()
         item.version += 1
+        self._announce_row(item)
+
+    def _streamed(self, item: TranscriptItem) -> None:
+        item.version += 1
+        if self._pending is not item:
+            self.announce_pending()
+            self._pending = item
+            self._announce.start()
+
+    def announce_pending(self) -> None:
+        """Emit the ``dataChanged`` a streamed delta is waiting for (now, not next turn)."""
+        item, self._pending = self._pending, None
+        if item is not None:
+            self._announce.stop()
+            self._announce_row(item)
+
+    def _announce_row(self, item: TranscriptItem) -> None:
         row = self._row_of_item(item)
         if row >= 0:
             index = self.index(row, 0)
@@ -286,6 +316,7 @@ class TranscriptModel(QAbstractListModel):
     def _remove(self, item: TranscriptItem) -> None:
         row = self._row_of_item(item)
         if row >= 0:
+            self.announce_pending()
             self.beginRemoveRows(QModelIndex(), row, row)
             del self._items[row]
             self.endRemoveRows()
@@ -333,14 +364,14 @@ class TranscriptModel(QAbstractListModel):
             self.start_answer()
         assert self._live is not None
         self._live.parts.append(delta)
-        self._changed(self._live)
+        self._streamed(self._live)
 
     def add_reasoning(self, delta: str) -> None:
         if self._live is None:
             self.start_answer()
         assert self._live is not None
         self._live.reasoning_parts.append(delta)
-        self._changed(self._live)
+        self._streamed(self._live)
 
     def _finish_answer(self, message: AssistantMessage) -> None:
         live = self._live
