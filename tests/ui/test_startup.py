@@ -168,3 +168,48 @@ async def test_a_second_launch_brings_the_first_window_forward(tmp_path: Path) -
             first.wait()
         first.stdout.close()  # type: ignore[union-attr]
     await until(lambda: not (data / "continuo.lock").exists(), what="the lock released")
+
+
+_SETTLE = """
+import asyncio, gc, sys
+from PySide6.QtWidgets import QApplication
+from ui.app import EventLoop, build_window, settle_after_start
+from ui.markdown import render_markdown
+app = QApplication(sys.argv[:1])
+app.setQuitOnLastWindowClosed(False)
+async def run():
+    window = build_window(sys.argv[1], first_run_dialog=False)
+    window.show()
+    await settle_after_start(window)
+    frozen = gc.get_freeze_count()
+    # An unlabeled code block is shown as it is: no lexer is guessed (and none loaded).
+    before = {m for m in sys.modules if m.startswith("pygments.lexers.")}
+    html = render_markdown("```\\nx = 1 < 2\\n```\\n").html
+    after = {m for m in sys.modules if m.startswith("pygments.lexers.")}
+    closed = asyncio.Event()
+    window.closed.connect(closed.set)
+    window.close()
+    await closed.wait()
+    print(frozen, len(after - before), "x = 1 &lt; 2" in html)
+with asyncio.Runner(loop_factory=lambda: EventLoop(app)) as runner:
+    runner.run(run())
+"""
+
+
+async def test_after_start_up_its_objects_are_frozen_out_of_the_collector(tmp_path: Path) -> None:
+    done = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-c", _SETTLE, str(tmp_path)],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    frozen, lexers_loaded, shown = done.stdout.split()
+    # Modules, classes, Qt wrappers and the Markdown tables: tens of thousands of objects
+    # that later full collections no longer walk.
+    assert int(frozen) > 10_000
+    assert lexers_loaded == "0"
+    assert shown == "True"
