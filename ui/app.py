@@ -254,18 +254,22 @@ class _PaintWatch(QObject):
         return False
 
 
-def _wait_for_paint(window: QWidget, timeout_ms: int = 2000) -> None:
+def _wait_for_paint(window: QWidget, timeout_ms: int = 500) -> None:
     # A local loop before the asyncio loop exists: it runs until the window has painted
-    # (or the timeout, on a platform that paints nothing while hidden).
+    # (or half a second, for a window that is not exposed: minimised, another workspace).
     loop = QEventLoop()
     watch = _PaintWatch(window, loop)
     app = QApplication.instance()
     assert app is not None
     app.installEventFilter(watch)
-    QTimer.singleShot(timeout_ms, loop.quit)
+    timeout = QTimer()
+    timeout.setSingleShot(True)
+    timeout.timeout.connect(loop.quit)
+    timeout.start(timeout_ms)
     try:
         loop.exec()
     finally:
+        timeout.stop()
         app.removeEventFilter(watch)
 
 
