@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
-from PySide6.QtWidgets import QFrame, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QScrollArea, QTextEdit, QVBoxLayout, QWidget
 
 from ..markdown import warm_up
 from ..models.items import ItemState
@@ -169,7 +169,27 @@ class TranscriptView(QScrollArea):
                 self._views.insert(row, view)
         finally:
             self._column.setUpdatesEnabled(True)
+        self._order_focus(first, last)
         self._fill_timer.start()
+
+    def _order_focus(self, first: int, last: int) -> None:
+        # By keyboard the transcript is one stop (arrows and Page Up/Down scroll it), not one
+        # per message: a message's text takes focus on a click, to select and copy. Its
+        # buttons (a tool card's result, an answer's reasoning) stay Tab stops, in reading
+        # order right after the transcript, so Tab from Send reaches New chat directly.
+        previous: QWidget = self
+        for row in range(first - 1, -1, -1):
+            stops = _tab_stops(self._views[row])
+            if stops:
+                previous = stops[-1]
+                break
+        for row in range(first, last + 1):
+            for widget in self._views[row].findChildren(QWidget):
+                if isinstance(widget, QTextEdit):
+                    widget.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+            for stop in _tab_stops(self._views[row]):
+                QWidget.setTabOrder(previous, stop)
+                previous = stop
 
     def _removed(self, parent: QModelIndex, first: int, last: int) -> None:
         for _ in range(first, last + 1):
@@ -296,6 +316,10 @@ class TranscriptView(QScrollArea):
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
         super().resizeEvent(event)
         self._fill_timer.start()  # taller: the rows may no longer fill it
+
+
+def _tab_stops(view: QWidget) -> list[QWidget]:
+    return [w for w in view.findChildren(QWidget) if w.focusPolicy() & Qt.FocusPolicy.TabFocus]
 
 
 def _waiting_to_show(widget: QWidget) -> bool:
