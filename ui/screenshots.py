@@ -6,13 +6,19 @@ screenshot can catch it mid-answer. Offscreen there is no system theme, so each 
 the light or dark palette explicitly. The Chinese shot needs the shipped translations and a
 CJK font (``fonts-noto-cjk``).
 
-States: ``empty``, ``streaming``, ``tool-card``, ``resume-offered``, ``error``, ``chinese``.
+States: ``empty``, ``streaming``, ``tool-card``, ``resume-offered``, ``error``, ``chinese``, and
+``scaled-200``: a finished conversation with a tool card, a code block and a table at 200%
+scaling, maximised on a 1920x1080 screen (960x540 logical pixels). Scaling is fixed when a
+process starts, so that shot is taken by a second run of this module (``--scaled``) with
+``QT_SCALE_FACTOR=2`` and an offscreen screen of that size.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import subprocess
 import sys
 import tempfile
 from collections.abc import AsyncIterator
@@ -33,11 +39,14 @@ from engine import (  # noqa: E402
     StopInfo,
     StopReason,
     ToolCall,
+    ToolMessage,
     UserMessage,
     tool,
 )
 
 __all__ = ["main"]
+
+SCALED_SCREEN = (1920, 1080)  #: physical pixels of the 200% shot's screen
 
 ANSWER = """Here is a small **Python** function that retries a request with exponential backoff:
 
@@ -117,7 +126,7 @@ async def _settings(data_dir: Path) -> Any:
     return store
 
 
-async def _window(data_dir: Path, model: Any, tools: Any = ()) -> Any:
+async def _window(data_dir: Path, model: Any, tools: Any = (), *, maximised: bool = False) -> Any:
     from .app import build_window
 
     store = await _settings(data_dir)
@@ -128,8 +137,11 @@ async def _window(data_dir: Path, model: Any, tools: Any = ()) -> Any:
     window = build_window(
         data_dir, settings_store=store, model_factory=factory, tools=tools, first_run_dialog=False
     )
-    window.resize(1100, 720)
-    window.show()
+    if maximised:
+        window.showMaximized()
+    else:
+        window.resize(1100, 720)
+        window.show()
     await window.started()
     await _until(lambda: window.model_picker.count() > 0)
     return window
@@ -170,11 +182,20 @@ async def _seed(data_dir: Path, sid: str, title: str, messages: list[Any]) -> No
         await storage.close()
 
 
+async def _warm() -> None:
+    # Markdown's libraries load in a worker thread when the first row appears; a code block
+    # rendered on the GUI thread before that is done could race it. Pictures wait for it.
+    from .markdown import wait_warm
+
+    await asyncio.to_thread(wait_warm, 30)
+
+
 async def _run(out: Path) -> int:
     from .theme import apply_palette
 
     app = QApplication.instance()
     assert isinstance(app, QApplication)
+    await _warm()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
 
@@ -272,9 +293,61 @@ async def _run(out: Path) -> int:
     return 0
 
 
+async def _run_scaled(out: Path) -> int:
+    """The ``scaled-200`` shot; run in a process started at 200% (see `_scaled_shot`)."""
+    from .theme import apply_palette
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    apply_palette(app, "light")
+    await _warm()
+    call = ToolCall("call_1", "search_files", {"pattern": "backoff", "folder": "~/notes"})
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "scaled"
+        await _seed(
+            data,
+            "s-scaled",
+            "Backoff helper",
+            [
+                UserMessage(content="Where did I write about backoff? Show me a helper."),
+                AssistantMessage(content="Let me look that up.", tool_calls=(call,)),
+                ToolMessage(
+                    tool_call_id="call_1",
+                    name="search_files",
+                    content="notes/2026-03.md: 'backoff'",
+                ),
+                AssistantMessage(content=ANSWER + " sees what went wrong."),
+            ],
+        )
+        window = await _window(data, _Scripted("Done."), maximised=True)
+        await _until(lambda: len(window.transcript.views()) == 4)
+        await _shot(window, out / "scaled-200.png")
+        await _close(window)
+    return 0
+
+
+def _scaled_shot(out: Path) -> int:
+    """Take ``scaled-200.png`` in a new process at 200% on a 1920x1080 offscreen screen."""
+    width, height = SCALED_SCREEN
+    screen = {"name": "screen", "x": 0, "y": 0, "width": width, "height": height}
+    screen.update({"logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1})
+    with tempfile.TemporaryDirectory() as tmp:
+        config = Path(tmp) / "screen.json"
+        config.write_text(json.dumps({"screens": [screen]}), encoding="utf-8")
+        env = dict(os.environ, QT_QPA_PLATFORM=f"offscreen:configfile={config}")
+        env["QT_SCALE_FACTOR"] = "2"
+        done = subprocess.run(
+            [sys.executable, "-m", "ui.screenshots", "--scaled", str(out)], env=env, timeout=180
+        )
+    return done.returncode
+
+
 def main(argv: list[str] | None = None) -> int:
     """Write the screenshots into the folder given on the command line."""
-    args = sys.argv[1:] if argv is None else argv
+    args = list(sys.argv[1:] if argv is None else argv)
+    scaled = "--scaled" in args
+    if scaled:
+        args.remove("--scaled")
     out = Path(args[0] if args else "screenshots")
     out.mkdir(parents=True, exist_ok=True)
     from .app import EventLoop
@@ -282,7 +355,10 @@ def main(argv: list[str] | None = None) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setQuitOnLastWindowClosed(False)
     with asyncio.Runner(loop_factory=lambda: EventLoop(app)) as runner:  # type: ignore[arg-type]
-        return runner.run(_run(out))
+        if scaled:
+            return runner.run(_run_scaled(out))
+        code = runner.run(_run(out))
+    return code or _scaled_shot(out)
 
 
 if __name__ == "__main__":
