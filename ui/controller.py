@@ -172,6 +172,10 @@ class Controller(QObject):
         self._transcripts: dict[str, TranscriptModel] = {}
         self._adapters: dict[tuple[str, str | None], Any] = {}
         self._choices: list[ModelChoice] = []
+        #: One listing or reload at a time: a reload racing the listing at start built a
+        #: second adapter for the same provider (the first was dropped with its connection
+        #: open) and the older list could land last.
+        self._models_lock = asyncio.Lock()
         self._choice: ModelChoice | None = None
         self._metadata: dict[str, dict[str, Any]] = {}
         self._open_generation = 0
@@ -390,21 +394,26 @@ class Controller(QObject):
         """The settings changed (the dialog saved): drop built adapters and list models again."""
         if self.settings_store is None:
             return
-        self.settings = await self.settings_store.load()
-        self.settingsLoaded.emit(self.settings)
-        adapters, self._adapters = self._adapters, {}
-        for adapter in adapters.values():
-            close = getattr(adapter, "aclose", None)
-            if close is not None:
-                with contextlib.suppress(Exception):
-                    await close()
-        await self.refresh_models()
+        async with self._models_lock:
+            self.settings = await self.settings_store.load()
+            self.settingsLoaded.emit(self.settings)
+            adapters, self._adapters = self._adapters, {}
+            for adapter in adapters.values():
+                close = getattr(adapter, "aclose", None)
+                if close is not None:
+                    with contextlib.suppress(Exception):
+                        await close()
+            await self._list_models()
 
     def providers(self) -> list[Any]:
         return list(getattr(self.settings, "providers", []) or [])
 
     async def refresh_models(self) -> None:
         """Ask every configured provider for its models (concurrently) and fill the picker."""
+        async with self._models_lock:
+            await self._list_models()
+
+    async def _list_models(self) -> None:
         providers = self.providers()
 
         async def listed(config: Any) -> list[str]:
