@@ -461,7 +461,8 @@ class MainWindow(QMainWindow):
             return
         text = html.escape(message)
         if action == "settings":
-            text += f' &nbsp;<a href="settings">{html.escape(self.tr("Open settings"))}</a>'
+            link = self.tr("Open settings")  # not inside the f-string: lupdate would miss it
+            text += f' &nbsp;<a href="settings">{html.escape(link)}</a>'
         self.error_banner.setText(text)
         self.error_banner.setToolTip(message)
         self.error_banner.setVisible(True)

@@ -323,6 +323,7 @@ class SettingsDialog(QDialog):
         self.tabs.setTabText(0, self.tr("Providers"))
         self.tabs.setTabText(1, self.tr("Found on this computer"))
         self.tabs.setTabText(2, self.tr("Language and look"))
+        self.saveError.setAccessibleName(self.tr("Error"))
         self.moveAsideButton.setText(self.tr("Move the damaged settings file aside and save"))
         self._intro.setText(
             self.tr(

@@ -119,7 +119,7 @@
         <translation>未选择模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="497"/>
+        <location filename="../../ui/main_window.py" line="498"/>
         <source>System prompt</source>
         <translation>系统提示词</translation>
     </message>
@@ -248,32 +248,37 @@
         <translation>回答已达到输出长度上限。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="497"/>
+        <location filename="../../ui/main_window.py" line="464"/>
+        <source>Open settings</source>
+        <translation>打开设置</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="498"/>
         <source>System prompt ●</source>
         <translation>系统提示词 ●</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="583"/>
+        <location filename="../../ui/main_window.py" line="584"/>
         <source>Rename conversation</source>
         <translation>重命名对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="584"/>
+        <location filename="../../ui/main_window.py" line="585"/>
         <source>Title:</source>
         <translation>标题：</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="606"/>
+        <location filename="../../ui/main_window.py" line="607"/>
         <source>Delete conversation</source>
         <translation>删除对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="608"/>
+        <location filename="../../ui/main_window.py" line="609"/>
         <source>Delete “{title}”? This cannot be undone.</source>
         <translation>删除“{title}”？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="611"/>
+        <location filename="../../ui/main_window.py" line="612"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -496,64 +501,69 @@
     </message>
     <message>
         <location filename="../../ui/settings_dialog.py" line="326"/>
+        <source>Error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <location filename="../../ui/settings_dialog.py" line="327"/>
         <source>Move the damaged settings file aside and save</source>
         <translation>将损坏的设置文件移到一旁并保存</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="329"/>
+        <location filename="../../ui/settings_dialog.py" line="330"/>
         <source>Continuo looked for model servers running on this computer and for API keys set in your environment. Add any of them with one click, or add a provider by hand on the Providers page.</source>
         <translation>Continuo 查找了本机正在运行的模型服务器，以及环境变量中设置的 API 密钥。点一下即可添加其中任意一项，也可以在“服务商”页面手动添加。</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="347"/>
+        <location filename="../../ui/settings_dialog.py" line="348"/>
         <source>Looking for model servers…</source>
         <translation>正在查找模型服务器…</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="335"/>
+        <location filename="../../ui/settings_dialog.py" line="336"/>
         <source>Look again</source>
         <translation>重新查找</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="336"/>
+        <location filename="../../ui/settings_dialog.py" line="337"/>
         <source>Add a provider by hand</source>
         <translation>手动添加服务商</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="339"/>
-        <location filename="../../ui/settings_dialog.py" line="341"/>
+        <location filename="../../ui/settings_dialog.py" line="340"/>
+        <location filename="../../ui/settings_dialog.py" line="342"/>
         <source>System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="341"/>
+        <location filename="../../ui/settings_dialog.py" line="342"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="341"/>
+        <location filename="../../ui/settings_dialog.py" line="342"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="337"/>
-        <location filename="../../ui/settings_dialog.py" line="340"/>
+        <location filename="../../ui/settings_dialog.py" line="338"/>
+        <location filename="../../ui/settings_dialog.py" line="341"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="338"/>
-        <location filename="../../ui/settings_dialog.py" line="343"/>
+        <location filename="../../ui/settings_dialog.py" line="339"/>
+        <location filename="../../ui/settings_dialog.py" line="344"/>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="349"/>
+        <location filename="../../ui/settings_dialog.py" line="350"/>
         <source>Found {count}:</source>
         <translation>找到 {count} 项：</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="352"/>
+        <location filename="../../ui/settings_dialog.py" line="353"/>
         <source>Nothing found. Start Ollama, LM Studio, llama.cpp or vLLM and press Look again, or add a provider by hand on the Providers page.</source>
         <translation>未找到任何服务。请启动 Ollama、LM Studio、llama.cpp 或 vLLM 后点击“重新查找”，或在“服务商”页面手动添加。</translation>
     </message>
@@ -605,7 +615,7 @@
 <context>
     <name>TranscriptView</name>
     <message>
-        <location filename="../../ui/widgets/transcript_view.py" line="44"/>
+        <location filename="../../ui/widgets/transcript_view.py" line="50"/>
         <source>Conversation</source>
         <extracomment>pixels from the bottom that still count as &quot;at the bottom&quot;</extracomment>
         <translation>对话</translation>
