@@ -3,8 +3,8 @@ the view, and otherwise when the person scrolls to the top — one page per requ
 same page twice, with the person's place kept.
 
 Each test seeds a real SQLite file with 150 messages in one conversation and opens the real
-window over it, in a tall window (a portrait screen), where one page of short messages leaves
-nothing to scroll.
+window over it, in a tall window (a portrait screen) where one page of short messages leaves
+nothing to scroll, or at the default size and then made that tall.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 from PySide6.QtCore import QPoint
 
 from engine import AssistantMessage, SQLiteSessionStorage, UserMessage
-from tests.ui.conftest import _OPEN_WINDOWS, drain, until
+from tests.ui.conftest import _OPEN_WINDOWS, drain, open_window, until
 from ui.app import build_window
 from ui.controller import DB_FILE_NAME, PAGE_SIZE
 
@@ -132,3 +132,19 @@ async def test_long_messages_load_one_page_until_the_person_scrolls_to_the_top(
     assert _shown(window) == texts
     assert view.older_requests == 2
     assert not view.model().has_more
+
+
+async def test_a_window_made_taller_loads_the_older_pages_that_now_fit(tmp_path: Path) -> None:
+    texts = _texts(MESSAGES, long=False)
+    await _seed(tmp_path, texts)
+    window = await open_window(tmp_path)  # the default size: one page fills it
+    view = window.transcript
+    bar = view.verticalScrollBar()
+    await until(lambda: _settled(window) and bar.value() == bar.maximum(), what="first page")
+    await drain()
+    assert view.older_requests == 0 and len(_shown(window)) == PAGE_SIZE
+
+    window.resize(*TALL)  # the person drags the window taller than the page
+    await until(lambda: len(_shown(window)) > PAGE_SIZE and _settled(window), what="more")
+    assert _shown(window) == texts[-len(_shown(window)) :]
+    assert bar.maximum() > 0 and bar.value() == bar.maximum()

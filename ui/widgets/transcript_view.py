@@ -81,10 +81,9 @@ class TranscriptView(QScrollArea):
         self._asked_before: int | None = None
         self.older_requests = 0  #: times `olderWanted` was emitted (tests, benchmarks)
         # Whether the rows fill the view is known only once the layout has settled: new rows
-        # are shown by a queued call, a row's height follows its text's layout, which follows
-        # its width, and each step is a posted layout request. So the check runs from the
-        # event loop once a turn has passed with no row or the column asking for a layout
-        # (see `eventFilter`).
+        # are shown by a queued call, and a row's height follows its text's layout, which
+        # follows its width. So the check runs from the event loop, again after each layout
+        # of the column (see `eventFilter`), and lays the rows out itself (`_rows_fill`).
         self._fill_timer = QTimer(self)
         self._fill_timer.setSingleShot(True)
         self._fill_timer.setInterval(0)
@@ -163,7 +162,6 @@ class TranscriptView(QScrollArea):
             for row in range(first, last + 1):
                 item = self._model.item(row)
                 view = view_for(item, self._column)
-                view.installEventFilter(self)
                 view.refresh(item)
                 self._layout.insertWidget(row, view)
                 self._views.insert(row, view)
@@ -253,7 +251,7 @@ class TranscriptView(QScrollArea):
             self._fill_timer.start()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
-        # A row or the column is about to lay out again: heights are still changing.
+        # The column is about to lay out again: heights are still changing.
         if (
             event.type() == QEvent.Type.LayoutRequest
             and self._model is not None
