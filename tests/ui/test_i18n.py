@@ -1,4 +1,5 @@
-"""Languages: the shipped Chinese translation loads, is complete, and keeps every placeholder."""
+"""Languages: the shipped Chinese translation loads, is complete, keeps every placeholder, and an
+open dialog follows a language change at once."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QCoreApplication, QLocale
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QLabel, QPushButton, QWidget
 
+from tests.ui.conftest import until
 from ui.i18n import install_translator, resolve_language, translations_dir
 from ui.settings import SettingsStore
 from ui.settings_dialog import SettingsDialog
@@ -60,6 +62,37 @@ async def test_dialog_built_after_install_speaks_chinese(qtbot, tmp_path, chines
     assert dialog.tabs.tabText(0) == "服务商"
     # Language names are written in themselves, whatever the current language.
     assert dialog.languageCombo.itemText(2) == "简体中文"
+    await dialog.wait_idle()
+
+
+async def test_open_dialog_follows_a_language_change(qtbot, qapp, tmp_path) -> None:
+    """The dialog and a row the first-run page found switch language while open, and back."""
+    install_translator(qapp, "en")
+    dialog = SettingsDialog(
+        SettingsStore(tmp_path, use_keychain=False),
+        servers=[],
+        environ={"OPENAI_API_KEY": "sk-test-not-a-real-key"},
+        first_run=True,
+    )
+    qtbot.addWidget(dialog)
+    dialog.open()
+    await until(lambda: dialog.probeAgainButton.isEnabled(), what="the first-run page's search")
+    (row,) = dialog.findChildren(QWidget, "foundRow")
+    (button,) = row.findChildren(QPushButton, "addFoundButton")
+    assert (button.text(), dialog.providerDefault.text()) == ("Add", "Use for new conversations")
+    assert "API key from OPENAI_API_KEY" in row.findChild(QLabel).text()
+    try:
+        install_translator(qapp, "zh_CN")
+        await until(lambda: dialog.windowTitle() == "设置", what="the dialog in Chinese")
+        assert button.text() == "添加"
+        assert "来自 OPENAI_API_KEY 的 API 密钥" in row.findChild(QLabel).text()
+        assert dialog.discoveryStatus.text() == "找到 1 项："
+        assert dialog.providerDefault.text() == "用于新对话"
+        assert dialog.providerKind.itemText(0) == "OpenAI 兼容"
+    finally:
+        install_translator(qapp, "en")
+    await until(lambda: dialog.windowTitle() == "Settings", what="the dialog in English")
+    assert button.text() == "Add"
     await dialog.wait_idle()
 
 

@@ -195,6 +195,7 @@ async def test_saving_a_language_switches_the_open_window_and_dialog_at_once(
     assert dialog.windowTitle() == "设置"
     assert dialog.testConnectionButton.text() == "测试连接"
     assert dialog.languageCombo.itemText(0) == "跟随系统"
+    assert CJK.search(dialog.discoveryStatus.text())  # "nothing found" on this machine
     # Every visible button of the window and the dialog speaks Chinese (names of things,
     # like a tool's, are not translated).
     for top in (window, dialog):
