@@ -23,8 +23,9 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QApplication, QPushButton
 
 from tests.ui.conftest import next_signal
+from ui import i18n
 from ui.first_run import LocalServer
-from ui.i18n import install_translator
+from ui.i18n import install_translator, installed_language
 from ui.settings import KEYRING_SERVICE, ProviderConfig, Settings, SettingsStore
 from ui.settings_dialog import SettingsDialog
 
@@ -289,6 +290,32 @@ async def test_language_and_theme_are_saved(qtbot, qapp, tmp_path, no_keyring, r
     settings = await store.load()
     assert (settings.language, settings.theme) == ("zh_CN", "dark")
     assert qapp.property("continuoScheme") == "dark"
+
+
+async def test_apply_saves_and_keeps_the_dialog_open_in_the_new_language(
+    qtbot, qapp, tmp_path, no_keyring, restore_look
+):
+    store = SettingsStore(tmp_path)
+    dialog = await open_dialog(qtbot, store)
+    dialog.tabs.setCurrentWidget(dialog.appearancePage)
+    assert dialog.applyButton.text() == "Apply"
+    dialog.languageCombo.setCurrentIndex(dialog.languageCombo.findData("zh_CN"))
+    changed = asyncio.ensure_future(next_signal(dialog.settingsChanged))
+    click(qtbot, dialog.applyButton)
+    await changed
+    assert dialog.isVisible()  # Apply does not close
+    assert (await store.load()).language == "zh_CN"
+    assert installed_language() == "zh_CN"
+    await _until(lambda: dialog.applyButton.text() == "应用")  # Qt's own button, too
+    assert dialog.tabs.tabText(2) == "语言与外观"
+    # Saving the language already in effect installs nothing again (same translators).
+    installed = list(i18n._INSTALLED)
+    dialog.tabs.setCurrentWidget(dialog.firstRunPage)
+    click(qtbot, dialog.addByHandButton)
+    await save(qtbot, dialog)
+    assert len((await store.load()).providers) == 1
+    assert installed_language() == "zh_CN"
+    assert all(a is b for a, b in zip(i18n._INSTALLED, installed, strict=True))
 
 
 async def _until(predicate: Any, within: float = 10.0) -> None:
