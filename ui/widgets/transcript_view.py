@@ -22,7 +22,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
-from PySide6.QtWidgets import QFrame, QScrollArea, QTextEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QFrame,
+    QScrollArea,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..markdown import warm_up
 from ..models.items import ItemState
@@ -182,9 +189,8 @@ class TranscriptView(QScrollArea):
                 previous = stops[-1]
                 break
         for row in range(first, last + 1):
-            for widget in self._views[row].findChildren(QWidget):
-                if isinstance(widget, QTextEdit):
-                    widget.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+            for text in self._views[row].findChildren(QTextEdit):
+                text.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
             for stop in _tab_stops(self._views[row]):
                 QWidget.setTabOrder(previous, stop)
                 previous = stop
@@ -317,7 +323,9 @@ class TranscriptView(QScrollArea):
 
 
 def _tab_stops(view: QWidget) -> list[QWidget]:
-    return [w for w in view.findChildren(QWidget) if w.focusPolicy() & Qt.FocusPolicy.TabFocus]
+    # A row's Tab stops are its buttons (its texts are click-focus, see `_order_focus`).
+    tab = Qt.FocusPolicy.TabFocus
+    return [b for b in view.findChildren(QAbstractButton) if b.focusPolicy() & tab]
 
 
 def _waiting_to_show(widget: QWidget) -> bool:
