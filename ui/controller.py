@@ -316,10 +316,15 @@ class Controller(QObject):
         if not sid:
             return 0
         model = self.transcript(sid)
-        if not model.has_more or model.first_seq is None:
+        before = model.first_seq
+        if not model.has_more or before is None:
             return 0
-        records = await self.storage.load_tail(sid, PAGE_SIZE + 1, before_seq=model.first_seq)
-        if self.current != sid:
+        records = await self.storage.load_tail(sid, PAGE_SIZE + 1, before_seq=before)
+        # Another load (or a reopening) may have put rows in front meanwhile: this page
+        # belongs in front of rows that are no longer first, so it is dropped.
+        if self.current != sid or self._transcripts.get(sid) is not model:
+            return 0
+        if model.first_seq != before:
             return 0
         has_more = len(records) > PAGE_SIZE
         return model.prepend_records(records[-PAGE_SIZE:], has_more)

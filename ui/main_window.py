@@ -75,13 +75,24 @@ class MainWindow(QMainWindow):
         self._has_prompt = False  #: the conversation has a system prompt
         self.settings_dialog: Any = None
         self.setObjectName("mainWindow")
-        self.resize(1100, 760)
+        # Sizes are in device-independent pixels: at 200% a 1080p screen is 960x540 of them,
+        # so the first size is capped to the screen, and the smallest one still fits it.
+        self.setMinimumSize(640, 400)
+        self.resize(*self._first_size(1100, 760))
         self._built = False
         self.retranslate()  # the title, for the frame
         if not frame_only or controller is not None:
             self.build_contents()
         if controller is not None:
             self.attach(controller)
+
+    def _first_size(self, width: int, height: int) -> tuple[int, int]:
+        """``width`` x ``height``, or 90% of the screen's free area where that is smaller."""
+        screen = self.screen()
+        if screen is None:
+            return width, height
+        free = screen.availableGeometry()
+        return min(width, int(free.width() * 0.9)), min(height, int(free.height() * 0.9))
 
     def build_contents(self) -> None:
         """Build the widgets, actions and menus (step 2; once)."""

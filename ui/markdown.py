@@ -47,6 +47,10 @@ class Rendered:
 
 
 _warming: threading.Thread | None = None
+# One render at a time, the warm-up's included: the parser is shared and its code-block rule
+# is swapped for each render, and two threads importing Pygments at once could each see the
+# other's half-imported module (seen as "cannot import name 'HtmlFormatter'").
+_rendering = threading.RLock()
 
 
 def warm_up() -> None:
@@ -71,10 +75,11 @@ def wait_warm(timeout: float | None = None) -> None:
 
 
 def _load() -> None:
-    import pygments.lexers  # noqa: F401 (imported for its side effect: loaded once, here)
+    with _rendering:
+        import pygments.lexers  # noqa: F401 (imported for its side effect: loaded once, here)
 
-    render_markdown("*warm* up\n\n```python\nx = 1\n```\n", dark=False)
-    _formatter(True)
+        render_markdown("*warm* up\n\n```python\nx = 1\n```\n", dark=False)
+        _formatter(True)
 
 
 @lru_cache(maxsize=2)
@@ -130,6 +135,11 @@ def render_markdown(
     Returns:
         The HTML and the text of each code block, in order.
     """
+    with _rendering:
+        return _render(text, dark, code_start, copy_label)
+
+
+def _render(text: str, dark: bool, code_start: int, copy_label: str) -> Rendered:
     parser = _parser()
     tokens = parser.parse(text)
     blocks: list[str] = []
@@ -149,7 +159,7 @@ def render_markdown(
             f'<tr><td align="right" style="font-size:small; color:#888888">{caption}'
             f'<a href="copy:{number}" style="color:{_LINK[dark]}">{html.escape(copy_label)}</a>'
             f"</td></tr>"
-            f'<tr><td><pre style="margin:0">{body}</pre></td></tr></table>\n'
+            f'<tr><td><pre style="margin:0; white-space:pre-wrap">{body}</pre></td></tr></table>\n'
         )
 
     renderer = parser.renderer

@@ -148,7 +148,7 @@ class Settings:
 
     providers: list[ProviderConfig] = field(default_factory=list)
     default_provider_id: str | None = None
-    language: str = "system"  #: "system", "en" or "zh_CN"; applied at the next start
+    language: str = "system"  #: "system", "en" or "zh_CN"; applied when saved
     theme: str = "system"  #: "system", "light" or "dark"
     last_session_id: str | None = None
     window_geometry: str | None = None  #: QMainWindow.saveGeometry() as base64 text

@@ -72,213 +72,213 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="317"/>
+        <location filename="../../ui/main_window.py" line="328"/>
         <source>Continuo</source>
         <extracomment>closed before the controller arrived times a second launch brought this window forward &quot;open in another window&quot; instead of Resume, else &quot;&quot; (message, action) the banner shows the conversation has a system prompt</extracomment>
         <translation>Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="320"/>
-        <location filename="../../ui/main_window.py" line="321"/>
+        <location filename="../../ui/main_window.py" line="331"/>
+        <location filename="../../ui/main_window.py" line="332"/>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="322"/>
+        <location filename="../../ui/main_window.py" line="333"/>
         <source>Start a new conversation (Ctrl+N)</source>
         <translation>开始新的对话（Ctrl+N）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="323"/>
+        <location filename="../../ui/main_window.py" line="334"/>
         <source>Filter conversations</source>
         <translation>筛选对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="324"/>
+        <location filename="../../ui/main_window.py" line="335"/>
         <source>Filter conversations by title</source>
         <translation>按标题筛选对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="325"/>
+        <location filename="../../ui/main_window.py" line="336"/>
         <source>Conversations</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="326"/>
+        <location filename="../../ui/main_window.py" line="337"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="327"/>
+        <location filename="../../ui/main_window.py" line="338"/>
         <source>The model that answers in this conversation</source>
         <translation>在此对话中回答的模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="328"/>
+        <location filename="../../ui/main_window.py" line="339"/>
         <source>No model</source>
         <translation>未选择模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="498"/>
+        <location filename="../../ui/main_window.py" line="509"/>
         <source>System prompt</source>
         <translation>系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="329"/>
+        <location filename="../../ui/main_window.py" line="340"/>
         <source>Show the system prompt</source>
         <translation>显示系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="331"/>
-        <location filename="../../ui/main_window.py" line="332"/>
+        <location filename="../../ui/main_window.py" line="342"/>
+        <location filename="../../ui/main_window.py" line="343"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="333"/>
+        <location filename="../../ui/main_window.py" line="344"/>
         <source>System prompt for this conversation</source>
         <translation>此对话的系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="336"/>
+        <location filename="../../ui/main_window.py" line="347"/>
         <source>Instructions the model gets with every message of this conversation (optional)</source>
         <translation>此对话中每条消息都会附带给模型的指示（可选）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="339"/>
+        <location filename="../../ui/main_window.py" line="350"/>
         <source>Error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="341"/>
-        <location filename="../../ui/main_window.py" line="342"/>
+        <location filename="../../ui/main_window.py" line="352"/>
+        <location filename="../../ui/main_window.py" line="353"/>
         <source>Resume</source>
         <translation>继续</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="343"/>
+        <location filename="../../ui/main_window.py" line="354"/>
         <source>Why the conversation can be resumed</source>
         <translation>为什么可以继续这段对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="345"/>
-        <location filename="../../ui/main_window.py" line="346"/>
+        <location filename="../../ui/main_window.py" line="356"/>
+        <location filename="../../ui/main_window.py" line="357"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="347"/>
+        <location filename="../../ui/main_window.py" line="358"/>
         <source>Send (Enter)</source>
         <translation>发送（Enter）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="348"/>
-        <location filename="../../ui/main_window.py" line="349"/>
+        <location filename="../../ui/main_window.py" line="359"/>
+        <location filename="../../ui/main_window.py" line="360"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="350"/>
+        <location filename="../../ui/main_window.py" line="361"/>
         <source>Stop the answer (Esc); what arrived is kept</source>
         <translation>停止回答（Esc）；已收到的内容会保留</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="351"/>
+        <location filename="../../ui/main_window.py" line="362"/>
         <source>&amp;New chat</source>
         <translation>新对话(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="352"/>
+        <location filename="../../ui/main_window.py" line="363"/>
         <source>&amp;Rename…</source>
         <translation>重命名(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="353"/>
+        <location filename="../../ui/main_window.py" line="364"/>
         <source>&amp;Delete…</source>
         <translation>删除(&amp;D)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="354"/>
+        <location filename="../../ui/main_window.py" line="365"/>
         <source>&amp;Settings…</source>
         <translation>设置(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="355"/>
+        <location filename="../../ui/main_window.py" line="366"/>
         <source>&amp;Find conversation</source>
         <translation>查找对话(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="356"/>
+        <location filename="../../ui/main_window.py" line="367"/>
         <source>Write a &amp;message</source>
         <translation>输入消息(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="357"/>
+        <location filename="../../ui/main_window.py" line="368"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="358"/>
+        <location filename="../../ui/main_window.py" line="369"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="359"/>
+        <location filename="../../ui/main_window.py" line="370"/>
         <source>&amp;Conversation</source>
         <translation>对话(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="441"/>
+        <location filename="../../ui/main_window.py" line="452"/>
         <source>The model has not answered yet.</source>
         <translation>模型尚未回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="442"/>
+        <location filename="../../ui/main_window.py" line="453"/>
         <source>The app stopped while a tool was running.</source>
         <translation>工具运行期间应用停止了。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="443"/>
+        <location filename="../../ui/main_window.py" line="454"/>
         <source>The answer was cut off before it finished.</source>
         <translation>回答在完成前被中断。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="444"/>
+        <location filename="../../ui/main_window.py" line="455"/>
         <source>The answer reached the output limit.</source>
         <translation>回答已达到输出长度上限。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="464"/>
+        <location filename="../../ui/main_window.py" line="475"/>
         <source>Open settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="498"/>
+        <location filename="../../ui/main_window.py" line="509"/>
         <source>System prompt ●</source>
         <translation>系统提示词 ●</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="584"/>
+        <location filename="../../ui/main_window.py" line="595"/>
         <source>Rename conversation</source>
         <translation>重命名对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="585"/>
+        <location filename="../../ui/main_window.py" line="596"/>
         <source>Title:</source>
         <translation>标题：</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="607"/>
+        <location filename="../../ui/main_window.py" line="618"/>
         <source>Delete conversation</source>
         <translation>删除对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="609"/>
+        <location filename="../../ui/main_window.py" line="620"/>
         <source>Delete “{title}”? This cannot be undone.</source>
         <translation>删除“{title}”？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="612"/>
+        <location filename="../../ui/main_window.py" line="623"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -286,22 +286,22 @@
 <context>
     <name>NoticeView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="440"/>
+        <location filename="../../ui/widgets/message_views.py" line="442"/>
         <source>Resumed: the cut-off answer is redone</source>
         <translation>已继续：重新生成被中断的回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="441"/>
+        <location filename="../../ui/widgets/message_views.py" line="443"/>
         <source>Resumed: continuing after the output limit</source>
         <translation>已继续：从输出上限处接着写</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="442"/>
+        <location filename="../../ui/widgets/message_views.py" line="444"/>
         <source>Goal not reached yet: carrying on</source>
         <translation>目标尚未达成：继续进行</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="447"/>
+        <location filename="../../ui/widgets/message_views.py" line="449"/>
         <source>Resumed</source>
         <translation>已继续</translation>
     </message>
@@ -571,43 +571,48 @@
 <context>
     <name>ToolCardView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="373"/>
+        <location filename="../../ui/widgets/message_views.py" line="374"/>
         <source>Result</source>
         <extracomment>the failed state the result was opened for</extracomment>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="383"/>
+        <location filename="../../ui/widgets/message_views.py" line="375"/>
+        <source>Show the tool&apos;s result</source>
+        <translation>显示工具的结果</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/message_views.py" line="385"/>
         <source>waiting</source>
         <translation>等待中</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="384"/>
+        <location filename="../../ui/widgets/message_views.py" line="386"/>
         <source>running…</source>
         <translation>运行中…</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="385"/>
+        <location filename="../../ui/widgets/message_views.py" line="387"/>
         <source>done</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="386"/>
+        <location filename="../../ui/widgets/message_views.py" line="388"/>
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="387"/>
+        <location filename="../../ui/widgets/message_views.py" line="389"/>
         <source>interrupted</source>
         <translation>已中断</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="392"/>
+        <location filename="../../ui/widgets/message_views.py" line="394"/>
         <source>Tool call {name}</source>
         <translation>工具调用 {name}</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="394"/>
+        <location filename="../../ui/widgets/message_views.py" line="396"/>
         <source>(no arguments)</source>
         <translation>（无参数）</translation>
     </message>
@@ -615,9 +620,9 @@
 <context>
     <name>TranscriptView</name>
     <message>
-        <location filename="../../ui/widgets/transcript_view.py" line="50"/>
+        <location filename="../../ui/widgets/transcript_view.py" line="104"/>
         <source>Conversation</source>
-        <extracomment>pixels from the bottom that still count as &quot;at the bottom&quot;</extracomment>
+        <extracomment>pixels from the bottom that still count as &quot;at the bottom&quot; id()s of items waiting for the throttled redraw follow the bottom as content grows The row the person was reading when older rows went on top, and its distance from the top of the viewport: kept while the new rows take their heights, until the person scrolls. the view, not the person, is moving the scroll bar ``first_seq`` of the model when the page before it was asked for: that page is on its way until ``first_seq`` changes (or the model is reset or replaced). times `olderWanted` was emitted (tests, benchmarks)</extracomment>
         <translation>对话</translation>
     </message>
 </context>

@@ -9,6 +9,7 @@ nothing to scroll, or at the default size and then made that tall.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -148,3 +149,18 @@ async def test_a_window_made_taller_loads_the_older_pages_that_now_fit(tmp_path:
     await until(lambda: len(_shown(window)) > PAGE_SIZE and _settled(window), what="more")
     assert _shown(window) == texts[-len(_shown(window)) :]
     assert bar.maximum() > 0 and bar.value() == bar.maximum()
+
+
+async def test_two_loads_of_the_same_older_page_put_it_in_front_once(tmp_path: Path) -> None:
+    texts = _texts(MESSAGES, long=True)
+    await _seed(tmp_path, texts)
+    window = await open_window(tmp_path)  # the default size: one page of long messages
+    await until(lambda: _settled(window), what="the first page shown")
+    controller = window.controller
+    shown = _shown(window)
+    # Two requests for the page before it, in flight at once (a reopening and a scroll).
+    added = await asyncio.gather(controller.load_older(), controller.load_older())
+    assert sorted(added) == [0, PAGE_SIZE]
+    now = _shown(window)
+    assert now == texts[len(texts) - len(shown) - PAGE_SIZE :]
+    assert len(now) == len(set(now))

@@ -48,7 +48,8 @@ def retry(call, attempts=4):
             return call()
         except ConnectionError:
             time.sleep(2 ** n)
-    raise RuntimeError("gave up")
+    # A line wider than the transcript at 200%: it wraps inside the block, not cut off.
+    raise RuntimeError("gave up after every attempt; check the network and the provider's address")
 ```"""
 
 ANSWER = f"""Here is a small **Python** function that retries with exponential backoff:
@@ -227,11 +228,12 @@ def _measure(window: Any) -> dict[str, Any]:
         )
     app = QApplication.instance()
     screen = window.screen()
+    smallest = window.minimumSize().expandedTo(window.minimumSizeHint())
     return {
         "scale": screen.devicePixelRatio(),
         "screen": [screen.geometry().width(), screen.geometry().height()],
         "window": [window.width(), window.height()],
-        "window_minimum": [window.minimumSizeHint().width(), window.minimumSizeHint().height()],
+        "window_minimum": [smallest.width(), smallest.height()],
         "grab": [window.grab().width(), window.grab().height()],
         "char": metrics.averageCharWidth(),
         "line": metrics.lineSpacing(),
@@ -258,9 +260,8 @@ async def _probe(data_dir: Path, size: str) -> dict[str, Any]:
 
     app = QApplication.instance()
     apply_palette(app, "light")  # type: ignore[arg-type]
-    # Markdown's libraries load in a worker thread as the first row appears; a code block
-    # rendered on this thread meanwhile can fail to import Pygments' formatter (reported).
-    # This test measures the layout, so it lets the loading finish first.
+    # Markdown's libraries load in a worker thread as the first row appears; this test
+    # measures the layout of highlighted code, so it lets the loading finish first.
     await asyncio.to_thread(wait_warm, 30)
     store = await _seed(data_dir)
     window = build_window(data_dir, settings_store=store, first_run_dialog=False)
@@ -268,7 +269,7 @@ async def _probe(data_dir: Path, size: str) -> dict[str, Any]:
         window.showMaximized()
     elif size == "minimum":
         window.show()
-        window.resize(window.minimumSizeHint())
+        window.resize(window.minimumSize().expandedTo(window.minimumSizeHint()))
     else:  # "first": as the first launch opens it, with no saved geometry
         window.show()
     await window.started()
@@ -449,4 +450,11 @@ async def test_minimum_size_at_200_percent(tmp_path: Path) -> None:
     # The smallest window still fits the screen, and still shows every part whole.
     assert m["window"][0] <= m["screen"][0] and m["window"][1] <= m["screen"][1]
     assert m["window"] == m["window_minimum"]
+    _check_window(m, footer_whole=False)
+
+
+async def test_the_first_launch_fits_a_1080p_screen_at_200_percent(tmp_path: Path) -> None:
+    m = await asyncio.to_thread(_run_scaled, tmp_path, "first")
+    # No saved size yet: the window opens inside the screen, the composer and Send on it.
+    assert m["window"][0] <= m["screen"][0] and m["window"][1] <= m["screen"][1]
     _check_window(m, footer_whole=False)

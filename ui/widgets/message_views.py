@@ -351,6 +351,7 @@ class ToolCardView(_RowView):
         self.arguments.setTextFormat(Qt.TextFormat.PlainText)
         self.arguments.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.result_toggle = QToolButton(self)
+        self.result_toggle.setObjectName("toolResultToggle")
         self.result_toggle.setCheckable(True)
         self.result_toggle.setAutoRaise(True)
         self.result_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
@@ -371,6 +372,7 @@ class ToolCardView(_RowView):
 
     def _retranslate_ui(self) -> None:
         self.result_toggle.setText(self.tr("Result"))
+        self.result_toggle.setAccessibleName(self.tr("Show the tool's result"))
 
     def _toggle_result(self, shown: bool) -> None:
         self.result.setVisible(shown)

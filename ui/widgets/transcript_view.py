@@ -54,7 +54,7 @@ class TranscriptView(QScrollArea):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("transcript")
-        self.setAccessibleName(self.tr("Conversation"))
+        self.retranslate()
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -98,6 +98,15 @@ class TranscriptView(QScrollArea):
         bar = self.verticalScrollBar()
         bar.valueChanged.connect(self._scrolled)
         bar.rangeChanged.connect(self._range_changed)
+
+    def retranslate(self) -> None:
+        """Set the view's own strings in the current language."""
+        self.setAccessibleName(self.tr("Conversation"))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     # Footer -------------------------------------------------------------------------
 
