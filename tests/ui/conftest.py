@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -78,6 +79,39 @@ async def until(predicate: Callable[[], object], seconds: float = 10.0, what: st
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError(f"timed out after {seconds}s waiting for {what or predicate}")
         await asyncio.sleep(0.005)
+
+
+#: The window's widgets DESIGN.md names (the settings dialog's ``settingsDialog`` aside).
+WINDOW_OBJECT_NAMES = (
+    "sessionList",
+    "newChatButton",
+    "transcript",
+    "composer",
+    "sendButton",
+    "stopButton",
+    "resumeButton",
+    "modelPicker",
+    "resumeLabel",
+    "errorBanner",
+    "sessionFilter",
+)
+
+
+async def read_until(proc: subprocess.Popen[str], marker: str, seconds: float = 60) -> list[str]:
+    """Read an app subprocess's stdout (in a thread) until a ``SMOKE <marker>`` line."""
+    lines: list[str] = []
+
+    async def read() -> None:
+        while True:
+            line = await asyncio.to_thread(proc.stdout.readline)  # type: ignore[union-attr]
+            if not line:
+                raise AssertionError(f"the app exited before {marker!r}: {lines}")
+            lines.append(line.rstrip())
+            if line.startswith(f"SMOKE {marker}"):
+                return
+
+    await asyncio.wait_for(read(), seconds)
+    return lines
 
 
 async def next_signal(signal: Any, seconds: float = 10.0) -> tuple[Any, ...]:

@@ -14,28 +14,12 @@ from pathlib import Path
 
 from engine import ResumeKind, SQLiteSessionStorage, UserMessage
 from tests.support.provider_server import Turn
-from tests.ui.conftest import open_window, seed_provider, until
+from tests.ui.conftest import open_window, read_until, seed_provider, until
 from ui.controller import DB_FILE_NAME
 from ui.models.transcript import ItemKind, ItemState
 
 ROOT = Path(__file__).resolve().parents[2]
 LONG = "Once upon a time, " + "the answer went on and on. " * 200
-
-
-async def _read_until(proc: subprocess.Popen[str], marker: str, seconds: float = 60) -> list[str]:
-    lines: list[str] = []
-
-    async def read() -> None:
-        while True:
-            line = await asyncio.to_thread(proc.stdout.readline)  # type: ignore[union-attr]
-            if not line:
-                raise AssertionError(f"the app exited before {marker!r}: {lines}")
-            lines.append(line.rstrip())
-            if line.startswith(f"SMOKE {marker}"):
-                return
-
-    await asyncio.wait_for(read(), seconds)
-    return lines
 
 
 async def test_sigkill_mid_answer_then_a_new_window_resumes(tmp_path, provider_server):
@@ -55,7 +39,7 @@ async def test_sigkill_mid_answer_then_a_new_window_resumes(tmp_path, provider_s
         text=True,
     )
     try:
-        await _read_until(proc, "streaming")
+        await read_until(proc, "streaming")
         os.kill(proc.pid, signal.SIGKILL)
         assert await asyncio.to_thread(proc.wait, 30) == -signal.SIGKILL
     finally:

@@ -28,7 +28,7 @@ from engine import (
     ToolMessage,
     UserMessage,
 )
-from tests.ui.conftest import next_signal, open_window, seed_provider, until
+from tests.ui.conftest import WINDOW_OBJECT_NAMES, next_signal, open_window, seed_provider, until
 from ui.controller import DB_FILE_NAME
 from ui.i18n import install_translator
 from ui.models.sessions import SESSION_ID_ROLE
@@ -47,20 +47,7 @@ HISTORY = [
 ERROR = "The provider refused the API key. Check the key in Settings."
 
 #: The widgets DESIGN.md names; each must have an accessible name in every language.
-DESIGN_NAMES = (
-    "sessionList",
-    "newChatButton",
-    "transcript",
-    "composer",
-    "sendButton",
-    "stopButton",
-    "resumeButton",
-    "modelPicker",
-    "resumeLabel",
-    "errorBanner",
-    "settingsDialog",
-    "sessionFilter",
-)
+DESIGN_NAMES = (*WINDOW_OBJECT_NAMES, "settingsDialog")
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 

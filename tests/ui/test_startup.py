@@ -15,26 +15,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.ui.conftest import next_signal, until
+from tests.ui.conftest import WINDOW_OBJECT_NAMES, next_signal, read_until, until
 from ui.app import attach_controller
 from ui.main_window import MainWindow
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: DESIGN.md's object names: all present once the widgets are built.
-OBJECT_NAMES = (
-    "sessionList",
-    "newChatButton",
-    "transcript",
-    "composer",
-    "sendButton",
-    "stopButton",
-    "resumeButton",
-    "modelPicker",
-    "resumeLabel",
-    "errorBanner",
-    "sessionFilter",
-)
 
 #: What the first frame and the widgets must not wait for.
 SLOW_MODULES = ("engine", "asyncio", "qasync", "httpx", "aiosqlite", "keyring", "markdown_it")
@@ -63,16 +49,16 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _first_frame(data_dir: Path) -> dict[str, object]:
-    code = f"SLOW = {SLOW_MODULES!r}\nNAMES = {OBJECT_NAMES!r}\n" + _FIRST_FRAME
-    done = subprocess.run(
-        [sys.executable, "-c", code, str(data_dir)],
-        cwd=ROOT,
-        env=_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
+def _python(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run a fresh interpreter offscreen in the checkout; wait for it and capture its output."""
+    return subprocess.run(
+        [sys.executable, *args], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=60
     )
+
+
+def _first_frame(data_dir: Path) -> dict[str, object]:
+    code = f"SLOW = {SLOW_MODULES!r}\nNAMES = {WINDOW_OBJECT_NAMES!r}\n" + _FIRST_FRAME
+    done = _python("-c", code, str(data_dir))
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
@@ -80,7 +66,7 @@ def _first_frame(data_dir: Path) -> dict[str, object]:
 async def test_first_frame_and_widgets_paint_before_the_engine_loads(tmp_path: Path) -> None:
     shown = await asyncio.to_thread(_first_frame, tmp_path)
     assert shown["loaded"] == []
-    assert shown["found"] == list(OBJECT_NAMES)
+    assert shown["found"] == list(WINDOW_OBJECT_NAMES)
     assert shown["visible"] is True
     assert shown["send"] == "Send"
 
@@ -119,21 +105,6 @@ async def test_a_window_closed_before_its_controller_arrives_closes_once_it_does
     assert not window.isVisible()
 
 
-async def _read_until(proc: subprocess.Popen[str], marker: str, seconds: float = 60) -> None:
-    seen: list[str] = []
-
-    async def read() -> None:
-        while True:
-            line = await asyncio.to_thread(proc.stdout.readline)  # type: ignore[union-attr]
-            if not line:
-                raise AssertionError(f"the app exited before {marker!r}: {seen}")
-            seen.append(line.rstrip())
-            if line.startswith(f"SMOKE {marker}"):
-                return
-
-    await asyncio.wait_for(read(), seconds)
-
-
 async def test_a_second_launch_brings_the_first_window_forward(tmp_path: Path) -> None:
     data = tmp_path / "data"
     script = tmp_path / "first.smoke"
@@ -148,19 +119,11 @@ async def test_a_second_launch_brings_the_first_window_forward(tmp_path: Path) -
         text=True,
     )
     try:
-        await _read_until(first, "ready")
-        second = await asyncio.to_thread(
-            subprocess.run,
-            [sys.executable, "-m", "ui", "--data-dir", str(data)],
-            cwd=ROOT,
-            env=_env(),
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        await read_until(first, "ready")
+        second = await asyncio.to_thread(_python, "-m", "ui", "--data-dir", str(data))
         assert second.returncode == 0, second.stderr
         assert "already open" in second.stdout and str(data.resolve()) in second.stdout
-        await _read_until(first, "activated")
+        await read_until(first, "activated")
         assert await asyncio.to_thread(first.wait, 30) == 0
     finally:
         if first.poll() is None:
@@ -197,15 +160,7 @@ with asyncio.Runner(loop_factory=lambda: EventLoop(app)) as runner:
 
 
 async def test_after_start_up_its_objects_are_frozen_out_of_the_collector(tmp_path: Path) -> None:
-    done = await asyncio.to_thread(
-        subprocess.run,
-        [sys.executable, "-c", _SETTLE, str(tmp_path)],
-        cwd=ROOT,
-        env=_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = await asyncio.to_thread(_python, "-c", _SETTLE, str(tmp_path))
     assert done.returncode == 0, done.stderr
     frozen, lexers_loaded, shown = done.stdout.split()
     # Modules, classes, Qt wrappers and the Markdown tables: tens of thousands of objects
