@@ -169,10 +169,27 @@ async def _open_long(app: Any) -> float:
         return elapsed
 
 
+#: The loopback provider in its own process, as a real provider is: in this process its
+#: thread would take turns with the window for the interpreter. It streams the answer's
+#: tokens one event each (argv: token count, events per second), prints its OpenAI base URL
+#: and serves until its stdin closes.
+_SERVER = """
+import sys
+from tests.support.provider_server import ProviderServer, Turn
+tokens, rate = int(sys.argv[1]), float(sys.argv[2])
+words = [f"word{n % 97}" for n in range(tokens)]
+# Paragraphs of 60 tokens, as prose arrives; one token is about 4 characters.
+text = "".join(w + ("\\n\\n" if n % 60 == 59 else " ") for n, w in enumerate(words))
+with ProviderServer() as server:
+    server.script(Turn(text=text, chunk_size=max(1, len(text) // tokens), delay=1 / rate))
+    print(server.openai_url, flush=True)
+    sys.stdin.read()
+"""
+
+
 async def _stream_long(app: Any) -> tuple[float, float, float, float]:
     from PySide6.QtCore import QTimer
 
-    from tests.support.provider_server import ProviderServer, Turn
     from ui.app import build_window, settle_after_start
     from ui.models.transcript import ItemKind
     from ui.settings import ProviderConfig, Settings, SettingsStore
@@ -180,7 +197,6 @@ async def _stream_long(app: Any) -> tuple[float, float, float, float]:
 
     tokens = 20_000
     words = [f"word{n % 97}" for n in range(tokens)]
-    # Paragraphs of 60 tokens, as prose arrives; one token is about 4 characters.
     text = "".join(w + ("\n\n" if n % 60 == 59 else " ") for n, w in enumerate(words))
     cost = {"total": 0.0, "at_half": None}
     original = AnswerView._draw
@@ -194,14 +210,21 @@ async def _stream_long(app: Any) -> tuple[float, float, float, float]:
 
     AnswerView._draw = timed  # type: ignore[method-assign]
     try:
-        with tempfile.TemporaryDirectory() as tmp, ProviderServer() as server:
+        with (
+            tempfile.TemporaryDirectory() as tmp,
+            subprocess.Popen(
+                [sys.executable, "-c", _SERVER, str(tokens), "2000"],
+                cwd=ROOT,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            ) as server,
+        ):
             data = Path(tmp)
-            per_event = max(1, len(text) // tokens)
-            server.script(Turn(text=text, chunk_size=per_event, delay=1 / 2000))
+            assert server.stdout is not None and server.stdin is not None
+            url = await asyncio.to_thread(server.stdout.readline)
             store = SettingsStore(data, use_keychain=False)
-            config = ProviderConfig(
-                "loop", "openai", "Loopback", server.openai_url, "loopback-echo"
-            )
+            config = ProviderConfig("loop", "openai", "Loopback", url.strip(), "loopback-echo")
             await store.save(Settings(providers=[config], default_provider_id="loop"))
             window = build_window(data, settings_store=store, first_run_dialog=False)
             window.resize(1100, 760)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 # before any message needs them (DESIGN.md: heavy imports wait until after the first paint).
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
-    from pygments.formatters import HtmlFormatter
+    from pygments.formatters.html import HtmlFormatter
 
 __all__ = ["Rendered", "StreamSplitter", "render_markdown", "wait_warm", "warm_up"]
 
@@ -48,8 +48,11 @@ class Rendered:
 
 _warming: threading.Thread | None = None
 # One render at a time, the warm-up's included: the parser is shared and its code-block rule
-# is swapped for each render, and two threads importing Pygments at once could each see the
-# other's half-imported module (seen as "cannot import name 'HtmlFormatter'").
+# is swapped for each render, and Pygments' lexer cache is filled as lexers are first asked
+# for. Imports stay outside the lock (Python's import locks order them), so a render waits
+# for a module it needs, not for the whole warm-up. HtmlFormatter is imported from its own
+# module: ``pygments.formatters`` finds it through a lazy module attribute that is not
+# thread-safe (a render during the warm-up failed with "cannot import name 'HtmlFormatter'").
 _rendering = threading.RLock()
 
 
@@ -75,11 +78,13 @@ def wait_warm(timeout: float | None = None) -> None:
 
 
 def _load() -> None:
-    with _rendering:
-        import pygments.lexers  # noqa: F401 (imported for its side effect: loaded once, here)
+    import markdown_it  # noqa: F401 (imported for their side effect: loaded once, here)
+    import pygments.formatters.html  # noqa: F401
+    import pygments.lexers  # noqa: F401
+    import pygments.lexers.python  # noqa: F401
 
-        render_markdown("*warm* up\n\n```python\nx = 1\n```\n", dark=False)
-        _formatter(True)
+    render_markdown("*warm* up\n\n```python\nx = 1\n```\n", dark=False)
+    _formatter(True)
 
 
 @lru_cache(maxsize=2)
@@ -94,7 +99,7 @@ def _parser() -> MarkdownIt:
 
 @lru_cache(maxsize=4)
 def _formatter(dark: bool) -> HtmlFormatter[str]:
-    from pygments.formatters import HtmlFormatter
+    from pygments.formatters.html import HtmlFormatter
 
     return HtmlFormatter(noclasses=True, nowrap=True, style=_DARK_STYLE if dark else _LIGHT_STYLE)
 

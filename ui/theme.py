@@ -137,12 +137,34 @@ def style_sheet(scheme: str) -> str:
     """Return the style sheet for "light" or "dark"."""
     accent, accent_text = _ACCENT[scheme], _ACCENT_TEXT[scheme]
     border = "#d1d5db" if scheme == "light" else "#3a3f48"
+    handle_hover = "#9ca3af" if scheme == "light" else "#6b7280"
     sidebar = "#eef0f3" if scheme == "light" else "#121418"
     banner_bg = "#fef2f2" if scheme == "light" else "#3b1d1d"
     banner_fg = "#991b1b" if scheme == "light" else "#fecaca"
     warn_bg = "#fffbeb" if scheme == "light" else "#3a2e12"
     warn_fg = "#92400e" if scheme == "light" else "#fde68a"
     return f"""
+QScrollArea#transcript QScrollBar:vertical {{
+    background: transparent;
+    width: 10px;
+    margin: 2px;
+}}
+QScrollArea#transcript QScrollBar::handle:vertical {{
+    background: {border};
+    border-radius: 3px;
+    min-height: 32px;
+}}
+QScrollArea#transcript QScrollBar::handle:vertical:hover {{
+    background: {handle_hover};
+}}
+QScrollArea#transcript QScrollBar::add-line:vertical,
+QScrollArea#transcript QScrollBar::sub-line:vertical {{
+    height: 0;
+}}
+QScrollArea#transcript QScrollBar::add-page:vertical,
+QScrollArea#transcript QScrollBar::sub-page:vertical {{
+    background: transparent;
+}}
 QListView#sessionList {{
     background: {sidebar};
     border: none;
