@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterable
 
 import httpx
 from httpx_sse import ServerSentEvent
@@ -91,15 +91,7 @@ async def aiter_sse(
         # line begun by an earlier read and still waiting for its end.
         pending = "".join(lines.buffer)[:6] if lines.buffer else ""
         if "error:" in text or (pending and (pending + text[:6]).startswith("error:")):
-            for line in lines.decode(text):
-                if line.startswith("error:"):
-                    batch.append(ServerSentEvent(event="error", data=line[6:].strip()))
-                    continue
-                if not event_names and line.startswith("event:"):
-                    continue
-                event = decode(line)
-                if event is not None:
-                    batch.append(event)
+            batch = _decode_watching_errors(lines.decode(text), decode, event_names)
         elif event_names:
             for line in lines.decode(text):
                 event = decode(line)
@@ -117,8 +109,17 @@ async def aiter_sse(
         if len(text) < GATHER_BELOW and gather.waited():
             await asyncio.sleep(GATHER_PAUSE)
         gather.reading()
+    batch = _decode_watching_errors(lines.flush(), decode, event_names)
+    if batch:
+        yield batch
+
+
+def _decode_watching_errors(
+    lines: Iterable[str], decode: Callable[[str], ServerSentEvent | None], event_names: bool
+) -> list[ServerSentEvent]:
+    """Decode lines the careful way: a bare ``error:`` line becomes an ``error`` event."""
     batch = []
-    for line in lines.flush():
+    for line in lines:
         if line.startswith("error:"):
             batch.append(ServerSentEvent(event="error", data=line[6:].strip()))
             continue
@@ -127,8 +128,7 @@ async def aiter_sse(
         event = decode(line)
         if event is not None:
             batch.append(event)
-    if batch:
-        yield batch
+    return batch
 
 
 async def aiter_ndjson_lines(response: httpx.Response) -> AsyncIterator[list[str]]:
