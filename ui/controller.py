@@ -258,12 +258,7 @@ class Controller(QObject):
                 task.cancel()
             if late:
                 await asyncio.wait(late, timeout=5)
-        for adapter in self._adapters.values():
-            close = getattr(adapter, "aclose", None)
-            if close is not None:
-                with contextlib.suppress(Exception):
-                    await close()
-        self._adapters.clear()
+        await self._close_adapters()
         await self._extension.close()
         await self.storage.close()
 
@@ -402,13 +397,17 @@ class Controller(QObject):
         async with self._models_lock:
             self.settings = await self.settings_store.load()
             self.settingsLoaded.emit(self.settings)
-            adapters, self._adapters = self._adapters, {}
-            for adapter in adapters.values():
-                close = getattr(adapter, "aclose", None)
-                if close is not None:
-                    with contextlib.suppress(Exception):
-                        await close()
+            await self._close_adapters()
             await self._list_models()
+
+    async def _close_adapters(self) -> None:
+        """Close and forget every built adapter (their HTTP connections with them)."""
+        adapters, self._adapters = self._adapters, {}
+        for adapter in adapters.values():
+            close = getattr(adapter, "aclose", None)
+            if close is not None:
+                with contextlib.suppress(Exception):
+                    await close()
 
     def providers(self) -> list[Any]:
         return list(getattr(self.settings, "providers", []) or [])

@@ -72,7 +72,7 @@ class TranscriptView(QScrollArea):
         self._column.installEventFilter(self)
         self._model: TranscriptModel | None = None
         self._views: list[Any] = []
-        self._dirty: set[int] = set()  #: id()s of items waiting for the throttled redraw
+        self._dirty: set[int] = set()  #: rows of streaming answers waiting for the redraw
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(REFRESH_MS)
@@ -304,10 +304,8 @@ class TranscriptView(QScrollArea):
 
     def _ask_older(self) -> None:
         model = self._model
-        if model is None or not model.has_more:
+        if model is None or not model.has_more or self.older_pending():
             return
-        if self._asked_before is not None and self._asked_before == model.first_seq:
-            return  # that page is on its way
         self._asked_before = model.first_seq
         self.older_requests += 1
         self.olderWanted.emit()
