@@ -26,6 +26,14 @@ def _env(**extra: str) -> dict[str, str]:
     return env
 
 
+def _smoke_sh(timeout: float = 110, **extra: str) -> subprocess.CompletedProcess[str]:
+    """Run packaging/smoke.sh against the source app, ``extra`` in its environment."""
+    env = _env(**{"SMOKE_APP": f"{sys.executable} -m ui", "SMOKE_PYTHON": sys.executable, **extra})
+    return subprocess.run(
+        ["bash", str(SMOKE)], cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout
+    )
+
+
 def _app(data_dir: Path, script: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "ui", "--data-dir", str(data_dir), "--smoke-script", str(script)],
@@ -38,14 +46,7 @@ def _app(data_dir: Path, script: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_smoke_sh_kills_the_source_app_mid_answer_and_resume_completes() -> None:
-    result = subprocess.run(
-        ["bash", str(SMOKE)],
-        cwd=REPO,
-        env=_env(SMOKE_APP=f"{sys.executable} -m ui", SMOKE_PYTHON=sys.executable),
-        capture_output=True,
-        text=True,
-        timeout=110,
-    )
+    result = _smoke_sh()
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     assert "first answer stored, second answer on screen" in out
@@ -59,14 +60,7 @@ def test_smoke_sh_fails_when_the_app_does_not_start(tmp_path: Path) -> None:
     broken = tmp_path / "broken-app"
     broken.write_text("#!/bin/sh\necho 'cannot start' >&2\nexit 3\n")
     broken.chmod(0o755)
-    result = subprocess.run(
-        ["bash", str(SMOKE)],
-        cwd=REPO,
-        env=_env(SMOKE_APP=str(broken), SMOKE_PYTHON=sys.executable, SMOKE_TIMEOUT="30"),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = _smoke_sh(timeout=60, SMOKE_APP=str(broken), SMOKE_TIMEOUT="30")
     assert result.returncode == 1
     assert "FAILED: first start: the process exited before it got there" in result.stderr
     assert "cannot start" in result.stderr  # the app's own output is shown for diagnosis
@@ -116,12 +110,5 @@ def test_quit_sets_the_exit_status(tmp_path: Path) -> None:
 def test_smoke_sh_passes_twenty_times_in_a_row() -> None:
     """The kill -9 / Resume cycle is not flaky: each round a fresh data folder and server."""
     for round_number in range(20):
-        result = subprocess.run(
-            ["bash", str(SMOKE)],
-            cwd=REPO,
-            env=_env(SMOKE_APP=f"{sys.executable} -m ui", SMOKE_PYTHON=sys.executable),
-            capture_output=True,
-            text=True,
-            timeout=110,
-        )
+        result = _smoke_sh()
         assert result.returncode == 0, f"round {round_number}:\n{result.stdout}{result.stderr}"

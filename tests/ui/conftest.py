@@ -97,6 +97,15 @@ WINDOW_OBJECT_NAMES = (
 )
 
 
+def app_env(**extra: str) -> dict[str, str]:
+    """The environment for the app in a subprocess: offscreen, unbuffered, no data-dir
+    override from the caller's shell; ``extra`` on top."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONUNBUFFERED="1")
+    env.pop("CONTINUO_DATA_DIR", None)
+    env.update(extra)
+    return env
+
+
 async def read_until(proc: subprocess.Popen[str], marker: str, seconds: float = 60) -> list[str]:
     """Read an app subprocess's stdout (in a thread) until a ``SMOKE <marker>`` line."""
     lines: list[str] = []

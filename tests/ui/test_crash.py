@@ -14,7 +14,7 @@ from pathlib import Path
 
 from engine import ResumeKind, SQLiteSessionStorage, UserMessage
 from tests.support.provider_server import Turn
-from tests.ui.conftest import open_window, read_until, seed_provider, until
+from tests.ui.conftest import app_env, open_window, read_until, seed_provider, until
 from ui.controller import DB_FILE_NAME
 from ui.models.transcript import ItemKind, ItemState
 
@@ -27,13 +27,11 @@ async def test_sigkill_mid_answer_then_a_new_window_resumes(tmp_path, provider_s
     provider_server.script(Turn(text=LONG, chunk_size=4, delay=0.02))
     script = tmp_path / "crash.smoke"
     script.write_text("send Tell me a long story\nwait-shown Once upon\nmark streaming\nhold\n")
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONUNBUFFERED="1")
-    env.pop("CONTINUO_DATA_DIR", None)
     # Popen only starts the process; the reads below go through a thread.
     proc = subprocess.Popen(  # noqa: ASYNC220
         [sys.executable, "-m", "ui", "--data-dir", str(tmp_path), "--smoke-script", str(script)],
         cwd=ROOT,
-        env=env,
+        env=app_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,

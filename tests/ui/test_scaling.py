@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.ui.conftest import app_env
+
 ROOT = Path(__file__).resolve().parents[2]
 SCREEN = (1920, 1080)  #: physical pixels; 960x540 logical at 200%
 
@@ -360,13 +362,7 @@ def _run_scaled(tmp_path: Path, size: str) -> dict[str, Any]:
         ),
         encoding="utf-8",
     )
-    env = dict(
-        os.environ,
-        QT_QPA_PLATFORM=f"offscreen:configfile={config}",
-        QT_SCALE_FACTOR="2",
-        PYTHONUNBUFFERED="1",
-    )
-    env.pop("CONTINUO_DATA_DIR", None)
+    env = app_env(QT_QPA_PLATFORM=f"offscreen:configfile={config}", QT_SCALE_FACTOR="2")
     code = "import sys; from tests.ui.test_scaling import probe_main; sys.exit(probe_main(sys.argv[1:]))"
     done = subprocess.run(
         [sys.executable, "-c", code, str(tmp_path / "data"), size],

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-from tests.ui.conftest import WINDOW_OBJECT_NAMES, next_signal, read_until, until
+from tests.ui.conftest import WINDOW_OBJECT_NAMES, app_env, next_signal, read_until, until
 from ui.app import attach_controller
 from ui.main_window import MainWindow
 
@@ -43,16 +42,10 @@ print(json.dumps({
 """
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONUNBUFFERED="1")
-    env.pop("CONTINUO_DATA_DIR", None)
-    return env
-
-
 def _python(*args: str) -> subprocess.CompletedProcess[str]:
     """Run a fresh interpreter offscreen in the checkout; wait for it and capture its output."""
     return subprocess.run(
-        [sys.executable, *args], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=60
+        [sys.executable, *args], cwd=ROOT, env=app_env(), capture_output=True, text=True, timeout=60
     )
 
 
@@ -113,7 +106,7 @@ async def test_a_second_launch_brings_the_first_window_forward(tmp_path: Path) -
     first = subprocess.Popen(  # noqa: ASYNC220
         [sys.executable, "-m", "ui", "--data-dir", str(data), "--smoke-script", str(script)],
         cwd=ROOT,
-        env=_env(),
+        env=app_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
