@@ -296,6 +296,13 @@ async def settle_after_start(window: MainWindow) -> None:
     gc.freeze()
 
 
+async def _set_version() -> None:
+    import asyncio
+
+    # importlib.metadata reads every installed package's metadata: a worker thread's job.
+    QApplication.setApplicationVersion(await asyncio.to_thread(version))
+
+
 def _server_name(data_dir: Path) -> str:
     import hashlib
 
@@ -436,8 +443,8 @@ async def _run(window: MainWindow, data_dir: Path, args: argparse.Namespace) -> 
     heartbeat.start(500)
     heartbeat.timeout.connect(lambda: None)
 
-    # importlib.metadata scans every installed package: after the conversations are shown.
-    QTimer.singleShot(0, lambda: QApplication.setApplicationVersion(version()))
+    # The version (importlib.metadata) is looked up off the GUI thread, after start-up.
+    window.controller.spawn(_set_version(), "version")
     window.controller.spawn(settle_after_start(window), "settle after start")
     if args.smoke_script:
 
