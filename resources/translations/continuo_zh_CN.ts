@@ -620,10 +620,15 @@
 <context>
     <name>TranscriptView</name>
     <message>
-        <location filename="../../ui/widgets/transcript_view.py" line="104"/>
+        <location filename="../../ui/widgets/transcript_view.py" line="112"/>
         <source>Conversation</source>
-        <extracomment>pixels from the bottom that still count as &quot;at the bottom&quot; id()s of items waiting for the throttled redraw follow the bottom as content grows The row the person was reading when older rows went on top, and its distance from the top of the viewport: kept while the new rows take their heights, until the person scrolls. the view, not the person, is moving the scroll bar ``first_seq`` of the model when the page before it was asked for: that page is on its way until ``first_seq`` changes (or the model is reset or replaced). times `olderWanted` was emitted (tests, benchmarks)</extracomment>
+        <extracomment>pixels from the bottom that still count as &quot;at the bottom&quot; rows of streaming answers waiting for the redraw follow the bottom as content grows The row the person was reading when older rows went on top, and its distance from the top of the viewport: kept while the new rows take their heights, until the person scrolls. the view, not the person, is moving the scroll bar ``first_seq`` of the model when the page before it was asked for: that page is on its way until ``first_seq`` changes (or the model is reset or replaced). times `olderWanted` was emitted (tests, benchmarks)</extracomment>
         <translation>对话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/transcript_view.py" line="115"/>
+        <source>Write a message below to begin. Every message is saved the moment it is complete; if an answer is cut off, Resume carries on from there.</source>
+        <translation>在下方输入消息即可开始。每条消息一完成就已保存；回答若被中断，按“继续”即可从中断处接着往下。</translation>
     </message>
 </context>
 <context>

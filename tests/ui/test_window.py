@@ -6,6 +6,7 @@ import asyncio
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QLabel
 
 from tests.support.scripted import ScriptedModel, Turn
 from tests.ui.conftest import until
@@ -49,5 +50,25 @@ async def test_send_streams_and_finishes(tmp_path, qtbot):
     view = window.transcript.views()[-1]
     assert "world" in view.body.toPlainText()
     assert not window.resume_button.isVisible()
+    window.close()
+    await until(lambda: window.controller._closed)
+
+
+async def test_an_empty_conversation_says_how_to_begin_until_the_first_message(
+    tmp_path, qtbot
+) -> None:
+    model = ScriptedModel([Turn(text="Hello.")])
+    window = _window(tmp_path, model)
+    qtbot.addWidget(window)
+    await window.started()
+    hint = window.findChild(QLabel, "emptyHint")
+    assert hint is not None and hint.isVisible()
+    assert "Resume" in hint.text()
+    QTest.keyClicks(window.composer, "Hi")
+    QTest.keyClick(window.composer, Qt.Key.Key_Return)
+    await until(lambda: not hint.isVisible(), what="the hint gone once a message is shown")
+    await until(lambda: not window.controller.is_running(window.controller.current))
+    await window.controller.new_session()  # a new, empty conversation shows it again
+    await until(hint.isVisible, what="the hint in the new conversation")
     window.close()
     await until(lambda: window.controller._closed)

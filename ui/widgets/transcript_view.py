@@ -25,6 +25,7 @@ from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractButton,
     QFrame,
+    QLabel,
     QScrollArea,
     QTextEdit,
     QVBoxLayout,
@@ -54,7 +55,6 @@ class TranscriptView(QScrollArea):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("transcript")
-        self.retranslate()
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -67,6 +67,14 @@ class TranscriptView(QScrollArea):
         footer_layout = QVBoxLayout(self._footer)
         footer_layout.setContentsMargins(0, 0, 0, 0)
         self._layout.addWidget(self._footer)
+        # What an empty conversation shows: how to begin, and what the app promises.
+        self._empty_hint = QLabel(self._footer)
+        self._empty_hint.setObjectName("emptyHint")
+        self._empty_hint.setWordWrap(True)
+        self._empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._empty_hint.setStyleSheet("color: palette(placeholder-text); padding: 48px 24px;")
+        footer_layout.addWidget(self._empty_hint)
+        self.retranslate()
         self._layout.addStretch(1)
         self.setWidget(self._column)
         self._column.installEventFilter(self)
@@ -102,6 +110,12 @@ class TranscriptView(QScrollArea):
     def retranslate(self) -> None:
         """Set the view's own strings in the current language."""
         self.setAccessibleName(self.tr("Conversation"))
+        self._empty_hint.setText(
+            self.tr(
+                "Write a message below to begin. Every message is saved the moment it is "
+                "complete; if an answer is cut off, Resume carries on from there."
+            )
+        )
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802
         if event.type() == QEvent.Type.LanguageChange:
@@ -161,6 +175,7 @@ class TranscriptView(QScrollArea):
         if self._model is not None and self._model.rowCount():
             self._inserted(QModelIndex(), 0, self._model.rowCount() - 1)
         self._stick = True
+        self._empty_hint.setVisible(not self._views)
         self.scroll_to_bottom()
         self._fill_timer.start()
 
@@ -183,6 +198,7 @@ class TranscriptView(QScrollArea):
                 self._views.insert(row, view)
         finally:
             self._column.setUpdatesEnabled(True)
+        self._empty_hint.setVisible(False)
         self._order_focus(first, last)
         self._fill_timer.start()
 
@@ -209,6 +225,7 @@ class TranscriptView(QScrollArea):
             view = self._views.pop(first)
             self._layout.removeWidget(view)
             view.deleteLater()
+        self._empty_hint.setVisible(not self._views)
         self._fill_timer.start()
 
     def _changed(self, top_left: QModelIndex, bottom_right: QModelIndex, roles: Any = ()) -> None:
