@@ -179,6 +179,36 @@ async def test_nothing_to_resume(store, last, reason):
     assert len(await store.history()) == 2, "nothing is written"
 
 
+@pytest.mark.parametrize(
+    "tail",
+    [
+        # Every asked call is answered, plus one nobody asked for: not "send the results".
+        [
+            AssistantMessage(tool_calls=CALLS[:1]),
+            ToolMessage(tool_call_id="a", name="write_file", content="wrote a.txt"),
+            ToolMessage(tool_call_id="zzz", name="write_file", content="?"),
+        ],
+        # A call is unanswered and the only result answers an unknown id: not "recover a, b".
+        [
+            AssistantMessage(tool_calls=CALLS),
+            ToolMessage(tool_call_id="zzz", name="write_file", content="?"),
+        ],
+    ],
+    ids=["extra_result", "only_unknown_result"],
+)
+async def test_a_result_for_a_call_the_assistant_never_made_is_malformed(store, tail):
+    """The asker is a real assistant with tool calls, so only the id check can refuse this."""
+    await store.seed("s", [UserMessage(content="Q"), *tail])
+    model = ScriptedModel([Turn(text="never")])
+    agent = await store.agent(model)
+    assert await agent.resume_point() is None
+    with pytest.raises(AgentResumeError) as caught:
+        await agent.resume()
+    assert caught.value.reason == "malformed"
+    assert model.requests == [], "no model is called"
+    assert len(await store.history()) == 1 + len(tail), "nothing is written"
+
+
 async def test_unknown_value_maps_to_other_stop():
     stop = StopInfo("weird_new_value")
     assert stop.reason is StopReason.OTHER and stop.raw == "weird_new_value"
