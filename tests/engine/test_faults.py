@@ -30,6 +30,7 @@ from tests.engine.conftest import types_of
 from tests.support.scripted import ScriptedModel, Turn
 
 E = AgentEventType
+RESET = httpx.ReadError("connection reset")
 
 
 async def collect(stream, into):
@@ -80,6 +81,44 @@ async def test_provider_error_mid_stream_is_a_provider_error_partial(store):
     stored = (await store.history())[-1]
     assert stored.stop.raw == "provider_error" and stored.content == "ab"
     assert stored.stop.message == "bad event"
+
+
+@pytest.mark.parametrize(
+    ("turn", "content", "reasoning", "withheld"),
+    [
+        (
+            Turn(reasoning="Let me think about Oslo", fail_after=99, error=RESET),
+            "",
+            "Let me think about Oslo",
+            [],
+        ),
+        (
+            Turn(tool_calls=[ToolCall("t", "lookup", {})], fail_after=99, error=RESET),
+            "",
+            "",
+            ["lookup"],
+        ),
+    ],
+    ids=["reasoning_only", "tool_call_fragments_only"],
+)
+async def test_a_partial_without_text_is_kept(store, turn, content, reasoning, withheld):
+    """Output is output: thinking or a half-sent call was on screen, so it is stored too."""
+    model = ScriptedModel([turn, Turn(text="Here is the whole answer.")])
+    agent = await store.agent(model)
+    events = []
+    with pytest.raises(httpx.ReadError):
+        await collect(agent.stream("Weather in Oslo?"), events)
+    assert types_of(events)[-2:] == ["message_appended", "model_stopped"]
+    history = await store.history()
+    assert [type(m) for m in history] == [UserMessage, AssistantMessage]
+    partial = history[1]
+    assert partial == events[-2].message
+    assert (partial.content, partial.reasoning, partial.tool_calls) == (content, reasoning, ())
+    assert partial.stop.reason is StopReason.INTERRUPTED and partial.stop.raw == "network_error"
+    assert partial.stop.details.get("withheld_tool_calls", []) == withheld
+    agent = await store.agent(model)
+    assert (await agent.resume_point()).kind is ResumeKind.RETRY_RESPONSE
+    assert (await agent.resume()).content == "Here is the whole answer."
 
 
 async def test_failure_before_output_stores_nothing_but_the_user_message(store):

@@ -239,3 +239,41 @@ async def test_anthropic_pause_turn_is_continued_by_the_agent(server, make_adapt
     assert second.messages()[-1]["role"] == "assistant"
     assert second.messages()[-1]["content"] == [{"type": "text", "text": "Searching the web"}]
     assert await agent.resume_point() is None
+
+
+THINKING = "The person asks about the weather; first I should find the city."
+
+
+async def test_a_reasoning_only_partial_is_kept(server, make_adapter, store, protocol) -> None:
+    """The connection breaks while the model is still thinking: the thinking is stored."""
+    server.script(Turn(reasoning=THINKING, chunk_size=4, fault=Fault.RESET, fault_after=6))
+    agent = await store.agent(make_adapter(protocol, max_attempts=1))
+    with pytest.raises(ProviderConnectionError):
+        await agent.run("Tell me about the weather.")
+    (question, partial) = await store.history()
+    assert isinstance(question, UserMessage) and isinstance(partial, AssistantMessage)
+    assert partial.content == "" and partial.tool_calls == ()
+    assert partial.reasoning and THINKING.startswith(partial.reasoning)
+    assert partial.stop.reason is StopReason.INTERRUPTED and partial.stop.raw == "network_error"
+    restarted = await store.agent(make_adapter(protocol))
+    assert (await restarted.resume_point()).kind is ResumeKind.RETRY_RESPONSE
+
+
+@pytest.mark.parametrize("wire", ["openai", "anthropic"])  # Ollama sends a call whole
+async def test_a_tool_call_fragments_only_partial_is_kept(
+    server, make_adapter, store, wire
+) -> None:
+    """Only a half-sent call arrived: the partial names it as withheld and is stored."""
+    server.script(
+        Turn(tool_calls=[ScriptedCall("get_weather", {"city": "Oslo"})], fault=Fault.CUT_TOOL_ARGS)
+    )
+    agent = await store.agent(make_adapter(wire, max_attempts=1), tools=[get_weather])
+    with pytest.raises((ProviderConnectionError, ProviderResponseError)):
+        await agent.run("Weather?")
+    (question, partial) = await store.history()
+    assert isinstance(question, UserMessage) and isinstance(partial, AssistantMessage)
+    assert (partial.content, partial.reasoning, partial.tool_calls) == ("", "", ())
+    assert partial.stop.reason is StopReason.INTERRUPTED
+    assert partial.stop.details["withheld_tool_calls"] == ["get_weather"]
+    restarted = await store.agent(make_adapter(wire), tools=[get_weather])
+    assert (await restarted.resume_point()).kind is ResumeKind.RETRY_RESPONSE
