@@ -3,8 +3,9 @@
 - `AgentClient(agent, on_event=...)`: async; every event of a request is handed to a callback
   (sync or async) while ``run``/``resume`` return the final message.
 - `SyncAgent(model, config=..., tools=..., extensions=...)`: blocking, for scripts. It owns an
-  event loop on a background thread, where the agent and its storage live; ``close()`` (or
-  leaving the ``with`` block) closes extensions that have ``close`` and stops the loop.
+  event loop on a background thread, where the agent, its storage and its model's connections
+  live; ``close()`` (or leaving the ``with`` block) closes extensions that have ``close``,
+  then the model (``aclose``), and stops the loop.
 """
 
 from __future__ import annotations
@@ -141,7 +142,12 @@ class SyncAgent:
         return self._call(self.agent.resume_point(**kwargs))
 
     def close(self) -> None:
-        """Close extensions that have ``close`` and stop the loop. Safe to call twice."""
+        """Close extensions that have ``close``, then the model, and stop the loop.
+
+        The model is closed here, on the loop that used it: an adapter's pooled connections
+        belong to that loop, and a script has no other loop to close them on. Safe to call
+        twice.
+        """
         if self._closed:
             return
 
@@ -152,6 +158,9 @@ class SyncAgent:
                     result = close()
                     if inspect.isawaitable(result):
                         await result
+            aclose = getattr(self.agent.model, "aclose", None)
+            if aclose is not None:
+                await aclose()
 
         self._call(close_all())
         self._closed = True
