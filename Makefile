@@ -20,6 +20,7 @@ run: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check engine ui tests bench packaging
 	$(VENV)/bin/lint-imports --no-cache
+	$(VENV)/bin/mypy engine
 
 test: $(STAMP) lint
 	$(OFFSCREEN) $(PY) -m pytest -q -p no:cacheprovider

@@ -119,7 +119,7 @@ class SyncAgent:
         try:
             while True:
                 try:
-                    yield self._call(events.__anext__())  # type: ignore[arg-type]
+                    yield self._call(events.__anext__())
                 except StopAsyncIteration:
                     return
         finally:
