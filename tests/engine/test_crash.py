@@ -19,6 +19,7 @@ import pytest
 
 from engine import AgentBusyError, ResumeKind, ToolMessage, tool
 from tests.support.scripted import ScriptedModel, Turn
+from tests.support.wait import read_line
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,8 +43,8 @@ class Child:
             text=True,
         )
 
-    def wait_ready(self) -> str:
-        line = self.proc.stdout.readline()  # blocks until the child reaches its instant
+    async def wait_ready(self) -> str:
+        line = await read_line(self.proc.stdout, "the child to reach its instant")
         assert line.startswith("ready"), f"child said {line!r}; stderr: {self.proc.stderr.read()}"
         return line.split()[1]
 
@@ -77,7 +78,7 @@ def starts(runlog: Path) -> list[str]:
 async def test_kill_then_resume(tmp_path, store, instant, kind, unanswered):
     db, runlog = store.path, tmp_path / "runs.log"
     child = Child(db, "crash", instant, runlog)
-    assert child.wait_ready() == instant
+    assert await child.wait_ready() == instant
     child.kill()
     assert integrity(db) == "ok"
     before = starts(runlog)
@@ -114,7 +115,7 @@ async def test_kill_then_resume(tmp_path, store, instant, kind, unanswered):
 
 async def test_second_process_is_refused_then_resumes_right_after_a_kill(tmp_path, store):
     child = Child(store.path, "shared", "holding-lease", tmp_path / "runs.log")
-    child.wait_ready()
+    await child.wait_ready()
     model = ScriptedModel([Turn(text="Answered after the crash.")])
     agent = await store.agent(model, session_id="shared")
     with pytest.raises(AgentBusyError) as caught:

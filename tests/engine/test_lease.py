@@ -21,6 +21,7 @@ from engine.extensions import RunContext
 from engine.messages import UserMessage
 from engine.storage import LeaseHolder, SQLiteSessionExtension, SQLiteSessionStorage
 from engine.storage.lease import ProcessIdentity, process_alive
+from tests.support.wait import read_line, until
 
 HOLD_LEASE = Path(__file__).parent / "storage_helpers" / "hold_lease.py"
 TRY_LEASE = Path(__file__).parent / "storage_helpers" / "try_lease.py"
@@ -63,18 +64,6 @@ def holder_process(db_path: Path) -> Iterator[Callable[[str], subprocess.Popen[s
         for stream in (proc.stdin, proc.stdout):
             if stream is not None:
                 stream.close()
-
-
-async def wait_for_line(proc: subprocess.Popen[str]) -> str:
-    assert proc.stdout is not None
-    return (await asyncio.wait_for(asyncio.to_thread(proc.stdout.readline), 60)).strip()
-
-
-async def until(condition: Callable[[], bool], what: str, within: float = 10.0) -> None:
-    deadline = time.monotonic() + within
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.005)
 
 
 def write_row(
@@ -123,7 +112,7 @@ async def test_other_process_holds_until_killed(
 ) -> None:
     await storage.append("s", "r", UserMessage(content="before"))
     child = holder_process("s")
-    assert await wait_for_line(child) == "held"
+    assert (await read_line(child.stdout, "held")).strip() == "held"
 
     with pytest.raises(AgentBusyError) as caught:
         await storage.acquire_lease("s")
@@ -173,7 +162,7 @@ async def test_killed_but_unreaped_holder_is_gone(
     storage: SQLiteSessionStorage, holder_process
 ) -> None:
     child = holder_process("s")
-    assert await wait_for_line(child) == "held"
+    assert (await read_line(child.stdout, "held")).strip() == "held"
     child.send_signal(signal.SIGKILL)
     # Not reaped: its pid still answers kill(pid, 0), but as a zombie it can never release.
     await until(lambda: _proc_state(child.pid) == "Z", "the child to become a zombie")

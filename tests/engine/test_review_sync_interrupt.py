@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from engine import AssistantMessage
+from tests.support.wait import read_line_sync
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,7 +30,7 @@ def interrupt_child(db: Path) -> tuple[int, str, str]:
         text=True,
     )
     try:
-        assert child.stdout.readline() == "ready\n"  # blocks until the partial has streamed
+        assert read_line_sync(child.stdout, "the partial to stream") == "ready\n"
         os.kill(child.pid, signal.SIGINT)
         out, err = child.communicate(timeout=30)
     finally:

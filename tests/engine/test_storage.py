@@ -24,6 +24,7 @@ from engine.messages import (
 from engine.stop import StopInfo, StopReason
 from engine.storage import SessionInfo, SQLiteSessionExtension, SQLiteSessionStorage
 from engine.storage.migrations import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
+from tests.support.wait import until
 
 
 @pytest.fixture
@@ -375,10 +376,8 @@ async def test_cancel_while_write_waits_for_another_writer(
     other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
     try:
         task = asyncio.create_task(storage.append("s", "blocked", UserMessage(content="late")))
-        deadline = asyncio.get_running_loop().time() + 5
-        while not storage._lock.locked():  # the write has begun and waits on SQLite's lock
-            assert asyncio.get_running_loop().time() < deadline, "the write never started"
-            await asyncio.sleep(0.001)
+        # The write has begun and waits on SQLite's lock.
+        await until(storage._lock.locked, "the write to start", seconds=5)
         task.cancel()
         done, _ = await asyncio.wait({task}, timeout=0.05)
         assert not done, "a cancelled caller returned before its write finished"

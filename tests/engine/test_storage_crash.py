@@ -18,6 +18,7 @@ import pytest
 
 from engine.messages import UserMessage
 from engine.storage import SQLiteSessionStorage
+from tests.support.wait import read_line
 
 APPEND_FOREVER = Path(__file__).parent / "storage_helpers" / "append_forever.py"
 
@@ -40,7 +41,7 @@ async def kill_while_appending(path: Path, session_id: str, after: int) -> int:
     last = 0
     try:
         while last < after:
-            line = await asyncio.wait_for(asyncio.to_thread(child.stdout.readline), 60)
+            line = await read_line(child.stdout, "the child's next seq")
             assert line, "the appending child exited early"
             last = int(line)
         child.send_signal(signal.SIGKILL)

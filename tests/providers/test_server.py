@@ -15,6 +15,7 @@ from engine.messages import UserMessage
 from engine.model import ModelRequest, ToolSpec
 from engine.providers import OpenAIChatModel
 from tests.support.provider_server import WIRE_SAMPLES, ProviderServer, Turn
+from tests.support.wait import read_line_sync
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = sorted(
@@ -97,7 +98,7 @@ def test_runs_by_hand_and_prints_its_urls() -> None:
         text=True,
     )
     try:
-        lines = [process.stdout.readline() for _ in range(4)]
+        lines = [read_line_sync(process.stdout, "the URLs") for _ in range(4)]
         assert lines[0].startswith("Loopback provider running")
         urls = {line.split(":", 1)[0].strip(): line.split(":", 1)[1].strip() for line in lines[1:]}
         openai_url = urls["OpenAI-compatible base URL"]

@@ -5,7 +5,8 @@ it build a qasync `QEventLoop` over the one `QApplication` (pytest-qt's ``qapp``
 test in this folder, so coroutines, Qt signals and timers share one loop, as in the app.
 
 Waiting inside an async test must not spin a nested Qt loop (``qtbot.waitSignal`` /
-``waitUntil`` would run other tasks' steps inside this one's): use `until` and `next_signal`.
+``waitUntil`` would run other tasks' steps inside this one's): use `next_signal` and
+`tests.support.wait.until`.
 
 The ``loop`` fixture is autouse: it collects every error the loop reports (an exception in a
 task nobody awaited, a failing callback) and fails the test with them at teardown.
@@ -30,6 +31,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from tests.support.wait import read_line  # noqa: E402
 from ui.app import EventLoop  # noqa: E402
 
 
@@ -72,15 +74,6 @@ async def loop() -> AsyncIterator[asyncio.AbstractEventLoop]:
         pytest.fail("unhandled errors on the event loop:\n" + "\n".join(lines))
 
 
-async def until(predicate: Callable[[], object], seconds: float = 10.0, what: str = "") -> None:
-    """Wait, polling every few milliseconds, until ``predicate()`` is truthy."""
-    deadline = asyncio.get_running_loop().time() + seconds
-    while not predicate():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"timed out after {seconds}s waiting for {what or predicate}")
-        await asyncio.sleep(0.005)
-
-
 #: The window's widgets DESIGN.md names (the settings dialog's ``settingsDialog`` aside).
 WINDOW_OBJECT_NAMES = (
     "sessionList",
@@ -109,18 +102,15 @@ def app_env(**extra: str) -> dict[str, str]:
 async def read_until(proc: subprocess.Popen[str], marker: str, seconds: float = 60) -> list[str]:
     """Read an app subprocess's stdout (in a thread) until a ``SMOKE <marker>`` line."""
     lines: list[str] = []
-
-    async def read() -> None:
-        while True:
-            line = await asyncio.to_thread(proc.stdout.readline)  # type: ignore[union-attr]
-            if not line:
-                raise AssertionError(f"the app exited before {marker!r}: {lines}")
-            lines.append(line.rstrip())
-            if line.startswith(f"SMOKE {marker}"):
-                return
-
-    await asyncio.wait_for(read(), seconds)
-    return lines
+    deadline = asyncio.get_running_loop().time() + seconds
+    while True:
+        left = deadline - asyncio.get_running_loop().time()
+        line = await read_line(proc.stdout, f"SMOKE {marker}", seconds=max(left, 0.001))
+        if not line:
+            raise AssertionError(f"the app exited before {marker!r}: {lines}")
+        lines.append(line.rstrip())
+        if line.startswith(f"SMOKE {marker}"):
+            return lines
 
 
 async def next_signal(signal: Any, seconds: float = 10.0) -> tuple[Any, ...]:

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from engine import ResumeKind, SQLiteSessionStorage, UserMessage
 from tests.support.provider_server import Turn
-from tests.ui.conftest import app_env, open_window, read_until, seed_provider, until
+from tests.support.wait import until
+from tests.ui.conftest import app_env, open_window, read_until, seed_provider
 from ui.controller import DB_FILE_NAME
 from ui.models.transcript import ItemKind, ItemState
 

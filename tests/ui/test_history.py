@@ -16,7 +16,8 @@ from typing import Any
 from PySide6.QtCore import QPoint
 
 from engine import AssistantMessage, SQLiteSessionStorage, UserMessage
-from tests.ui.conftest import _OPEN_WINDOWS, drain, open_window, until
+from tests.support.wait import until
+from tests.ui.conftest import _OPEN_WINDOWS, drain, open_window
 from ui.app import build_window
 from ui.controller import DB_FILE_NAME, PAGE_SIZE
 

@@ -15,7 +15,7 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QLocale
 from PySide6.QtWidgets import QApplication, QLabel, QPushButton, QWidget
 
-from tests.ui.conftest import until
+from tests.support.wait import until
 from ui.i18n import install_translator, resolve_language, translations_dir
 from ui.settings import SettingsStore
 from ui.settings_dialog import SettingsDialog

@@ -17,7 +17,8 @@ from PySide6.QtWidgets import QApplication, QInputDialog, QWidget
 
 from engine import AssistantMessage, SQLiteSessionStorage, ToolCall, ToolMessage, UserMessage
 from tests.support.scripted import ScriptedModel, Turn
-from tests.ui.conftest import open_window, until
+from tests.support.wait import until
+from tests.ui.conftest import open_window
 from ui.controller import DB_FILE_NAME
 
 #: Tab from the conversation filter visits these, in this order, and comes back.

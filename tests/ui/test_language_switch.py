@@ -28,7 +28,8 @@ from engine import (
     ToolMessage,
     UserMessage,
 )
-from tests.ui.conftest import WINDOW_OBJECT_NAMES, next_signal, open_window, seed_provider, until
+from tests.support.wait import until
+from tests.ui.conftest import WINDOW_OBJECT_NAMES, next_signal, open_window, seed_provider
 from ui.controller import DB_FILE_NAME
 from ui.i18n import install_translator
 from ui.models.sessions import SESSION_ID_ROLE

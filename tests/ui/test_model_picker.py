@@ -15,7 +15,8 @@ from typing import Any
 from PySide6.QtCore import Qt
 
 from tests.support.provider_server import ProviderServer
-from tests.ui.conftest import close_window, next_signal, open_window, seed_provider, until
+from tests.support.wait import until
+from tests.ui.conftest import close_window, next_signal, open_window, seed_provider
 from ui.settings import ProviderConfig, SettingsStore
 
 

@@ -15,7 +15,8 @@ from engine import (
     ToolMessage,
     UserMessage,
 )
-from tests.ui.conftest import close_window, open_window, seed_provider, until
+from tests.support.wait import until
+from tests.ui.conftest import close_window, open_window, seed_provider
 from ui.controller import DB_FILE_NAME
 from ui.models.sessions import SESSION_ID_ROLE, SessionFilterModel, SessionListModel
 from ui.models.transcript import ItemKind, ItemState, TranscriptModel

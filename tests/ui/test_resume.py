@@ -23,7 +23,8 @@ from engine import (
     ToolMessage,
     UserMessage,
 )
-from tests.ui.conftest import open_window, seed_provider, until
+from tests.support.wait import until
+from tests.ui.conftest import open_window, seed_provider
 from ui.controller import DB_FILE_NAME
 from ui.models.transcript import ItemKind, ItemState
 

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.support.wait import until
 from tests.ui.conftest import app_env
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -292,15 +293,16 @@ async def _probe(data_dir: Path, size: str) -> dict[str, Any]:
     window.closed.connect(closed.set)
     try:
         deadline = asyncio.get_running_loop().time() + 20
-        while not ready():
-            if asyncio.get_running_loop().time() > deadline:
-                raise RuntimeError(
-                    "the window did not reach the measured state: "
-                    f"{window.model_picker.count()} models, "
-                    f"resume {window.resume_button.isVisible()}, "
-                    f"error {window.error_banner.isVisible()}, {len(transcript.views())} rows"
-                )
-            await asyncio.sleep(0.01)
+        await until(
+            ready,
+            lambda: (
+                "the measured state; the window has "
+                f"{window.model_picker.count()} models, "
+                f"resume {window.resume_button.isVisible()}, "
+                f"error {window.error_banner.isVisible()}, {len(transcript.views())} rows"
+            ),
+            seconds=20,
+        )
         # Measure once the layout is still: the same figures on two turns of the event loop.
         previous: dict[str, Any] | None = None
         while True:

@@ -22,6 +22,7 @@ import pytest
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QApplication, QPushButton
 
+from tests.support.wait import until
 from tests.ui.conftest import next_signal
 from ui import i18n
 from ui.first_run import LocalServer
@@ -266,7 +267,7 @@ async def test_corrupt_settings_file_is_shown_and_moved_aside_only_on_consent(
     click(qtbot, dialog.addByHandButton)
     failed = asyncio.ensure_future(next_signal(dialog.saved, seconds=1.0))
     click(qtbot, dialog.saveButton)
-    await _until(lambda: not dialog.is_saving)
+    await until(lambda: not dialog.is_saving, "the save to finish")
     assert not failed.done()
     failed.cancel()
     assert path.read_bytes() == before and dialog.isVisible()
@@ -306,7 +307,7 @@ async def test_apply_saves_and_keeps_the_dialog_open_in_the_new_language(
     assert dialog.isVisible()  # Apply does not close
     assert (await store.load()).language == "zh_CN"
     assert installed_language() == "zh_CN"
-    await _until(lambda: dialog.applyButton.text() == "应用")  # Qt's own button, too
+    await until(lambda: dialog.applyButton.text() == "应用")  # Qt's own button, too
     assert dialog.tabs.tabText(2) == "语言与外观"
     # Saving the language already in effect installs nothing again (same translators).
     installed = list(i18n._INSTALLED)
@@ -316,13 +317,6 @@ async def test_apply_saves_and_keeps_the_dialog_open_in_the_new_language(
     assert len((await store.load()).providers) == 1
     assert installed_language() == "zh_CN"
     assert all(a is b for a, b in zip(i18n._INSTALLED, installed, strict=True))
-
-
-async def _until(predicate: Any, within: float = 10.0) -> None:
-    deadline = asyncio.get_running_loop().time() + within
-    while not predicate():
-        assert asyncio.get_running_loop().time() < deadline, "timed out"
-        await asyncio.sleep(0.005)
 
 
 class _Emitter(QObject):
@@ -394,7 +388,4 @@ async def test_closing_and_deleting_the_dialog_mid_save_still_saves(
     async def saved() -> bool:
         return bool((await SettingsStore(tmp_path).load()).providers)
 
-    deadline = asyncio.get_running_loop().time() + 10
-    while not await saved():
-        assert asyncio.get_running_loop().time() < deadline, "the provider was not saved"
-        await asyncio.sleep(0.01)
+    await until(saved, "the provider to be saved")

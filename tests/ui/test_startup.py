@@ -14,7 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.ui.conftest import WINDOW_OBJECT_NAMES, app_env, next_signal, read_until, until
+from tests.support.wait import until
+from tests.ui.conftest import WINDOW_OBJECT_NAMES, app_env, next_signal, read_until
 from ui.app import attach_controller
 from ui.main_window import MainWindow
 

@@ -12,7 +12,8 @@ from PySide6.QtTest import QTest
 
 from engine import SQLiteSessionStorage, StopReason, tool
 from tests.support.provider_server import Fault, ScriptedCall, Turn
-from tests.ui.conftest import open_window, seed_provider, until
+from tests.support.wait import until
+from tests.ui.conftest import open_window, seed_provider
 from ui.controller import DB_FILE_NAME
 from ui.models.transcript import ItemKind, ItemState
 

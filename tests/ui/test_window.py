@@ -9,7 +9,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QLabel
 
 from tests.support.scripted import ScriptedModel, Turn
-from tests.ui.conftest import until
+from tests.support.wait import until
 from ui.app import build_window
 from ui.models.transcript import ItemKind, ItemState
 
