@@ -210,6 +210,7 @@ def _from_assistant(message: AssistantMessage) -> ResumePoint:
         why = {
             "cancelled": "The answer was stopped before it finished",
             "network_error": "The connection broke before the answer finished",
+            "app_stopped": "The app stopped before the answer finished",
         }.get(stop.raw or "", "The answer was cut off by an error")
         return ResumePoint(
             ResumeKind.RETRY_RESPONSE,
