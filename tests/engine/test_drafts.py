@@ -280,3 +280,37 @@ async def test_a_draft_is_fenced_by_the_lease_and_replaced_by_its_own_requests_a
         await lease.release()
     finally:
         await storage.close()
+
+
+@pytest.mark.parametrize("ending", ["stop", "fault"])
+async def test_a_stopped_or_broken_answer_is_stored_once_and_its_draft_goes(store, ending):
+    drafted = asyncio.Event()
+    ext = CountingExtension(store.path)
+
+    async def look(n: int) -> None:
+        if n == 3:
+            await asyncio.wait_for(ext.changed.wait(), 10)  # a draft is on disk
+            drafted.set()
+            if ending == "fault":
+                raise ConnectionResetError("the connection broke")
+            await asyncio.Event().wait()  # streams no more: the person presses Stop
+
+    pieces = ["Hello ", "there, ", "friend. ", "More."]
+    agent = await Agent.create(
+        Paced(pieces, 0.02, look), AgentRunConfig("s", draft_interval=0.02), extensions=[ext]
+    )
+    task = asyncio.ensure_future(agent.run("Hi"))
+    await asyncio.wait_for(drafted.wait(), 10)
+    assert counts(store.path) == (1, 1)
+    if ending == "stop":
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    else:
+        with pytest.raises(ConnectionResetError):
+            await task
+    await ext.close()
+    history = await store.history()
+    assert counts(store.path) == (2, 0)
+    assert history[1].content == "Hello there, friend. "
+    assert history[1].stop.raw == ("cancelled" if ending == "stop" else "network_error")
