@@ -500,6 +500,8 @@ class _Step:
                     delta = event.tool_call
                     if delta.name:
                         self.call_names[delta.index] = delta.name
+                        if drafts is not None:
+                            drafts.changed()  # the draft names the call it withholds
                     yield AgentEvent.tool_call_delta(sid, rid, delta)
                 elif kind is ModelEventKind.COMPLETED:
                     response = event.response
