@@ -8,6 +8,10 @@ One request (``run``/``stream`` with new input, ``resume``/``stream_resume`` wit
     on any fault: store what arrived (partial text, stop interrupted; answers for cut tools),
     report it, on_error, release the lease, raise.
 
+While a step streams, a `DraftWriter` keeps what it has shown as the session's draft (at
+most about once a second, through the store's ``save_draft``); the step's stored message
+replaces it. `resume_point` reads a draft a dead process left as the history's last message.
+
 The loop never retries; adapters retry before any output, and the host calls ``resume()``.
 """
 
@@ -15,12 +19,14 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import time
 import uuid
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .drafts import DRAFT_INTERVAL, DraftWriter, app_stopped_stop
 from .errors import (
     AgentResumeError,
     ProviderConnectionError,
@@ -40,6 +46,7 @@ from .messages import (
     ToolCall,
     ToolMessage,
     UserMessage,
+    new_id,
 )
 from .model import ModelEventKind, ModelOptions, ModelRequest, ModelResponse
 from .resume import (
@@ -67,6 +74,8 @@ class AgentRunConfig:
         max_steps: model calls one request may make before `StepLimitError`.
         max_pauses: consecutive provider pauses continued automatically.
         options: generation options passed to the model.
+        draft_interval: seconds between saves of a streaming step's draft (with a store
+            that keeps drafts); a kill loses at most about this much of the answer.
     """
 
     session_id: str
@@ -74,6 +83,11 @@ class AgentRunConfig:
     max_steps: int = field(default=50, kw_only=True)
     max_pauses: int = field(default=5, kw_only=True)
     options: ModelOptions = field(default_factory=ModelOptions, kw_only=True)
+    draft_interval: float = field(default=DRAFT_INTERVAL, kw_only=True)
+
+    def __post_init__(self) -> None:
+        if self.draft_interval <= 0:
+            raise ValueError("draft_interval must be a positive number of seconds")
 
 
 class _Interrupted(Exception):
@@ -156,11 +170,20 @@ class Agent:
     async def resume_point(
         self, *, model: Any = None, config: AgentRunConfig | None = None
     ) -> ResumePoint | None:
-        """Say where the session stopped, or None. Reads only the tail; writes nothing."""
+        """Say where the session stopped, or None. Reads only the tail; writes nothing.
+
+        A draft left by a process that died mid-answer counts as the message it will become
+        when the lease is next taken (stopped ``interrupted``, raw ``app_stopped``).
+        """
         cfg = config or self.config
         ctx = RunContext(cfg.session_id, "", None)
+        reader = self._tail_reader(ctx)
+        if _has(self.store, "restore_draft"):
+            draft = await _maybe_await(self.store.restore_draft(ctx))
+            if draft is not None:
+                reader = _with_draft(reader, draft)
         try:
-            return await find_resume_point(self._tail_reader(ctx))
+            return await find_resume_point(reader)
         except AgentResumeError:
             return None
 
@@ -233,6 +256,12 @@ class Agent:
                         request = replaced
             yield AgentEvent.model_started(sid, rid)
             step = _Step(model)
+            if _has(self.store, "save_draft"):
+                step.drafts = DraftWriter(
+                    lambda draft: self.store.save_draft(ctx, draft),
+                    step.draft,
+                    cfg.draft_interval,
+                )
             try:
                 async with aclosing(step.run(request, ctx)) as deltas:
                     async for event in deltas:
@@ -439,11 +468,16 @@ class _Step:
         self.call_names: dict[int, str] = {}
         self.got_output = False
         self.stored: AssistantMessage | None = None  # type: ignore[assignment]
+        #: keeps the step's draft while it streams; None with a store that keeps none
+        self.drafts: DraftWriter | None = None
+        self._draft_id = new_id()
+        self._started = time.time()
 
     async def run(self, request: ModelRequest, ctx: RunContext) -> AsyncIterator[AgentEvent]:
         sid, rid = ctx.session_id, ctx.request_id
         stream = self.model.stream(request)
         response: ModelResponse | None = None
+        drafts = self.drafts
         try:
             async for event in stream:
                 kind = event.kind
@@ -451,22 +485,32 @@ class _Step:
                     if event.delta:
                         self.got_output = True
                         self.text.append(event.delta)
+                        if drafts is not None:
+                            drafts.changed()
                         yield AgentEvent.text_delta(sid, rid, event.delta)
                 elif kind is ModelEventKind.REASONING:
                     if event.delta:
                         self.got_output = True
                         self.reasoning.append(event.delta)
+                        if drafts is not None:
+                            drafts.changed()
                         yield AgentEvent.reasoning_delta(sid, rid, event.delta)
                 elif kind is ModelEventKind.TOOL_CALL_DELTA and event.tool_call is not None:
                     self.got_output = True
                     delta = event.tool_call
                     if delta.name:
                         self.call_names[delta.index] = delta.name
+                        if drafts is not None:
+                            drafts.changed()  # the draft names the call it withholds
                     yield AgentEvent.tool_call_delta(sid, rid, delta)
                 elif kind is ModelEventKind.COMPLETED:
                     response = event.response
                     break
         finally:
+            # The draft stops before the step's message is stored, so no draft write can
+            # land after the append that replaces it.
+            if drafts is not None:
+                await _finish(drafts.close())
             aclose = getattr(stream, "aclose", None)
             if aclose is not None:
                 await _finish(aclose())
@@ -485,6 +529,20 @@ class _Step:
 
     def response_for(self, message: AssistantMessage) -> ModelResponse:
         return ModelResponse(message=message, stop=message.stop, usage=message.usage)
+
+    def draft(self) -> AssistantMessage | None:
+        """What the step has shown so far, as the message it becomes if the process dies."""
+        if not self.text and not self.reasoning:
+            return None  # only tool-call fragments: nothing a person could read
+        names = [self.call_names[i] for i in sorted(self.call_names)]
+        return AssistantMessage(
+            id=self._draft_id,
+            created_at=self._started,
+            content="".join(self.text),
+            reasoning="".join(self.reasoning),
+            stop=app_stopped_stop(names),
+            model=_model_name(self.model),
+        )
 
     def partial(self, exc: BaseException) -> AssistantMessage | None:
         """The partial response for a fault, or None when nothing arrived."""
@@ -552,6 +610,18 @@ def _resume_additions(point: ResumePoint) -> list[Message]:
         return [interrupted_tool_result(call) for call in point.unanswered_tool_calls]
     notice = resume_notice(point.kind)
     return [notice] if notice is not None else []
+
+
+def _with_draft(read_tail: Any, draft: StoredMessage) -> Any:
+    """A tail reader that sees `draft` as the last stored record (its seq is the next one)."""
+
+    async def read(limit: int, before: int | None) -> Sequence[StoredMessage]:
+        if before is not None and before <= draft.seq:
+            return await read_tail(limit, before)  # type: ignore[no-any-return]
+        records = list(await read_tail(limit, before))
+        return [*records, draft][-limit:]
+
+    return read
 
 
 def _list_reader(messages: Sequence[Message]) -> Any:

@@ -1,7 +1,11 @@
 """Reading where a conversation stopped, and what resuming adds.
 
 Nothing records that a request did not finish: a killed process writes nothing. The history is
-the record, and its last message says how it stopped (DESIGN.md, "What resuming does"):
+the record, and its last message says how it stopped (DESIGN.md, "What resuming does"). What a
+killed process had streamed survives as its draft (`engine.drafts`): the next lease stores it
+as an answer stopped ``interrupted`` (raw ``app_stopped``), and until then `Agent.resume_point`
+reads it as the history's last message, so either way the row is "a response stopped
+interrupted":
 
 ====================================  =====================  ==================================
 history ends in                        kind                   resume adds
@@ -210,6 +214,7 @@ def _from_assistant(message: AssistantMessage) -> ResumePoint:
         why = {
             "cancelled": "The answer was stopped before it finished",
             "network_error": "The connection broke before the answer finished",
+            "app_stopped": "The app stopped before the answer finished",
         }.get(stop.raw or "", "The answer was cut off by an error")
         return ResumePoint(
             ResumeKind.RETRY_RESPONSE,

@@ -272,7 +272,8 @@ class Controller(QObject):
         return model
 
     async def open_session(self, session_id: str) -> None:
-        """Show a conversation: its latest page, its system prompt, error and resume point."""
+        """Show a conversation: its latest page (ending in the answer a killed process was
+        streaming, if any), its system prompt, error and resume point."""
         self._open_generation += 1
         generation = self._open_generation
         previous = self.current
@@ -282,10 +283,14 @@ class Controller(QObject):
         model = self.transcript(session_id)
         if session_id not in self._running:
             records = await self.storage.load_tail(session_id, PAGE_SIZE + 1)
+            # What a process that died mid-answer had streamed: shown as the stopped answer
+            # it becomes when the conversation's lease is next taken (DESIGN.md, drafts).
+            draft = await self.storage.load_draft(session_id)
             if generation != self._open_generation:
                 return
             has_more = len(records) > PAGE_SIZE
-            model.reset_records(records[-PAGE_SIZE:], has_more)
+            shown = records[-PAGE_SIZE:]
+            model.reset_records([*shown, draft] if draft is not None else shown, has_more)
         info = await self.storage.get_session(session_id)
         if generation != self._open_generation:
             return

@@ -1,8 +1,9 @@
 """`SQLiteSessionExtension`: the agent's storage hooks backed by `SQLiteSessionStorage`.
 
 The agent calls only these hooks (see `engine.extensions`): ``restore``/``restore_tail`` to
-read history, ``append`` once per completed message, and ``acquire``/``release`` around each
-request. The lease a request takes is kept here keyed by its request id, so two requests of
+read history, ``append`` once per completed message, ``acquire``/``release`` around each
+request, and ``save_draft``/``restore_draft`` for the streaming draft (a draft is written
+with the request's lease token, so only the lease's holder can write it). The lease a request takes is kept here keyed by its request id, so two requests of
 one extension on different sessions (or a refused second one) never mix up their leases.
 """
 
@@ -12,7 +13,7 @@ import os
 from typing import Any
 
 from ..extensions import Extension, RunContext, StoredMessage
-from ..messages import Message
+from ..messages import AssistantMessage, Message
 from .lease import Lease
 from .sqlite import SQLiteSessionStorage
 
@@ -66,6 +67,17 @@ class SQLiteSessionExtension(Extension):
     async def append(self, ctx: RunContext, message: Message) -> None:
         """Store one completed message in its own transaction."""
         await self.storage.append(ctx.session_id, ctx.request_id, message)
+
+    async def save_draft(self, ctx: RunContext, message: AssistantMessage) -> None:
+        """Keep what the request's streaming step has shown so far, in its own transaction."""
+        lease = self._leases.get(ctx.request_id)
+        await self.storage.save_draft(
+            ctx.session_id, ctx.request_id, message, None if lease is None else lease.token
+        )
+
+    async def restore_draft(self, ctx: RunContext) -> StoredMessage | None:
+        """Return the draft a gone holder left, as the message it will become (reads only)."""
+        return await self.storage.load_draft(ctx.session_id)
 
     async def acquire(self, ctx: RunContext) -> None:
         """Take the session's lease for this request.

@@ -18,6 +18,7 @@ Schema versions (``PRAGMA user_version``; the number of steps applied):
 
 ====  =====================================================================================
 1     ``sessions``, ``messages`` (one row per message, key (session_id, seq)), ``leases``
+2     ``drafts``: what the streaming step of each session has shown so far (one row a session)
 ====  =====================================================================================
 
 Adding a version: append a named function to `MIGRATIONS`, add its line above, and add the
@@ -115,12 +116,36 @@ def _create_core_tables(db: sqlite3.Connection) -> None:
     db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
 
 
+def _create_drafts(db: sqlite3.Connection) -> None:
+    # One row per session: the step streaming now (see engine.storage.drafts). ``token`` is
+    # the lease token of the request that wrote it (NULL without a lease); ``body`` is the
+    # JSON of the assistant message the draft becomes if its writer dies.
+    db.execute(
+        """
+        CREATE TABLE drafts (
+            session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+            request_id TEXT NOT NULL,
+            token TEXT,
+            id TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            body TEXT NOT NULL
+        )
+        """
+    )
+
+
 #: The ordered steps; a file's version is the number of them applied.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         "0001_core_tables",
         "sessions, messages (one row per message, key (session_id, seq)), leases",
         _create_core_tables,
+    ),
+    Migration(
+        "0002_drafts",
+        "drafts: what the streaming step of each session has shown so far (one row a session)",
+        _create_drafts,
     ),
 )
 

@@ -16,6 +16,10 @@ Invariants:
 * Messages of a session are numbered 1, 2, 3... (``seq``) in append order. `load_tail` is
   one range scan of the primary key's index: its cost does not grow with the history.
 * Reading and `append` never take the lease; only `acquire_lease` does.
+* While a step streams, its request keeps a draft of it (`save_draft`; see
+  `engine.storage.drafts`). Appending a request's assistant message deletes that request's
+  draft in the same transaction; acquiring the lease turns a draft left by a gone holder
+  into the message it was; `load_draft` shows such a draft without writing.
 """
 
 from __future__ import annotations
@@ -44,7 +48,14 @@ from ..errors import (
     UnknownMessageTypeError,
 )
 from ..extensions import StoredMessage
-from ..messages import Message, UserMessage, message_from_json, message_to_json
+from ..messages import (
+    AssistantMessage,
+    Message,
+    UserMessage,
+    message_from_json,
+    message_to_json,
+)
+from .drafts import DELETE_REQUEST_DRAFT, READ_DRAFT, settle_draft, upsert_draft
 from .lease import Lease, LeaseHolder, ProcessIdentity, holder_is_gone
 from .migrations import is_corruption, prepare_database
 
@@ -277,14 +288,16 @@ class SQLiteSessionStorage:
         """Store `message` at the end of the conversation in its own transaction.
 
         Creates the conversation if missing, bumps its ``updated_at`` and, while it has no
-        title, takes one from the first line of a user message. Once called, the write
-        completes even if the caller is cancelled.
+        title, takes one from the first line of a user message. An assistant message
+        replaces the request's draft, if any, in the same transaction. Once called, the
+        write completes even if the caller is cancelled.
 
         Returns:
             The message's sequence number in the conversation (1 for the first).
         """
         body_json = message_to_json(message)
         title = _title_from(message) if isinstance(message, UserMessage) else None
+        replaces_draft = isinstance(message, AssistantMessage)
 
         async def body(db: aiosqlite.Connection) -> int:
             # Two statements (each a round trip to the connection's thread): the session
@@ -311,6 +324,8 @@ class SQLiteSessionStorage:
                     session_id,
                 ),
             )
+            if replaces_draft:
+                await db.execute(DELETE_REQUEST_DRAFT, (session_id, request_id))
             return int(next(iter(rows))[0])
 
         return await self._write(body)
@@ -354,6 +369,55 @@ class SQLiteSessionStorage:
         rows = await self._read("SELECT COUNT(*) FROM messages WHERE session_id = ?", (session_id,))
         return int(rows[0][0])
 
+    # ------------------------------------------------------------------ drafts
+
+    async def save_draft(
+        self,
+        session_id: str,
+        request_id: str,
+        message: AssistantMessage,
+        token: str | None = None,
+    ) -> bool:
+        """Keep `message` as the session's draft (what its streaming step has shown so far).
+
+        One UPSERT in its own transaction. `message` is stored as the message the draft
+        becomes if its writer dies (see `engine.storage.drafts`). With a lease `token`, the
+        draft is written only while that token still holds the session's lease.
+
+        Returns:
+            False when `token` no longer holds the lease (nothing was written).
+        """
+
+        async def body(db: aiosqlite.Connection) -> bool:
+            return await upsert_draft(db, session_id, request_id, token, message, time.time())
+
+        return await self._write(body)
+
+    async def load_draft(self, session_id: str) -> StoredMessage | None:
+        """Return the draft a gone holder left, as the message it will become; or None.
+
+        A draft whose writer still holds the session's lease (alive, same token) is that
+        request's business and is not returned. The record's ``seq`` is the one the message
+        will get. Reads only.
+
+        Raises:
+            CorruptDatabaseError: the draft is unreadable.
+        """
+        rows = await self._read(READ_DRAFT, (session_id,))
+        if not rows:
+            return None
+        request_id, token, body, last_seq, lease_token, *holder_fields = rows[0]
+        if lease_token is not None and lease_token == token:
+            holder = LeaseHolder(*holder_fields)
+            if not holder_is_gone(
+                holder,
+                now=time.time(),
+                stale_after=self.lease_stale_after,
+                here=ProcessIdentity.current(),
+            ):
+                return None
+        return self._stored(((last_seq or 0) + 1, request_id, body), session_id)
+
     # ------------------------------------------------------------------ leases
 
     async def lease_holder(self, session_id: str) -> LeaseHolder | None:
@@ -374,6 +438,9 @@ class SQLiteSessionStorage:
 
     async def acquire_lease(self, session_id: str) -> Lease:
         """Take the session's lease for one request; `Lease.release()` gives it back.
+
+        A draft left by a holder that is gone becomes the assistant message it was, in the
+        same transaction (see `engine.storage.drafts`).
 
         Raises:
             AgentBusyError: a live holder (another process, or another request of this
@@ -408,6 +475,7 @@ class SQLiteSessionStorage:
                     now,
                 ),
             )
+            await settle_draft(db, session_id)
             return LeaseHolder(here.host, here.boot_id, here.pid, here.process_started, now, now)
 
         task = self._spawn(self._transaction(body))

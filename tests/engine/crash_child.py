@@ -89,7 +89,9 @@ def main() -> None:
         storage = SQLiteSessionExtension(db)
         agent = await Agent.create(
             SlowModel(),
-            config=AgentRunConfig(session),
+            # No streaming draft is saved here (the interval outlasts the test): these kills
+            # prove the history a kill leaves without one (test_drafts has the other case).
+            config=AgentRunConfig(session, draft_interval=3600),
             tools=[write_file],
             extensions=[storage, Pause()],
         )
