@@ -3,7 +3,9 @@
 The agent calls only these hooks (see `engine.extensions`): ``restore``/``restore_tail`` to
 read history, ``append`` once per completed message, and ``acquire``/``release`` around each
 request. The lease a request takes is kept here keyed by its request id, so two requests of
-one extension on different sessions (or a refused second one) never mix up their leases.
+one extension on different sessions (or a refused second one) never mix up their leases, and
+every append of a request is fenced by its own lease (`LeaseLostError` once another process
+took it over). ``acquire`` returns the lease, whose ``wait_lost()`` the agent watches.
 """
 
 from __future__ import annotations
@@ -64,17 +66,23 @@ class SQLiteSessionExtension(Extension):
         return await self.storage.load_tail(ctx.session_id, limit, before_seq)
 
     async def append(self, ctx: RunContext, message: Message) -> None:
-        """Store one completed message in its own transaction."""
-        await self.storage.append(ctx.session_id, ctx.request_id, message)
+        """Store one completed message in its own transaction, fenced by the request's lease.
 
-    async def acquire(self, ctx: RunContext) -> None:
-        """Take the session's lease for this request.
+        Raises:
+            LeaseLostError: another process took this request's lease over.
+        """
+        lease = self._leases.get(ctx.request_id)
+        await self.storage.append(ctx.session_id, ctx.request_id, message, lease=lease)
+
+    async def acquire(self, ctx: RunContext) -> Lease:
+        """Take the session's lease for this request and return it.
 
         Raises:
             AgentBusyError: another request (here or in another process) holds it.
         """
         lease = await self.storage.acquire_lease(ctx.session_id)
         self._leases[ctx.request_id] = lease
+        return lease
 
     async def release(self, ctx: RunContext) -> None:
         """Give back the lease this request took (nothing happens if it took none)."""
