@@ -32,7 +32,14 @@ from ..errors import (
     StorageReadOnlyError,
 )
 
-__all__ = ["COMPANIONS", "create_private", "make_private", "refuse_unusable", "storage_error"]
+__all__ = [
+    "COMPANIONS",
+    "create_private",
+    "make_private",
+    "make_private_folder",
+    "refuse_unusable",
+    "storage_error",
+]
 
 #: the files SQLite keeps beside a database in WAL mode
 COMPANIONS = ("-wal", "-shm")
@@ -50,15 +57,8 @@ def create_private(path: Path) -> None:
         StoragePermissionError: this user may not enter a folder on the way.
     """
     folder = path.parent
-    missing: list[Path] = []
-    for ancestor in (folder, *folder.parents):
-        if ancestor.exists():
-            break
-        missing.append(ancestor)
     try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        for created in missing:
-            os.chmod(created, 0o700)  # mkdir's mode is filtered by the umask; this is not
+        make_private_folder(folder)
     except OSError as exc:
         raise _os_refusal(path, exc, f"its folder {folder} could not be created") from exc
     refuse_unusable(path)
@@ -77,6 +77,26 @@ def create_private(path: Path) -> None:
             os.fchmod(fd, 0o600)  # os.open's mode is filtered by the umask too
     finally:
         os.close(fd)
+
+
+def make_private_folder(folder: Path) -> None:
+    """Create `folder` and any missing parents as 0700, whatever the umask.
+
+    A folder that already exists is left as it is (it may be one the person chose, shared on
+    purpose). The host uses this for the data folder too, so whichever creates it first
+    creates it private.
+
+    Raises:
+        OSError: the folder could not be created.
+    """
+    missing: list[Path] = []
+    for ancestor in (folder, *folder.parents):
+        if ancestor.exists():
+            break
+        missing.append(ancestor)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for created in missing:
+        os.chmod(created, 0o700)  # mkdir's mode is filtered by the umask; chmod's is not
 
 
 def make_private(path: Path) -> None:
