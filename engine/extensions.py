@@ -17,8 +17,9 @@ these async hooks, context first:
 Storage hooks, used from the first extension that has ``append``: ``restore(ctx)`` → the
 whole history; ``append(ctx, message)``; optionally ``restore_tail(ctx, limit, before_seq)``
 → the last stored records (so reading a resume point does not grow with the history), and
-``acquire(ctx)`` / ``release(ctx)`` for a per-session lease. Without one, history is kept in
-memory (`InMemoryHistory`).
+``acquire(ctx)`` / ``release(ctx)`` for a per-session lease. ``acquire`` may return the lease;
+if it has a ``wait_lost()`` coroutine, the agent ends the request with `LeaseLostError` once
+it returns. Without one, history is kept in memory (`InMemoryHistory`).
 """
 
 from __future__ import annotations

@@ -159,7 +159,7 @@ def storage_error(exc: sqlite3.Error, path: Path) -> StorageError:
             return StorageReadOnlyError(where, str(exc))
         if code == _PERM:
             return StoragePermissionError(where, str(exc))
-        return StorageIOError(where, str(exc))
+        return StorageError(f"The conversation file {where} could not be opened: {exc}.")
     if code == _IOERR:
         return StorageIOError(where, str(exc))
     if code in (_BUSY, _LOCKED):
