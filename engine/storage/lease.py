@@ -14,7 +14,7 @@ Whether a row still blocks a newcomer is decided here, by `holder_is_gone`, live
 
 Every append made under a lease is fenced (`SQLiteSessionStorage.append`): the token is
 checked in the write's own transaction, so a holder that lost its lease — stopped past the
-staleness limit on another host, then taken over — cannot add a single message after the
+staleness limit, then taken over from another host — cannot add a single message after the
 new holder's; it gets `LeaseLostError` instead.
 
 A second request in the same process is refused like any other: its row names a live pid.
