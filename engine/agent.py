@@ -12,6 +12,10 @@ While a step streams, a `DraftWriter` keeps what it has shown as the session's d
 most about once a second, through the store's ``save_draft``); the step's stored message
 replaces it. `resume_point` reads a draft a dead process left as the history's last message.
 
+A request whose lease another process takes over (this process was stopped past the lease's
+staleness limit) ends with `LeaseLostError` as soon as the lease's heartbeat notices, and
+every append it still tries is refused by the storage's fence.
+
 The loop never retries; adapters retry before any output, and the host calls ``resume()``.
 """
 
@@ -29,6 +33,7 @@ from typing import Any
 from .drafts import DRAFT_INTERVAL, DraftWriter, app_stopped_stop
 from .errors import (
     AgentResumeError,
+    LeaseLostError,
     ProviderConnectionError,
     ProviderError,
     ProviderResponseError,
@@ -196,13 +201,43 @@ class Agent:
         config: AgentRunConfig | None,
         goal: Goal | None,
     ) -> AsyncIterator[AgentEvent]:
+        """Run `_serve`, ending it with `LeaseLostError` once its lease is lost."""
         cfg = config or self.config
+        watch = _LeaseWatch(cfg.session_id)
+        async with aclosing(self._serve(user, model, cfg, goal, watch)) as events:
+            try:
+                while True:
+                    watch.check()
+                    watch.running = asyncio.current_task()
+                    try:
+                        event = await anext(events)
+                    except StopAsyncIteration:
+                        return
+                    except BaseException as exc:
+                        watch.check(exc)  # the loss, rather than the cancel it caused
+                        raise
+                    finally:
+                        watch.running = None
+                    watch.check()
+                    yield event
+            finally:
+                await watch.stop()
+
+    async def _serve(
+        self,
+        user: UserMessage | None,
+        model: Any,
+        cfg: AgentRunConfig,
+        goal: Goal | None,
+        watch: _LeaseWatch,
+    ) -> AsyncIterator[AgentEvent]:
         model = self.model if model is None else model
         ctx = RunContext(cfg.session_id, uuid.uuid4().hex, user, resumed=user is None)
         sid, rid = ctx.session_id, ctx.request_id
         acquired = finished = False
         try:
-            await self._call_store("acquire", ctx)
+            if _has(self.store, "acquire"):
+                watch.watch(await _maybe_await(self.store.acquire(ctx)))
             acquired = True
             ctx.messages = list(await self.store.restore(ctx))
             ctx.first_new = len(ctx.messages)
@@ -456,6 +491,57 @@ class Agent:
         for ext in self.extensions:
             if _has(ext, name):
                 await _maybe_await(getattr(ext, name)(ctx, *args))
+
+
+class _LeaseWatch:
+    """Ends a request whose lease was lost: cancels the body while it runs, then says why.
+
+    The lease is whatever the store's ``acquire`` hook returned; only one with a
+    ``wait_lost()`` coroutine (a storage `Lease`) is watched. `running` is the task driving
+    the request's body at this moment (None while an event is with the consumer), so the
+    cancel never lands in the consumer's own code.
+    """
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        self.running: asyncio.Task[Any] | None = None
+        self.lost = False
+        self._cancelled: asyncio.Task[Any] | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    def watch(self, lease: Any) -> None:
+        wait_lost = getattr(lease, "wait_lost", None)
+        if callable(wait_lost):
+            self._task = asyncio.get_running_loop().create_task(
+                self._wait(wait_lost()), name=f"lease watch {self.session_id}"
+            )
+
+    async def _wait(self, lost: Any) -> None:
+        await lost
+        self.lost = True
+        if self.running is not None:
+            self._cancelled = self.running
+            self.running.cancel()
+
+    def check(self, error: BaseException | None = None) -> None:
+        """Raise `LeaseLostError` if the lease was lost, taking back the cancel it caused.
+
+        `error` is what the body raised, if it did: the storage's own `LeaseLostError`
+        (which names the new holder) is kept.
+        """
+        if not self.lost:
+            return
+        if self._cancelled is not None:
+            task, self._cancelled = self._cancelled, None
+            task.uncancel()  # our cancel is answered by this error, not a CancelledError
+        if isinstance(error, LeaseLostError):
+            raise error
+        raise LeaseLostError(self.session_id) from None
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.wait({self._task})
 
 
 class _Step:

@@ -11,7 +11,12 @@ ContinuoError
  │   ├─ SessionExistsError            create_session with an id already used
  │   ├─ CorruptDatabaseError          the file is not a readable Continuo database
  │   ├─ NewerSchemaError              written by a newer Continuo; refused, not touched
- │   └─ UnknownMessageTypeError       a stored message of a type this version cannot read
+ │   ├─ UnknownMessageTypeError       a stored message of a type this version cannot read
+ │   ├─ LeaseLostError(holder)        another process took the request's lease over
+ │   ├─ StorageFullError              the disk is full
+ │   ├─ StorageReadOnlyError(reason)  the file or its folder can be read but not written
+ │   ├─ StoragePermissionError        the file or its folder cannot be opened at all
+ │   └─ StorageIOError                the disk reported an error reading or writing
  └─ ProviderError(provider)
      ├─ ProviderConnectionError       could not reach the server, or it hung up
      ├─ ProviderTimeoutError          the server stopped answering
@@ -37,6 +42,7 @@ __all__ = [
     "AgentResumeError",
     "ContinuoError",
     "CorruptDatabaseError",
+    "LeaseLostError",
     "NewerSchemaError",
     "ProviderAuthError",
     "ProviderConnectionError",
@@ -49,6 +55,10 @@ __all__ = [
     "SessionExistsError",
     "StepLimitError",
     "StorageError",
+    "StorageFullError",
+    "StorageIOError",
+    "StoragePermissionError",
+    "StorageReadOnlyError",
     "ToolDefinitionError",
     "UnknownMessageTypeError",
 ]
@@ -167,6 +177,73 @@ class UnknownMessageTypeError(StorageError):
         super().__init__(
             f"A stored message{where} has the unknown type {type_name!r}; it may come from "
             "a newer Continuo. Nothing was changed; update Continuo to open it."
+        )
+
+
+# Storage faults that are not damage: each names the file and what a person can do about it.
+# (Kept together so the layer's other errors stay as they were.)
+
+
+class LeaseLostError(StorageError):
+    """Another process took this request's lease over; nothing more of the request is stored.
+
+    `.holder` describes the new holder when known (a `LeaseHolder`), else None.
+    """
+
+    def __init__(self, session_id: str, holder: Any = None) -> None:
+        self.session_id = session_id
+        self.holder = holder
+        who = f" ({holder})" if holder is not None else ""
+        super().__init__(
+            f"Conversation {session_id!r} was taken over by another process{who} while this "
+            "request was paused, so this request stopped and saved nothing more. Open the "
+            "conversation again to see where it stands."
+        )
+
+
+class StorageFullError(StorageError):
+    """The disk holding the file is full; nothing was written by the failed operation."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(
+            f"The disk holding the conversation file {path} is full, so the last change was "
+            "not saved. Free some space on that disk, then resume."
+        )
+
+
+class StorageReadOnlyError(StorageError):
+    """The file or its folder can be read but not written (`.reason` says which and why)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(
+            f"The conversation file {path} cannot be written: {reason}. It was not changed; "
+            "make it writable (or choose another data folder) and try again."
+        )
+
+
+class StoragePermissionError(StorageError):
+    """The file or its folder cannot be opened at all with this user's permissions."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(
+            f"The conversation file {path} cannot be opened: {reason}. It was not changed; "
+            "give your user access to it (or choose another data folder) and try again."
+        )
+
+
+class StorageIOError(StorageError):
+    """The operating system reported an error while reading or writing the file."""
+
+    def __init__(self, path: str, detail: str) -> None:
+        self.path = path
+        super().__init__(
+            f"The disk reported an error while using the conversation file {path} ({detail}). "
+            "Check that the disk is still connected and healthy, then try again."
         )
 
 

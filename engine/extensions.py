@@ -17,13 +17,15 @@ these async hooks, context first:
 Storage hooks, used from the first extension that has ``append``: ``restore(ctx)`` → the
 whole history; ``append(ctx, message)``; optionally ``restore_tail(ctx, limit, before_seq)``
 → the last stored records (so reading a resume point does not grow with the history), and
-``acquire(ctx)`` / ``release(ctx)`` for a per-session lease, and ``save_draft(ctx, message)``
-/ ``restore_draft(ctx)`` for streaming drafts: while a step streams, the agent hands
-``save_draft`` the assistant message so far (text and reasoning, stop ``interrupted`` with
-raw ``app_stopped``, no tool calls) at most about once a second; ``restore_draft`` returns a
-draft whose writer is gone as a `StoredMessage`, so a read-only `resume_point` sees it as the
-history's last message. A store without them (in memory, JSONL) keeps no drafts. Without a
-storage extension, history is kept in memory (`InMemoryHistory`).
+``acquire(ctx)`` / ``release(ctx)`` for a per-session lease (``acquire`` may return the
+lease; if it has a ``wait_lost()`` coroutine, the agent ends the request with
+`LeaseLostError` once it returns), and ``save_draft(ctx, message)`` / ``restore_draft(ctx)``
+for streaming drafts: while a step streams, the agent hands ``save_draft`` the assistant
+message so far (text and reasoning, stop ``interrupted`` with raw ``app_stopped``, no tool
+calls) at most about once a second; ``restore_draft`` returns a draft whose writer is gone as
+a `StoredMessage`, so a read-only `resume_point` sees it as the history's last message. A
+store without them (in memory, JSONL) keeps no drafts. Without a storage extension, history
+is kept in memory (`InMemoryHistory`).
 """
 
 from __future__ import annotations

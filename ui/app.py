@@ -151,9 +151,10 @@ def attach_controller(
     import asyncio
 
     from .controller import Controller
+    from .settings import make_private_folder
 
     path = Path(data_dir)
-    path.mkdir(parents=True, exist_ok=True)
+    make_private_folder(path)
     if settings_store is None:
         from .settings import SettingsStore
 
@@ -378,8 +379,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parse(argv if argv is not None else sys.argv[1:])
     logging.basicConfig(level=os.environ.get("CONTINUO_LOG", "WARNING").upper())
     data_dir = resolve_data_dir(args.data_dir)
+    from .settings import make_private_folder
+
     try:
-        data_dir.mkdir(parents=True, exist_ok=True)
+        make_private_folder(data_dir)  # 0700: other local users must not read conversations
     except OSError as exc:
         print(
             f"Continuo cannot use the data folder {data_dir}: {exc.strerror}. "

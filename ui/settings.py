@@ -4,6 +4,11 @@ Owns ``<data_dir>/settings.json`` and the API keys. Invariants:
 
 - The file is written atomically (a temp file in the same folder, fsync, ``os.replace``) with
   mode 0600, so a crash mid-write leaves either the old file or the new one, never half.
+  A settings.json that is a symbolic link is written through: the temp file goes beside the
+  link's target and replaces the target, so the link stays a link; a target that cannot be
+  written is refused with `SettingsError`, the link left as it was.
+- The data folder, when this module creates it, is 0700 whatever the umask
+  (`make_private_folder`).
 - A file that cannot be read (bad JSON, wrong shape, a newer format) is refused with
   `SettingsFileError` naming it, and is never written over: the store remembers the refusal
   and every later write raises until the person agrees to `move_aside()`. The app can still
@@ -54,6 +59,7 @@ __all__ = [
     "SettingsFileError",
     "Secret",
     "SettingsStore",
+    "make_private_folder",
     "new_provider_id",
     "with_key_location",
 ]
@@ -543,23 +549,70 @@ class SettingsStore:
         return Secret(str(key)) if key else None
 
     def _write_atomically(self, raw: Mapping[str, Any]) -> None:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        make_private_folder(self.data_dir)
+        target = self._write_target()
         data = json.dumps(raw, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
         # mkstemp creates the file 0600 from the start: the key is never world-readable,
         # not even between create and chmod.
-        fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".tmp", dir=self.data_dir)
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".tmp", dir=target.parent)
+        except OSError as exc:
+            if target == self.path:
+                raise
+            raise self._link_refused(target, exc.strerror or str(exc)) from None
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
             os.chmod(tmp, 0o600)
-            os.replace(tmp, self.path)
+            os.replace(tmp, target)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
-        _fsync_dir(self.data_dir)
+        _fsync_dir(target.parent)
+
+    def _write_target(self) -> Path:
+        """Return the file a write replaces: settings.json, or where its link points.
+
+        Replacing the link itself would silently turn it into a regular file, cutting it
+        from the file the person keeps elsewhere (a dotfiles repository, say).
+        """
+        if not self.path.is_symlink():
+            return self.path
+        target = Path(os.path.realpath(self.path))
+        if target.is_dir():
+            raise self._link_refused(target, "it is a folder")
+        if not target.parent.is_dir():
+            raise self._link_refused(target, f"its folder {target.parent} does not exist")
+        return target
+
+    def _link_refused(self, target: Path, reason: str) -> SettingsError:
+        return SettingsError(
+            f"The settings file {self.path} is a link to {target}, which cannot be written "
+            f"({reason}). The link was left as it is; fix or remove it, then save again."
+        )
+
+
+def make_private_folder(folder: Path) -> None:
+    """Create `folder` and any missing parents as 0700, whatever the umask.
+
+    The rule of ``engine.storage.files.make_private_folder``, repeated here so the window can
+    create its data folder before the engine is imported. An existing folder is left as it
+    is (the person may have chosen a shared one on purpose).
+
+    Raises:
+        OSError: the folder could not be created.
+    """
+    missing: list[Path] = []
+    for ancestor in (folder, *folder.parents):
+        if ancestor.exists():
+            break
+        missing.append(ancestor)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for created in missing:
+        os.chmod(created, 0o700)  # mkdir's mode is filtered by the umask; chmod's is not
 
 
 def _fsync_dir(path: Path) -> None:

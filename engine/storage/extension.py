@@ -3,8 +3,11 @@
 The agent calls only these hooks (see `engine.extensions`): ``restore``/``restore_tail`` to
 read history, ``append`` once per completed message, ``acquire``/``release`` around each
 request, and ``save_draft``/``restore_draft`` for the streaming draft (a draft is written
-with the request's lease token, so only the lease's holder can write it). The lease a request takes is kept here keyed by its request id, so two requests of
-one extension on different sessions (or a refused second one) never mix up their leases.
+with the request's lease token, so only the lease's holder can write it). The lease a request
+takes is kept here keyed by its request id, so two requests of one extension on different
+sessions (or a refused second one) never mix up their leases, and every append of a request
+is fenced by its own lease (`LeaseLostError` once another process took it over). ``acquire``
+returns the lease, whose ``wait_lost()`` the agent watches.
 """
 
 from __future__ import annotations
@@ -65,8 +68,13 @@ class SQLiteSessionExtension(Extension):
         return await self.storage.load_tail(ctx.session_id, limit, before_seq)
 
     async def append(self, ctx: RunContext, message: Message) -> None:
-        """Store one completed message in its own transaction."""
-        await self.storage.append(ctx.session_id, ctx.request_id, message)
+        """Store one completed message in its own transaction, fenced by the request's lease.
+
+        Raises:
+            LeaseLostError: another process took this request's lease over.
+        """
+        lease = self._leases.get(ctx.request_id)
+        await self.storage.append(ctx.session_id, ctx.request_id, message, lease=lease)
 
     async def save_draft(self, ctx: RunContext, message: AssistantMessage) -> None:
         """Keep what the request's streaming step has shown so far, in its own transaction."""
@@ -79,14 +87,15 @@ class SQLiteSessionExtension(Extension):
         """Return the draft a gone holder left, as the message it will become (reads only)."""
         return await self.storage.load_draft(ctx.session_id)
 
-    async def acquire(self, ctx: RunContext) -> None:
-        """Take the session's lease for this request.
+    async def acquire(self, ctx: RunContext) -> Lease:
+        """Take the session's lease for this request and return it.
 
         Raises:
             AgentBusyError: another request (here or in another process) holds it.
         """
         lease = await self.storage.acquire_lease(ctx.session_id)
         self._leases[ctx.request_id] = lease
+        return lease
 
     async def release(self, ctx: RunContext) -> None:
         """Give back the lease this request took (nothing happens if it took none)."""

@@ -2,14 +2,20 @@
 
 A request holds its session's lease from start to end, recorded as one row of ``leases``:
 who holds it (host name + boot id, pid + process start time), a random token and two times.
-Whether a row still blocks a newcomer is decided here, by `holder_is_gone`:
+Whether a row still blocks a newcomer is decided here, by `holder_is_gone`, liveness first:
 
-* the holder runs on this machine (same host name and boot id) and its process is gone —
-  the pid is not alive, is a zombie, or now belongs to a process started at another time
-  (pid reuse) → taken over at once;
+* the holder runs on this machine (same host name and boot id): it blocks for as long as its
+  process lives, however late its heartbeat (a process stopped with SIGSTOP, or one whose
+  loop is stuck, is still alive and may write again); it is taken over at once when the pid
+  is not alive, is a zombie, or now belongs to a process started at another time (pid reuse);
 * the holder named this host but another boot id → the machine rebooted since: gone;
-* otherwise the holder counts as alive until its heartbeat is older than ``stale_after``
-  (another machine sharing the file, or a platform where liveness cannot be read).
+* a holder on another host is alive until its heartbeat (never its ``acquired_at``) is older
+  than ``stale_after``: that is the only case staleness decides.
+
+Every append made under a lease is fenced (`SQLiteSessionStorage.append`): the token is
+checked in the write's own transaction, so a holder that lost its lease — stopped past the
+staleness limit, then taken over from another host — cannot add a single message after the
+new holder's; it gets `LeaseLostError` instead.
 
 A second request in the same process is refused like any other: its row names a live pid.
 The acquiring transaction itself (``BEGIN IMMEDIATE``) lives in `SQLiteSessionStorage`;
@@ -47,10 +53,15 @@ class ProcessIdentity:
     process_started: float | None  #: Linux: clock ticks since boot; None elsewhere
 
     @classmethod
-    def current(cls) -> ProcessIdentity:
-        """Return the identity of the calling process (read afresh: a fork changes it)."""
+    def current(cls, host: str | None = None) -> ProcessIdentity:
+        """Return the identity of the calling process (read afresh: a fork changes it).
+
+        Args:
+            host: the host name to record instead of ``socket.gethostname()`` (tests use it
+                to play a second machine sharing the file).
+        """
         pid = os.getpid()
-        return cls(socket.gethostname(), _boot_id(), pid, _start_ticks(pid))
+        return cls(host or socket.gethostname(), _boot_id(), pid, _start_ticks(pid))
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,14 +84,13 @@ def holder_is_gone(
     holder: LeaseHolder, *, now: float, stale_after: float, here: ProcessIdentity
 ) -> bool:
     """Return True when `holder` no longer blocks a newcomer (see the module docstring)."""
-    if now - holder.heartbeat_at > stale_after:
-        return True
     if holder.host != here.host:
-        return False
-    if holder.boot_id != here.boot_id:
-        # Same machine name, another boot: every process of that boot has ended. With no
-        # boot id on either side we cannot tell, and fall through to the pid check.
-        return bool(holder.boot_id and here.boot_id)
+        # Another machine: its processes cannot be seen from here, only its heartbeat.
+        return now - holder.heartbeat_at > stale_after
+    if holder.boot_id and here.boot_id and holder.boot_id != here.boot_id:
+        return True  # same machine name, another boot: every process of that boot has ended
+    # Liveness before staleness: a live process on this machine may still write, so a late
+    # heartbeat (SIGSTOP, a stuck loop, a suspended laptop) never hands its lease over.
     return not process_alive(holder.pid, holder.process_started)
 
 
@@ -115,8 +125,9 @@ class Lease:
 
     While held, an owned task refreshes ``heartbeat_at`` every `heartbeat_interval` seconds,
     so other hosts see the holder alive. If another process took the lease over (after a
-    stale heartbeat), `lost` becomes True and the heartbeat stops; `release()` then leaves
-    the new holder's row alone.
+    stale heartbeat), `lost` becomes True — noticed by the heartbeat or by a fenced append —
+    the heartbeat stops, `wait_lost()` returns, and `release()` leaves the new holder's row
+    alone.
     """
 
     def __init__(
@@ -133,7 +144,7 @@ class Lease:
         self._store = store
         self._interval = heartbeat_interval
         self._released = False
-        self.lost = False
+        self._lost = asyncio.Event()
         self._heartbeat = asyncio.get_running_loop().create_task(
             self._beat(), name=f"lease heartbeat {session_id}"
         )
@@ -146,6 +157,23 @@ class Lease:
     def token(self) -> str:
         """The random token that marks the row as this lease's."""
         return self._token
+
+    @property
+    def lost(self) -> bool:
+        """True once another process is known to have taken the lease over."""
+        return self._lost.is_set()
+
+    async def wait_lost(self) -> None:
+        """Return once the lease is known to be lost (never, if it is released first)."""
+        await self._lost.wait()
+
+    def mark_lost(self) -> None:
+        """Record that the row is no longer ours (the storage calls it when a fence fails)."""
+        if not self._lost.is_set():
+            _log.warning("The lease of %s was taken over by another process", self.session_id)
+            self._lost.set()
+            if self._heartbeat is not asyncio.current_task():
+                self._heartbeat.cancel()  # nothing left to keep fresh
 
     @property
     def released(self) -> bool:
@@ -192,8 +220,7 @@ class Lease:
                 _log.warning("Could not refresh the lease of %s", self.session_id, exc_info=True)
                 continue
             if not still_ours:
-                _log.warning("The lease of %s was taken over by another process", self.session_id)
-                self.lost = True
+                self.mark_lost()
                 return
 
 

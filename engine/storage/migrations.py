@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import CorruptDatabaseError, NewerSchemaError, StorageError
+from .files import storage_error
 
 __all__ = [
     "APPLICATION_ID",
@@ -162,6 +163,8 @@ def prepare_database(path: Path, *, busy_timeout: float = 5.0) -> int:
         CorruptDatabaseError: the file is not SQLite, is damaged, or is another program's
             database. The file is not changed.
         NewerSchemaError: the file was written by a newer version. The file is not changed.
+        StorageFullError, StorageReadOnlyError, StoragePermissionError, StorageIOError: the
+            disk or the operating system refused (see `engine.storage.files`).
         StorageError: another program kept the file locked for `busy_timeout` seconds.
     """
     deadline = time.monotonic() + busy_timeout
@@ -171,9 +174,7 @@ def prepare_database(path: Path, *, busy_timeout: float = 5.0) -> int:
             return _prepare_once(path, busy_timeout)
         except sqlite3.OperationalError as exc:
             if not _is_busy(exc):
-                raise StorageError(
-                    f"The conversation file {path} could not be opened: {exc}."
-                ) from exc
+                raise storage_error(exc, path) from exc
             if time.monotonic() > deadline:
                 raise StorageError(
                     f"The conversation file {path} is locked by another program; try again "
@@ -192,14 +193,14 @@ def _prepare_once(path: Path, busy_timeout: float) -> int:
     try:
         db = sqlite3.connect(path, isolation_level=None, timeout=busy_timeout)
     except sqlite3.Error as exc:
-        raise CorruptDatabaseError(str(path), f"cannot open it: {exc}") from exc
+        raise storage_error(exc, path) from exc
     try:
         db.execute("PRAGMA journal_mode = WAL")
         return _migrate(db, path)
     except sqlite3.DatabaseError as exc:
-        if is_corruption(exc):
-            raise CorruptDatabaseError(str(path), str(exc)) from exc
-        raise
+        if _is_busy(exc):
+            raise  # retried by prepare_database
+        raise storage_error(exc, path) from exc
     finally:
         db.close()
 
@@ -213,7 +214,7 @@ def _inspect_read_only(path: Path) -> None:
     try:
         ro = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
     except sqlite3.Error as exc:
-        raise CorruptDatabaseError(str(path), f"cannot open it: {exc}") from exc
+        raise storage_error(exc, path) from exc
     try:
         # One read transaction: every answer below comes from the same snapshot, even while
         # another process migrates the file.
@@ -241,7 +242,9 @@ def _inspect_read_only(path: Path) -> None:
     except sqlite3.DatabaseError as exc:
         if _is_busy(exc):
             raise  # retried by prepare_database
-        raise CorruptDatabaseError(str(path), str(exc)) from exc
+        # Damage is CorruptDatabaseError; a refusal by the disk or the OS is told as such,
+        # so nobody is advised to move a good file aside.
+        raise storage_error(exc, path) from exc
     finally:
         ro.close()
 

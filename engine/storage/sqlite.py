@@ -15,7 +15,12 @@ Invariants:
   shared connection inside an open transaction.)
 * Messages of a session are numbered 1, 2, 3... (``seq``) in append order. `load_tail` is
   one range scan of the primary key's index: its cost does not grow with the history.
-* Reading and `append` never take the lease; only `acquire_lease` does.
+* Reading and `append` never take the lease; only `acquire_lease` does. An append made with
+  ``lease=`` is fenced: the lease's token is checked in the append's own transaction, and a
+  lease another process took over gets `LeaseLostError`, never a row after the new holder's.
+* The file is private (folder 0700, file 0600) and a file that cannot be written is refused
+  before SQLite opens it; see `engine.storage.files`.
+* One unreadable conversation row hides nothing else: it is listed with ``unreadable`` set.
 * While a step streams, its request keeps a draft of it (`save_draft`; see
   `engine.storage.drafts`). Appending a request's assistant message deletes that request's
   draft in the same transaction; acquiring the lease turns a draft left by a gone holder
@@ -43,6 +48,7 @@ import aiosqlite
 from ..errors import (
     AgentBusyError,
     CorruptDatabaseError,
+    LeaseLostError,
     SessionExistsError,
     StorageError,
     UnknownMessageTypeError,
@@ -56,8 +62,9 @@ from ..messages import (
     message_to_json,
 )
 from .drafts import DELETE_REQUEST_DRAFT, READ_DRAFT, settle_draft, upsert_draft
+from .files import create_private, make_private, storage_error
 from .lease import Lease, LeaseHolder, ProcessIdentity, holder_is_gone
-from .migrations import is_corruption, prepare_database
+from .migrations import prepare_database
 
 __all__ = ["SQLiteSessionStorage", "SessionInfo"]
 
@@ -79,6 +86,9 @@ class SessionInfo:
     created_at: float
     updated_at: float  #: bumped by every append; the conversation list sorts on it
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: None when the row reads well; else what in it is damaged (its fields then hold what
+    #: could be read: an unreadable title is None, unreadable metadata is empty)
+    unreadable: str | None = None
 
 
 class SQLiteSessionStorage:
@@ -91,6 +101,8 @@ class SQLiteSessionStorage:
         lease_stale_after: seconds after which a lease whose heartbeat stopped is taken over.
         heartbeat_interval: seconds between heartbeats of a held lease (default: a third of
             `lease_stale_after`).
+        lease_host: the host name recorded in this storage's leases instead of the
+            machine's (tests use it to play a second machine sharing the file).
     """
 
     def __init__(
@@ -100,6 +112,7 @@ class SQLiteSessionStorage:
         synchronous: Synchronous = "FULL",
         lease_stale_after: float = 30.0,
         heartbeat_interval: float | None = None,
+        lease_host: str | None = None,
     ) -> None:
         if synchronous not in ("OFF", "NORMAL", "FULL", "EXTRA"):
             raise ValueError(f"synchronous must be OFF, NORMAL, FULL or EXTRA, not {synchronous!r}")
@@ -111,6 +124,7 @@ class SQLiteSessionStorage:
         self.heartbeat_interval = float(
             heartbeat_interval if heartbeat_interval is not None else lease_stale_after / 3
         )
+        self.lease_host = lease_host
         self._db: aiosqlite.Connection | None = None
         self._opening: asyncio.Task[aiosqlite.Connection] | None = None
         self._lock = asyncio.Lock()
@@ -166,8 +180,9 @@ class SQLiteSessionStorage:
         return db
 
     async def _open(self) -> aiosqlite.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        await asyncio.to_thread(create_private, self.path)
         await asyncio.to_thread(prepare_database, self.path, busy_timeout=_BUSY_TIMEOUT)
+        await asyncio.to_thread(make_private, self.path)
         db = await aiosqlite.connect(self.path, isolation_level=None, timeout=_BUSY_TIMEOUT)
         try:
             with self._translate():
@@ -284,7 +299,9 @@ class SQLiteSessionStorage:
 
     # ------------------------------------------------------------------ messages
 
-    async def append(self, session_id: str, request_id: str, message: Message) -> int:
+    async def append(
+        self, session_id: str, request_id: str, message: Message, *, lease: Lease | None = None
+    ) -> int:
         """Store `message` at the end of the conversation in its own transaction.
 
         Creates the conversation if missing, bumps its ``updated_at`` and, while it has no
@@ -292,14 +309,26 @@ class SQLiteSessionStorage:
         replaces the request's draft, if any, in the same transaction. Once called, the
         write completes even if the caller is cancelled.
 
+        Args:
+            lease: the lease the appending request holds on this session, if any. The write
+                then happens only while the lease's row is still its own (checked in the
+                same transaction); a raw append without one is not fenced.
+
         Returns:
             The message's sequence number in the conversation (1 for the first).
+
+        Raises:
+            LeaseLostError: `lease` was taken over by another process; nothing was written.
         """
+        if lease is not None and lease.session_id != session_id:
+            raise ValueError(f"the lease is for {lease.session_id!r}, not {session_id!r}")
         body_json = message_to_json(message)
         title = _title_from(message) if isinstance(message, UserMessage) else None
         replaces_draft = isinstance(message, AssistantMessage)
 
         async def body(db: aiosqlite.Connection) -> int:
+            if lease is not None:
+                await self._fence(db, lease)
             # Two statements (each a round trip to the connection's thread): the session
             # row is created or touched, keeping a title it has; then the message takes
             # the next seq. RETURNING needs SQLite 3.35 (2021).
@@ -413,7 +442,7 @@ class SQLiteSessionStorage:
                 holder,
                 now=time.time(),
                 stale_after=self.lease_stale_after,
-                here=ProcessIdentity.current(),
+                here=ProcessIdentity.current(self.lease_host),
             ):
                 return None
         return self._stored(((last_seq or 0) + 1, request_id, body), session_id)
@@ -432,7 +461,7 @@ class SQLiteSessionStorage:
             holder,
             now=time.time(),
             stale_after=self.lease_stale_after,
-            here=ProcessIdentity.current(),
+            here=ProcessIdentity.current(self.lease_host),
         )
         return None if gone else holder
 
@@ -447,7 +476,7 @@ class SQLiteSessionStorage:
                 one) has it; ``.holder`` is its `LeaseHolder`.
         """
         token = secrets.token_hex(16)
-        here = ProcessIdentity.current()
+        here = ProcessIdentity.current(self.lease_host)
 
         async def body(db: aiosqlite.Connection) -> LeaseHolder:
             now = time.time()
@@ -491,6 +520,22 @@ class SQLiteSessionStorage:
         lease = Lease(self, session_id, token, holder, self.heartbeat_interval)
         self._leases.add(lease)
         return lease
+
+    async def _fence(self, db: aiosqlite.Connection, lease: Lease) -> None:
+        """Inside a write: raise `LeaseLostError` unless `lease`'s row is still its own.
+
+        ``BEGIN IMMEDIATE`` holds the write lock from the start of the transaction, so no
+        takeover can come between this check and the write that follows it.
+        """
+        rows = await db.execute_fetchall(
+            f"SELECT token, {_HOLDER_COLUMNS} FROM leases WHERE session_id = ?",
+            (lease.session_id,),
+        )
+        if rows and rows[0][0] == lease.token:
+            return
+        lease.mark_lost()
+        holder = LeaseHolder(*rows[0][1:]) if rows else None
+        raise LeaseLostError(lease.session_id, holder)
 
     async def _refresh_lease(self, session_id: str, token: str) -> bool:
         async def body(db: aiosqlite.Connection) -> bool:
@@ -547,17 +592,7 @@ class SQLiteSessionStorage:
         try:
             yield
         except sqlite3.DatabaseError as exc:
-            if is_corruption(exc):
-                raise CorruptDatabaseError(str(self.path), str(exc)) from exc
-            if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF in (5, 6):  # BUSY, LOCKED
-                raise StorageError(
-                    f"The conversation file {self.path} is locked by another program; "
-                    "try again in a moment, or close the other program."
-                ) from exc
-            raise StorageError(
-                f"The conversation file {self.path} could not be used: {exc}. "
-                "Check that the disk has space and the file is writable."
-            ) from exc
+            raise storage_error(exc, self.path) from exc
 
     def _stored(self, row: Any, session_id: str) -> StoredMessage:
         seq, request_id, body = row
@@ -572,13 +607,31 @@ class SQLiteSessionStorage:
         return StoredMessage(seq, request_id, message)
 
     def _session_info(self, row: Any) -> SessionInfo:
+        """Build the row's `SessionInfo`; a damaged field is reported, not raised."""
         sid, title, created_at, updated_at, metadata = row
-        return SessionInfo(sid, title, created_at, updated_at, self._json_object(metadata, sid))
+        damaged: list[str] = []
+        if title is not None and not isinstance(title, str):
+            damaged.append("its title")
+            title = None
+        times: list[float] = []
+        for name, value in (("creation time", created_at), ("update time", updated_at)):
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                times.append(float(value))
+            else:
+                damaged.append(f"its {name}")
+                times.append(0.0)
+        try:
+            meta = self._json_object(metadata, str(sid))
+        except CorruptDatabaseError:
+            damaged.append("its settings (metadata)")
+            meta = {}
+        unreadable = (" and ".join(damaged) + " could not be read") if damaged else None
+        return SessionInfo(str(sid), title, times[0], times[1], meta, unreadable)
 
     def _json_object(self, text: str, session_id: str) -> dict[str, Any]:
         try:
             value = json.loads(text or "{}")
-        except ValueError:
+        except (ValueError, TypeError):
             value = None
         if not isinstance(value, dict):
             raise CorruptDatabaseError(

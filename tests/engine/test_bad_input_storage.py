@@ -186,3 +186,40 @@ async def test_unreadable_message_body_is_reported_as_damage(tmp_path: Path) -> 
     raw.close()
     error = await refused(path, CorruptDatabaseError, lambda s: s.load("s"))
     assert "message 1 of conversation 's'" in str(error)
+
+
+async def test_one_unreadable_session_row_hides_no_other(tmp_path: Path) -> None:
+    path = tmp_path / "continuo.sqlite3"
+    s = SQLiteSessionStorage(path)
+    await s.create_session("first", "First", {"model": "m1"})
+    await s.create_session("bad-metadata", "Bad metadata")
+    await s.create_session("bad-fields", "Bad fields")
+    await s.append("last", "r", UserMessage(content="Last one"))
+    await s.close()
+    with sqlite3.connect(path) as raw:
+        raw.execute("UPDATE sessions SET metadata = '{not json' WHERE id = 'bad-metadata'")
+        raw.execute(
+            "UPDATE sessions SET title = x'00ff', updated_at = 'yesterday' WHERE id = 'bad-fields'"
+        )
+    raw.close()
+
+    s = SQLiteSessionStorage(path)
+    try:
+        listed = {info.id: info for info in await s.list_sessions()}
+        assert set(listed) == {"first", "bad-metadata", "bad-fields", "last"}
+        assert listed["first"].unreadable is None and listed["first"].metadata == {"model": "m1"}
+        assert listed["last"].unreadable is None and listed["last"].title == "Last one"
+        bad = listed["bad-metadata"]
+        assert bad.title == "Bad metadata" and bad.metadata == {}
+        assert bad.unreadable == "its settings (metadata) could not be read"
+        odd = listed["bad-fields"]
+        assert odd.title is None and odd.updated_at == 0.0
+        assert odd.unreadable == "its title and its update time could not be read"
+        assert await s.get_session("bad-metadata") == bad
+        # Writing over what cannot be read is refused, naming the conversation; the others
+        # still work.
+        with pytest.raises(CorruptDatabaseError, match="bad-metadata"):
+            await s.update_metadata("bad-metadata", {"model": "m2"})
+        assert await s.update_metadata("first", {"model": "m2"}) == {"model": "m2"}
+    finally:
+        await s.close()

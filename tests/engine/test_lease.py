@@ -75,9 +75,11 @@ def write_row(
     pid: int,
     process_started: float | None,
     heartbeat_age: float = 0.0,
+    acquired_age: float | None = None,
     token: str = "their-token",
 ) -> None:
     now = time.time()
+    acquired_age = heartbeat_age if acquired_age is None else acquired_age
     with sqlite3.connect(path) as raw:
         raw.execute(
             "INSERT OR REPLACE INTO leases VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -88,9 +90,20 @@ def write_row(
                 pid,
                 process_started,
                 token,
-                now - heartbeat_age,
+                now - acquired_age,
                 now - heartbeat_age,
             ),
+        )
+    raw.close()
+
+
+def age_row(path: Path, session_id: str, *, heartbeat_age: float, acquired_age: float) -> None:
+    """Move an existing row's times into the past, as a stopped holder's would be."""
+    now = time.time()
+    with sqlite3.connect(path) as raw:
+        raw.execute(
+            "UPDATE leases SET heartbeat_at = ?, acquired_at = ? WHERE session_id = ?",
+            (now - heartbeat_age, now - acquired_age, session_id),
         )
     raw.close()
 
@@ -236,6 +249,106 @@ async def test_other_host_with_stale_heartbeat_is_taken_over(db_path: Path) -> N
             heartbeat_age=60,
         )
         assert await s.lease_holder("s") is None
+        lease = await s.acquire_lease("s")
+        assert lease_row(db_path, "s")[:2] == (os.getpid(), lease.token)  # type: ignore[index]
+        await lease.release()
+    finally:
+        await s.close()
+
+
+@pytest.mark.parametrize("host", ["elsewhere", "this host"])
+async def test_fresh_heartbeat_of_a_live_holder_is_refused_at_any_age(
+    db_path: Path, holder_process, host: str
+) -> None:
+    s = SQLiteSessionStorage(db_path, lease_stale_after=5)
+    try:
+        if host == "this host":
+            child = holder_process("s")
+            assert (await read_line(child.stdout, "held")).strip() == "held"
+            os.kill(child.pid, signal.SIGSTOP)  # no heartbeat of its own may refresh the row
+            try:
+                age_row(db_path, "s", heartbeat_age=0, acquired_age=30 * 86400)
+                with pytest.raises(AgentBusyError) as caught:
+                    await s.acquire_lease("s")
+            finally:
+                os.kill(child.pid, signal.SIGCONT)
+            assert caught.value.holder.pid == child.pid
+        else:
+            await s.list_sessions()
+            write_row(
+                db_path,
+                "s",
+                host="elsewhere",
+                boot_id="b",
+                pid=4242,
+                process_started=1.0,
+                heartbeat_age=0,
+                acquired_age=30 * 86400,
+            )
+            with pytest.raises(AgentBusyError):
+                await s.acquire_lease("s")
+            assert await s.lease_holder("s") is not None
+    finally:
+        await s.close()
+
+
+async def test_staleness_counts_from_the_heartbeat_not_from_acquisition(db_path: Path) -> None:
+    # Issue 9, item 7: a holder that acquired long ago but beats on is alive; one that
+    # acquired a moment ago but whose heartbeat stopped long ago is stale. Only the heartbeat
+    # time tells them apart (the two rows differ in nothing else).
+    s = SQLiteSessionStorage(db_path, lease_stale_after=5)
+    try:
+        await s.list_sessions()
+        write_row(
+            db_path,
+            "s",
+            host="elsewhere",
+            boot_id="b",
+            pid=4242,
+            process_started=1.0,
+            heartbeat_age=1,
+            acquired_age=3600,
+        )
+        with pytest.raises(AgentBusyError):
+            await s.acquire_lease("s")
+        write_row(
+            db_path,
+            "s",
+            host="elsewhere",
+            boot_id="b",
+            pid=4242,
+            process_started=1.0,
+            heartbeat_age=3600,
+            acquired_age=1,
+        )
+        assert await s.lease_holder("s") is None
+        lease = await s.acquire_lease("s")
+        await lease.release()
+    finally:
+        await s.close()
+
+
+async def test_live_holder_on_this_host_is_never_taken_over_for_a_late_heartbeat(
+    db_path: Path, holder_process
+) -> None:
+    # A stopped process (SIGSTOP, a suspended laptop) is alive and may write again: on its
+    # own machine its lease is not stale, however old its heartbeat. Once dead, it is gone
+    # at once.
+    s = SQLiteSessionStorage(db_path, lease_stale_after=0.5)
+    try:
+        child = holder_process("s")
+        assert (await read_line(child.stdout, "held")).strip() == "held"
+        os.kill(child.pid, signal.SIGSTOP)
+        try:
+            age_row(db_path, "s", heartbeat_age=3600, acquired_age=3600)
+            with pytest.raises(AgentBusyError) as caught:
+                await s.acquire_lease("s")
+            assert caught.value.holder.pid == child.pid
+            assert await s.lease_holder("s") == caught.value.holder
+        finally:
+            os.kill(child.pid, signal.SIGCONT)
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=30)
         lease = await s.acquire_lease("s")
         assert lease_row(db_path, "s")[:2] == (os.getpid(), lease.token)  # type: ignore[index]
         await lease.release()

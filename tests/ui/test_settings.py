@@ -210,3 +210,63 @@ async def test_provider_config_is_checked() -> None:
     assert settings.default_provider() is settings.providers[0]
     settings.default_provider_id = settings.providers[1].id
     assert settings.default_provider() is settings.providers[1]
+
+
+@pytest.fixture
+def umask_022():
+    previous = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(previous)
+
+
+@pytest.mark.usefixtures("umask_022")
+async def test_settings_create_the_data_folder_private(tmp_path, no_keyring) -> None:
+    store = SettingsStore(tmp_path / "new" / "data")
+    await store.save(Settings(language="zh_CN"))
+    assert _mode(tmp_path / "new" / "data") == 0o700
+    assert _mode(tmp_path / "new") == 0o700
+    assert _mode(tmp_path / "new" / "data" / "settings.json") == 0o600
+
+
+async def test_symlinked_settings_are_written_through_and_stay_a_link(tmp_path, no_keyring) -> None:
+    kept = tmp_path / "dotfiles"
+    kept.mkdir()
+    (kept / "continuo.json").write_text('{"version": 1, "theme": "dark"}\n', encoding="utf-8")
+    data = tmp_path / "data"
+    data.mkdir()
+    link = data / "settings.json"
+    link.symlink_to(kept / "continuo.json")
+
+    store = SettingsStore(data)
+    settings = await store.load()
+    assert settings.theme == "dark"
+    await store.save(Settings(theme="light", language="zh_CN"))
+
+    assert link.is_symlink() and os.readlink(link) == str(kept / "continuo.json")
+    written = json.loads((kept / "continuo.json").read_text(encoding="utf-8"))
+    assert written["theme"] == "light" and written["language"] == "zh_CN"
+    assert _mode(kept / "continuo.json") == 0o600
+    assert sorted(p.name for p in kept.iterdir()) == ["continuo.json"]  # no temp file left
+    assert (await SettingsStore(data).load()).language == "zh_CN"
+
+
+async def test_symlink_to_a_missing_folder_is_refused_and_left_alone(tmp_path, no_keyring) -> None:
+    from ui.settings import SettingsError
+
+    data = tmp_path / "data"
+    data.mkdir()
+    link = data / "settings.json"
+    gone = tmp_path / "unmounted" / "continuo.json"
+    link.symlink_to(gone)
+    store = SettingsStore(data)
+    with pytest.raises(SettingsError) as caught:
+        await store.save(Settings(language="zh_CN"))
+    assert str(caught.value) == (
+        f"The settings file {link} is a link to {gone}, which cannot be written (its folder "
+        f"{gone.parent} does not exist). The link was left as it is; fix or remove it, then "
+        "save again."
+    )
+    assert link.is_symlink() and os.readlink(link) == str(gone)
+    assert sorted(p.name for p in data.iterdir()) == ["settings.json"]

@@ -1,0 +1,255 @@
+"""A full disk, a read-only file or folder, a file this user may not open: each told as such.
+
+The operating system must really refuse, so the storage is used from a child process run as
+an unprivileged user: when the tests run as root (whose writes file modes do not stop), the
+child runs as ``nobody`` on a workspace handed to ``nobody``. The full disk is a real, small
+tmpfs when the tests may mount one (root); otherwise SQLite's own page limit
+(``PRAGMA max_page_count``) makes the same SQLITE_FULL happen in the same write path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.errors import (
+    CorruptDatabaseError,
+    StorageFullError,
+    StoragePermissionError,
+    StorageReadOnlyError,
+)
+from engine.messages import UserMessage
+from engine.storage import SQLiteSessionStorage
+
+USE_STORAGE = Path(__file__).parent / "storage_helpers" / "use_storage.py"
+AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+NOBODY = 65534
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Iterator[Path]:
+    """A folder the unprivileged child owns (under /tmp when root: tmp_path is root's 0700)."""
+    if not AS_ROOT:
+        yield tmp_path
+        return
+    folder = Path(tempfile.mkdtemp(prefix="continuo-refusals-"))
+    os.chmod(folder, 0o755)
+    os.chown(folder, NOBODY, NOBODY)
+    try:
+        yield folder
+    finally:
+        for path in (folder, *folder.rglob("*")):
+            with contextlib.suppress(OSError):
+                os.chmod(path, 0o700)
+        shutil.rmtree(folder)
+
+
+def use_storage(path: Path) -> dict[str, Any]:
+    """Open `path` and append a message in an unprivileged child; return what it reported."""
+    # setpriv (util-linux) drops every privilege: uid, gid, groups and capabilities.
+    drop = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    done = subprocess.run(
+        [*(drop if AS_ROOT else []), sys.executable, str(USE_STORAGE), str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+async def good_database(path: Path) -> str:
+    """Write a real database at `path`, owned by the child's user; return its digest."""
+    s = SQLiteSessionStorage(path)
+    await s.append("s", "r", UserMessage(content="kept"))
+    await s.close()
+    if AS_ROOT:
+        os.chown(path, NOBODY, NOBODY)
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
+    return hashlib.sha256(path.read_bytes()).hexdigest()  # noqa: ASYNC240 - a small file
+
+
+def assert_untouched(path: Path, digest: str) -> None:
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest, "a refused file changed"
+    beside = sorted(p.name for p in path.parent.iterdir())
+    assert beside == [path.name], f"files were created beside a refused file: {beside}"
+
+
+async def test_read_only_file_is_refused_as_read_only_not_damaged(workspace: Path) -> None:
+    path = workspace / "continuo.sqlite3"
+    digest = await good_database(path)
+    os.chmod(path, 0o444)
+    result = use_storage(path)
+    assert result["error"] == StorageReadOnlyError.__name__, result
+    assert result["message"] == str(StorageReadOnlyError(str(path), "the file is read-only"))
+    assert "damaged" not in result["message"] and "move it aside" not in result["message"]
+    assert_untouched(path, digest)
+
+
+async def test_read_only_folder_is_refused_naming_the_folder(workspace: Path) -> None:
+    folder = workspace / "data"
+    folder.mkdir()
+    path = folder / "continuo.sqlite3"
+    digest = await good_database(path)
+    if AS_ROOT:
+        os.chown(folder, NOBODY, NOBODY)
+    os.chmod(folder, 0o555)
+    result = use_storage(path)
+    assert result["error"] == StorageReadOnlyError.__name__, result
+    assert f"its folder {folder} is read-only" in result["message"]
+    assert CorruptDatabaseError.__name__ not in result["message"]
+    assert_untouched(path, digest)
+
+
+async def test_file_this_user_may_not_read_is_a_permission_error(workspace: Path) -> None:
+    path = workspace / "continuo.sqlite3"
+    digest = await good_database(path)
+    os.chmod(path, 0o000)
+    result = use_storage(path)
+    assert result["error"] == StoragePermissionError.__name__, result
+    assert result["message"].startswith(f"The conversation file {path} cannot be opened: ")
+    assert "this user may not read it" in result["message"]
+    os.chmod(path, 0o600)
+    assert_untouched(path, digest)
+
+
+async def test_folder_that_cannot_be_created_is_read_only(workspace: Path) -> None:
+    parent = workspace / "locked"
+    parent.mkdir()
+    if AS_ROOT:
+        os.chown(parent, NOBODY, NOBODY)
+    os.chmod(parent, 0o555)
+    path = parent / "data" / "continuo.sqlite3"
+    result = use_storage(path)
+    assert result["error"] == StorageReadOnlyError.__name__, result
+    assert f"its folder {path.parent} could not be created" in result["message"]
+    assert not path.parent.exists()
+
+
+# ---------------------------------------------------------------------------- a full disk
+
+
+@contextlib.contextmanager
+def small_tmpfs(where: Path) -> Iterator[bool]:
+    """Mount a 1 MB tmpfs at `where`; yield False (mounting nothing) when not permitted."""
+    where.mkdir()
+    try:
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(where)],
+            capture_output=True,
+            check=False,
+        )
+    except OSError:
+        yield False
+        return
+    if done.returncode != 0:
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=True)
+
+
+def fill(folder: Path) -> Path:
+    """Fill the file system of `folder` with one file; return it."""
+    filler = folder / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        while os.write(fd, b"\0" * 4096) == 4096:
+            pass
+    except OSError as exc:
+        assert exc.errno == errno.ENOSPC, exc
+    finally:
+        os.close(fd)
+    return filler
+
+
+@pytest.fixture
+async def full_disk(tmp_path: Path) -> AsyncIterator[tuple[SQLiteSessionStorage, Any]]:
+    """A storage on a disk that is full; yields it and a function that frees space."""
+    with small_tmpfs(tmp_path / "disk") as mounted:
+        path = tmp_path / "disk" / "continuo.sqlite3"
+        storage = SQLiteSessionStorage(path)
+        try:
+            await storage.append("s", "r", UserMessage(content="before the disk filled"))
+            yield storage, await disk_filled(storage, mounted)
+        finally:
+            await storage.close()
+
+
+async def disk_filled(storage: SQLiteSessionStorage, mounted: bool) -> Any:
+    """Fill the disk under `storage`; return a coroutine function that frees space again."""
+    if mounted:
+        filler = fill(storage.path.parent)
+
+        async def free() -> None:
+            filler.unlink()
+
+        return free
+    db = storage._db
+    assert db is not None
+    pages = (await db.execute_fetchall("PRAGMA page_count"))[0][0]
+    await db.execute(f"PRAGMA max_page_count = {pages}")
+
+    async def raise_limit() -> None:
+        await db.execute("PRAGMA max_page_count = 1073741823")
+
+    return raise_limit
+
+
+async def test_full_disk_says_so_and_the_next_write_works_once_space_is_freed(
+    full_disk: tuple[SQLiteSessionStorage, Any],
+) -> None:
+    storage, free = full_disk
+    big = "words " * 50_000  # 300 KB: more than the disk has left
+    with pytest.raises(StorageFullError) as caught:
+        for _ in range(8):
+            await storage.append("s", "r", UserMessage(content=big))
+    text = str(caught.value)
+    assert text == (
+        f"The disk holding the conversation file {storage.path} is full, so the last change "
+        "was not saved. Free some space on that disk, then resume."
+    )
+    for host_word in ("button", "Settings", "window"):
+        assert host_word not in text
+    assert [m.content for m in await storage.load("s")][0] == "before the disk filled"
+    await free()
+    await storage.append("s", "r", UserMessage(content="after freeing space"))
+    assert (await storage.load("s"))[-1].content == "after freeing space"
+
+
+# ---------------------------------------------------------------------------- the mapping
+
+
+async def test_raw_sqlite_errors_map_to_distinct_errors(tmp_path: Path) -> None:
+    from engine.errors import StorageIOError
+    from engine.storage.files import storage_error
+
+    path = tmp_path / "x.sqlite3"
+    seen = {}
+    for code, name in ((13, "SQLITE_FULL"), (8, "SQLITE_READONLY"), (10, "SQLITE_IOERR")):
+        exc = sqlite3.OperationalError(name)
+        exc.sqlite_errorcode = code  # type: ignore[attr-defined]
+        exc.sqlite_errorname = name  # type: ignore[attr-defined]
+        seen[name] = type(storage_error(exc, path))
+    assert seen == {
+        "SQLITE_FULL": StorageFullError,
+        "SQLITE_READONLY": StorageReadOnlyError,
+        "SQLITE_IOERR": StorageIOError,
+    }
