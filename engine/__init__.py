@@ -13,6 +13,7 @@ from .errors import (
     AgentResumeError,
     ContinuoError,
     CorruptDatabaseError,
+    ErrorAction,
     NewerSchemaError,
     ProviderAuthError,
     ProviderConnectionError,
@@ -57,6 +58,7 @@ from .model import (
     ToolSpec,
 )
 from .resume import ResumeKind, ResumePoint
+from .sentences import describe_stop
 from .stop import StopInfo, StopReason
 from .storage import LeaseHolder, SessionInfo, SQLiteSessionExtension, SQLiteSessionStorage
 from .tools import Tool, tool
@@ -73,6 +75,7 @@ __all__ = [
     "AssistantMessage",
     "ContinuoError",
     "CorruptDatabaseError",
+    "ErrorAction",
     "Extension",
     "Goal",
     "GoalVerdict",
@@ -120,6 +123,7 @@ __all__ = [
     "UnknownMessageTypeError",
     "Usage",
     "UserMessage",
+    "describe_stop",
     "message_from_dict",
     "message_from_json",
     "message_to_dict",

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import CorruptDatabaseError, NewerSchemaError, StorageError
+from ..errors import CorruptDatabaseError, ErrorAction, NewerSchemaError, StorageError
 
 __all__ = [
     "APPLICATION_ID",
@@ -147,12 +147,13 @@ def prepare_database(path: Path, *, busy_timeout: float = 5.0) -> int:
         except sqlite3.OperationalError as exc:
             if not _is_busy(exc):
                 raise StorageError(
-                    f"The conversation file {path} could not be opened: {exc}."
+                    key="storage.cannot_open", params={"path": str(path), "detail": str(exc)}
                 ) from exc
             if time.monotonic() > deadline:
                 raise StorageError(
-                    f"The conversation file {path} is locked by another program; try again "
-                    "in a moment, or close the other program."
+                    key="storage.locked",
+                    params={"path": str(path)},
+                    action=ErrorAction.CLOSE_OTHER,
                 ) from exc
         # Another connection is creating or migrating the same file. SQLite answers BUSY at
         # once (without its busy handler) when two connections race to switch a new file to

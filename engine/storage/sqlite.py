@@ -39,12 +39,14 @@ import aiosqlite
 from ..errors import (
     AgentBusyError,
     CorruptDatabaseError,
+    ErrorAction,
     SessionExistsError,
     StorageError,
     UnknownMessageTypeError,
 )
 from ..extensions import StoredMessage
 from ..messages import Message, UserMessage, message_from_json, message_to_json
+from ..text import clean, clean_data
 from .lease import Lease, LeaseHolder, ProcessIdentity, holder_is_gone
 from .migrations import is_corruption, prepare_database
 
@@ -136,7 +138,7 @@ class SQLiteSessionStorage:
         if self._db is not None:
             return self._db
         if self._finished:
-            raise StorageError(f"The conversation file {self.path} was closed; open it again.")
+            raise StorageError(key="storage.closed", params={"path": str(self.path)})
         if self._opening is None:
             self._opening = asyncio.get_running_loop().create_task(self._open())
         opening = self._opening
@@ -150,7 +152,7 @@ class SQLiteSessionStorage:
                 self._opening = None  # let a later call try again (the file may be fixed)
             raise
         if self._finished:  # close() ran meanwhile and closed this very connection
-            raise StorageError(f"The conversation file {self.path} was closed; open it again.")
+            raise StorageError(key="storage.closed", params={"path": str(self.path)})
         self._db = db
         return db
 
@@ -183,7 +185,8 @@ class SQLiteSessionStorage:
             SessionExistsError: a conversation with this id already exists.
         """
         sid = session_id if session_id is not None else uuid.uuid4().hex
-        meta = dict(metadata or {})
+        meta = clean_data(dict(metadata or {}))
+        title = clean(title) if title is not None else None
         now = time.time()
 
         async def body(db: aiosqlite.Connection) -> SessionInfo:
@@ -221,6 +224,7 @@ class SQLiteSessionStorage:
         Raises:
             StorageError: there is no conversation with this id.
         """
+        title = clean(title) if title is not None else None
 
         async def body(db: aiosqlite.Connection) -> None:
             cursor = await db.execute(
@@ -239,7 +243,7 @@ class SQLiteSessionStorage:
         Raises:
             StorageError: there is no conversation with this id.
         """
-        changes = dict(mapping)
+        changes = clean_data(dict(mapping))
 
         async def body(db: aiosqlite.Connection) -> dict[str, Any]:
             rows = await db.execute_fetchall(
@@ -283,7 +287,12 @@ class SQLiteSessionStorage:
         Returns:
             The message's sequence number in the conversation (1 for the first).
         """
-        body_json = message_to_json(message)
+        try:
+            body_json = message_to_json(message)
+        except (TypeError, ValueError) as exc:  # e.g. provider_data that is not JSON
+            raise StorageError(
+                key="storage.unwritable_value", params={"path": str(self.path), "detail": str(exc)}
+            ) from exc
         title = _title_from(message) if isinstance(message, UserMessage) else None
 
         async def body(db: aiosqlite.Connection) -> int:
@@ -478,17 +487,23 @@ class SQLiteSessionStorage:
         """Turn SQLite's errors into `StorageError`s that name the file."""
         try:
             yield
+        except (UnicodeError, OverflowError, sqlite3.InterfaceError) as exc:
+            # Values SQLite cannot take (text that is not storable, a number too large): a
+            # write that did not happen is a StorageError, never a silent drop.
+            raise StorageError(
+                key="storage.unwritable_value", params={"path": str(self.path), "detail": str(exc)}
+            ) from exc
         except sqlite3.DatabaseError as exc:
             if is_corruption(exc):
                 raise CorruptDatabaseError(str(self.path), str(exc)) from exc
             if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF in (5, 6):  # BUSY, LOCKED
                 raise StorageError(
-                    f"The conversation file {self.path} is locked by another program; "
-                    "try again in a moment, or close the other program."
+                    key="storage.locked",
+                    params={"path": str(self.path)},
+                    action=ErrorAction.CLOSE_OTHER,
                 ) from exc
             raise StorageError(
-                f"The conversation file {self.path} could not be used: {exc}. "
-                "Check that the disk has space and the file is writable."
+                key="storage.unusable", params={"path": str(self.path), "detail": str(exc)}
             ) from exc
 
     def _stored(self, row: Any, session_id: str) -> StoredMessage:
@@ -520,7 +535,9 @@ class SQLiteSessionStorage:
 
     def _missing(self, session_id: str) -> StorageError:
         return StorageError(
-            f"There is no conversation {session_id!r} in {self.path}; it may have been deleted."
+            key="storage.missing",
+            params={"session_id": repr(session_id), "path": str(self.path)},
+            action=ErrorAction.NONE,
         )
 
 
