@@ -365,7 +365,8 @@ class MainWindow(QMainWindow):
         self.send_button.setToolTip(self.tr("Send (Enter)"))
         self.stop_button.setText(self.tr("Stop"))
         self.stop_button.setAccessibleName(self.tr("Stop"))
-        self.stop_button.setToolTip(self.tr("Stop the answer (Esc); what arrived is kept"))
+        # No promise that what arrived is kept: that is said after the write, when it was.
+        self.stop_button.setToolTip(self.tr("Stop the answer (Esc)"))
         self.new_action.setText(self.tr("&New chat"))
         self.rename_action.setText(self.tr("&Rename…"))
         self.delete_action.setText(self.tr("&Delete…"))
