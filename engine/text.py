@@ -13,7 +13,8 @@ This module owns the two rules that prevent it:
 - `TextJoiner` does the same for a stream of deltas, incrementally: a delta that ends in a
   high surrogate keeps it back until the next delta says whether its low half follows.
 
-Both cost one regular-expression scan of text without surrogates (the usual case).
+Both cost nothing for ASCII text (CPython knows a string is ASCII) and one regular-expression
+scan for other text without surrogates (the usual case).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ _HIGH_FIRST, _HIGH_LAST = 0xD800, 0xDBFF
 
 def clean(text: str) -> str:
     """Return ``text`` with surrogate pairs joined and lone surrogates replaced by U+FFFD."""
-    if _SURROGATE.search(text) is None:
+    if text.isascii() or _SURROGATE.search(text) is None:  # isascii() is O(1) in CPython
         return text
     # UTF-16 round trip: "surrogatepass" writes each surrogate as its code unit, so a pair
     # decodes to the character it encodes and a lone unit decodes (with "replace") to U+FFFD.
@@ -73,7 +74,7 @@ class TextJoiner:
         if self._held:
             delta = self._held + delta
             self._held = ""
-        if _SURROGATE.search(delta) is None:
+        if delta.isascii() or _SURROGATE.search(delta) is None:
             return delta
         if _ends_high(delta):
             self._held = delta[-1]
