@@ -49,6 +49,14 @@ def english(qapp: QApplication) -> Iterator[None]:
     install_translator(qapp, "en")
 
 
+async def _open(data_dir: Any, store: Any) -> Any:
+    """Open the window and wait for its model list: a listing cancelled mid-connect as the
+    test ends would finish outside the event loop."""
+    window = await open_window(data_dir, settings_store=store)
+    await until(lambda: window.model_picker.count() > 0, what="the models to be listed")
+    return window
+
+
 def _answers(window: Any) -> list[Any]:
     model = window.transcript.model()
     return [i for i in model.items() if i.kind is ItemKind.ASSISTANT] if model else []
@@ -66,7 +74,7 @@ async def test_resume_tooltip_and_kept_error_follow_the_window_language(
         await storage.update_metadata("s", {"last_error": KEY_REFUSED})
     finally:
         await storage.close()
-    window = await open_window(tmp_path, settings_store=store)
+    window = await _open(tmp_path, store)
     await until(lambda: window.resume_button.isVisible(), what="the Resume button")
     assert window.resume_button.toolTip() == STOPPED_EN
     assert window.error_banner.toolTip() == "Loopback refused the API key (401). Check the key."
@@ -88,7 +96,7 @@ async def test_a_cut_off_answer_that_was_stored_says_saved(
 ) -> None:
     provider_server.script(Turn(text="word " * 40, chunk_size=10, fault=Fault.RESET, fault_after=5))
     store = await seed_provider(tmp_path, provider_server)
-    window = await open_window(tmp_path, settings_store=store)
+    window = await _open(tmp_path, store)
     window.composer.setPlainText("Tell me")
     window.send_button.click()
     await until(lambda: window.error_banner.isVisible(), what="the error")
@@ -111,7 +119,7 @@ async def test_a_cut_off_answer_that_could_not_be_stored_says_so(
         Turn(text="long words " * 20000, chunk_size=50000, fault=Fault.STALL_MIDSTREAM, fault_after=3)
     )
     store = await seed_provider(tmp_path, provider_server)
-    window = await open_window(tmp_path, settings_store=store)
+    window = await _open(tmp_path, store)
     window.composer.setPlainText("Tell me")
     window.send_button.click()
     await until(lambda: _answers(window) and _answers(window)[-1].text, what="text arriving")
