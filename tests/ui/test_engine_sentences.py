@@ -116,7 +116,9 @@ async def test_a_cut_off_answer_that_could_not_be_stored_says_so(
     # limit (SQLite's max_page_count: a real "database or disk is full"); then the
     # connection breaks, and the partial answer (100 KB) cannot be written.
     provider_server.script(
-        Turn(text="long words " * 20000, chunk_size=50000, fault=Fault.STALL_MIDSTREAM, fault_after=3)
+        Turn(
+            text="long words " * 20000, chunk_size=50000, fault=Fault.STALL_MIDSTREAM, fault_after=3
+        )
     )
     store = await seed_provider(tmp_path, provider_server)
     window = await _open(tmp_path, store)
