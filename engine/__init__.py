@@ -13,6 +13,7 @@ from .errors import (
     AgentResumeError,
     ContinuoError,
     CorruptDatabaseError,
+    ErrorAction,
     LeaseLostError,
     NewerSchemaError,
     ProviderAuthError,
@@ -62,6 +63,7 @@ from .model import (
     ToolSpec,
 )
 from .resume import ResumeKind, ResumePoint
+from .sentences import describe_stop
 from .stop import StopInfo, StopReason
 from .storage import LeaseHolder, SessionInfo, SQLiteSessionExtension, SQLiteSessionStorage
 from .tools import Tool, tool
@@ -78,6 +80,7 @@ __all__ = [
     "AssistantMessage",
     "ContinuoError",
     "CorruptDatabaseError",
+    "ErrorAction",
     "Extension",
     "Goal",
     "GoalVerdict",
@@ -130,6 +133,7 @@ __all__ = [
     "UnknownMessageTypeError",
     "Usage",
     "UserMessage",
+    "describe_stop",
     "message_from_dict",
     "message_from_json",
     "message_to_dict",

@@ -33,12 +33,14 @@ from typing import Any
 from .drafts import DRAFT_INTERVAL, DraftWriter, app_stopped_stop
 from .errors import (
     AgentResumeError,
+    ContinuoError,
     LeaseLostError,
     ProviderConnectionError,
     ProviderError,
     ProviderResponseError,
     ProviderTimeoutError,
     StepLimitError,
+    StorageError,
 )
 from .events import AgentEvent, AgentEventType
 from .extensions import InMemoryHistory, RunContext, StoredMessage, ToolDenial
@@ -63,7 +65,9 @@ from .resume import (
     interrupted_tool_result,
     resume_notice,
 )
+from .sentences import sentence
 from .stop import StopInfo, StopReason
+from .text import TextJoiner, clean
 from .tools import Tool, ToolArgumentError, as_tool, result_text
 
 __all__ = ["Agent", "AgentRunConfig"]
@@ -81,6 +85,9 @@ class AgentRunConfig:
         options: generation options passed to the model.
         draft_interval: seconds between saves of a streaming step's draft (with a store
             that keeps drafts); a kill loses at most about this much of the answer.
+        language: the language of sentences for people the engine writes for this session
+            (``ResumePoint.description``): ``"en"`` or ``"zh_CN"`` (`engine.sentences`).
+            Errors carry their own key and render in any language (``error.sentence``).
     """
 
     session_id: str
@@ -88,6 +95,7 @@ class AgentRunConfig:
     max_steps: int = field(default=50, kw_only=True)
     max_pauses: int = field(default=5, kw_only=True)
     options: ModelOptions = field(default_factory=ModelOptions, kw_only=True)
+    language: str = field(default="en", kw_only=True)
     draft_interval: float = field(default=DRAFT_INTERVAL, kw_only=True)
 
     def __post_init__(self) -> None:
@@ -188,7 +196,7 @@ class Agent:
             if draft is not None:
                 reader = _with_draft(reader, draft)
         try:
-            return await find_resume_point(reader)
+            return await find_resume_point(reader, cfg.language)
         except AgentResumeError:
             return None
 
@@ -249,7 +257,7 @@ class Agent:
                 await self._append(ctx, user)
                 yield AgentEvent.message_appended(sid, rid, user)
             else:
-                point = await find_resume_point(_list_reader(ctx.messages))
+                point = await find_resume_point(_list_reader(ctx.messages), cfg.language)
                 for added in _resume_additions(point):
                     await self._append(ctx, added)
                     yield AgentEvent.message_appended(sid, rid, added)
@@ -314,13 +322,24 @@ class Agent:
                 ) from None
             except BaseException as exc:
                 partial = step.partial(exc)
+                not_saved: StorageError | None = None
                 if partial is not None:
-                    await _finish(self._append(ctx, partial))
+                    try:
+                        await _finish(self._append(ctx, partial))
+                    except StorageError as failed:
+                        not_saved = failed
                 if isinstance(exc, Exception):
-                    if partial is not None:
+                    if partial is not None and not_saved is None:
                         yield AgentEvent.message_appended(sid, rid, partial)
                     stop = partial.stop if partial is not None else _fault_stop(exc, ())
-                    yield AgentEvent.model_stopped(sid, rid, stop, partial, exc)  # type: ignore[arg-type]
+                    # The event carries the partial only when it was stored.
+                    kept = partial if not_saved is None else None
+                    yield AgentEvent.model_stopped(sid, rid, stop, kept, exc)  # type: ignore[arg-type]
+                if not_saved is not None:
+                    # What arrived is lost: that is the news, and no sentence may say
+                    # "saved". Raised even for a Stop (instead of CancelledError), so the
+                    # host never reports a partial as kept that is not.
+                    raise not_saved from exc
                 raise
             message = step.stored
             stop = message.stop
@@ -457,7 +476,7 @@ class Agent:
         ``ctx.messages`` gets the message exactly when the store has it, also when the
         cancellation is re-raised afterwards, so clean-up knows what is stored.
         """
-        write = asyncio.ensure_future(self.store.append(ctx, message))
+        write = asyncio.ensure_future(_stored(self.store.append(ctx, message)))
         try:
             await asyncio.shield(write)
         except asyncio.CancelledError:
@@ -551,6 +570,11 @@ class _Step:
         self.model = model
         self.text: list[str] = []
         self.reasoning: list[str] = []
+        # Deltas are joined so a surrogate pair split across two events is one character
+        # again (engine.text): events and the partial only ever carry storable text.
+        self._text = TextJoiner()
+        self._reasoning = TextJoiner()
+        self._arguments: dict[int, TextJoiner] = {}
         self.call_names: dict[int, str] = {}
         self.got_output = False
         self.stored: AssistantMessage | None = None  # type: ignore[assignment]
@@ -570,27 +594,43 @@ class _Step:
                 if kind is ModelEventKind.TEXT:
                     if event.delta:
                         self.got_output = True
-                        self.text.append(event.delta)
-                        if drafts is not None:
-                            drafts.changed()
-                        yield AgentEvent.text_delta(sid, rid, event.delta)
+                        piece = self._text.feed(event.delta)
+                        if piece:
+                            self.text.append(piece)
+                            if drafts is not None:
+                                drafts.changed()
+                            yield AgentEvent.text_delta(sid, rid, piece)
                 elif kind is ModelEventKind.REASONING:
                     if event.delta:
                         self.got_output = True
-                        self.reasoning.append(event.delta)
-                        if drafts is not None:
-                            drafts.changed()
-                        yield AgentEvent.reasoning_delta(sid, rid, event.delta)
+                        piece = self._reasoning.feed(event.delta)
+                        if piece:
+                            self.reasoning.append(piece)
+                            if drafts is not None:
+                                drafts.changed()
+                            yield AgentEvent.reasoning_delta(sid, rid, piece)
                 elif kind is ModelEventKind.TOOL_CALL_DELTA and event.tool_call is not None:
                     self.got_output = True
                     delta = event.tool_call
                     if delta.name:
-                        self.call_names[delta.index] = delta.name
+                        self.call_names[delta.index] = clean(delta.name)
                         if drafts is not None:
                             drafts.changed()  # the draft names the call it withholds
+                    joiner = self._arguments.setdefault(delta.index, TextJoiner())
+                    arguments = joiner.feed(delta.arguments)
+                    name = clean(delta.name) if delta.name else delta.name
+                    if arguments != delta.arguments or name != delta.name:
+                        delta = replace(delta, name=name, arguments=arguments)
                     yield AgentEvent.tool_call_delta(sid, rid, delta)
                 elif kind is ModelEventKind.COMPLETED:
                     response = event.response
+                    # A high surrogate still held never got its low half: it shows as U+FFFD.
+                    if piece := self._text.flush():
+                        self.text.append(piece)
+                        yield AgentEvent.text_delta(sid, rid, piece)
+                    if piece := self._reasoning.flush():
+                        self.reasoning.append(piece)
+                        yield AgentEvent.reasoning_delta(sid, rid, piece)
                     break
         finally:
             # The draft stops before the step's message is stored, so no draft write can
@@ -602,16 +642,13 @@ class _Step:
                 await _finish(aclose())
         if response is None:
             raise ProviderResponseError(
-                "The model's stream ended without a final response; the answer may be "
-                "incomplete. Resume to try again.",
+                key="agent.no_final_response",
                 provider=getattr(self.model, "provider_name", "the provider"),
             )
         self.stored = _normalise(response, self.model)
         if self.stored.stop is not None and self.stored.stop.reason is StopReason.INTERRUPTED:
             stop = self.stored.stop
-            raise _Interrupted(
-                stop.message or "The provider reported an error in the middle of the answer."
-            )
+            raise _Interrupted(stop.message or sentence("stop.provider_error"))
 
     def response_for(self, message: AssistantMessage) -> ModelResponse:
         return ModelResponse(message=message, stop=message.stop, usage=message.usage)
@@ -636,8 +673,8 @@ class _Step:
             return None
         names = [self.call_names[i] for i in sorted(self.call_names)]
         return AssistantMessage(
-            content="".join(self.text),
-            reasoning="".join(self.reasoning),
+            content="".join(self.text) + self._text.flush(),
+            reasoning="".join(self.reasoning) + self._reasoning.flush(),
             stop=_fault_stop(exc, names),
             model=_model_name(self.model),
         )
@@ -646,20 +683,17 @@ class _Step:
 def _fault_stop(exc: BaseException, withheld: Sequence[str]) -> StopInfo:
     details = {"withheld_tool_calls": list(withheld)} if withheld else {}
     if isinstance(exc, asyncio.CancelledError | GeneratorExit):
-        raw, text = "cancelled", "You stopped this answer before it finished."
+        raw, text = "cancelled", sentence("stop.cancelled")
     elif isinstance(
         exc, ProviderConnectionError | ProviderTimeoutError | OSError
     ) or _is_httpx_transport_error(exc):
-        raw, text = (
-            "network_error",
-            "The connection to the provider broke before the answer finished.",
-        )
+        raw, text = "network_error", sentence("stop.network_error")
     else:
         raw = "provider_error"
         text = (
             str(exc)
             if isinstance(exc, ProviderError)
-            else (f"The answer was cut off by an error ({type(exc).__name__}).")
+            else sentence("stop.error", name=type(exc).__name__)
         )
     return StopInfo(StopReason.INTERRUPTED, raw=raw, message=text, details=details)
 
@@ -735,6 +769,23 @@ def _has(obj: Any, name: str) -> bool:
 
 async def _maybe_await(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
+
+
+async def _stored(append: Any) -> None:
+    """Await a store's append; any failure to store becomes a `StorageError`.
+
+    A storage extension may be any object with ``append``: whatever it raises, the message
+    was not stored, and the host must hear it as such (never a silent drop). The engine's
+    own errors (a lost lease) pass unchanged.
+    """
+    try:
+        await _maybe_await(append)
+    except ContinuoError:
+        raise
+    except Exception as exc:
+        raise StorageError(
+            key="storage.append_failed", params={"detail": f"{type(exc).__name__}: {exc}"}
+        ) from exc
 
 
 async def _finish(awaitable: Any) -> Any:

@@ -26,6 +26,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 
 from .messages import AssistantMessage
+from .sentences import sentence
 from .stop import StopInfo, StopReason
 
 __all__ = ["APP_STOPPED_TEXT", "DRAFT_INTERVAL", "DraftWriter", "app_stopped_stop"]
@@ -36,8 +37,9 @@ _log = logging.getLogger(__name__)
 #: a second before a kill is on disk even counting the write itself.
 DRAFT_INTERVAL = 0.8
 
-#: The stop message of an answer recovered from a draft.
-APP_STOPPED_TEXT = "The app stopped before this answer finished."
+#: The stop message of an answer recovered from a draft (English, as stored; a host shows
+#: `describe_stop` in its own language).
+APP_STOPPED_TEXT = sentence("stop.app_stopped")
 
 
 def app_stopped_stop(withheld_tool_calls: Sequence[str] = ()) -> StopInfo:

@@ -27,14 +27,21 @@ ContinuoError
          └─ ProviderContextLengthError
 ```
 
-Each message says what happened and what to do, in words a person understands. No message
-ever contains a credential: adapters build messages from status, provider name and the
-provider's own error text, never from request headers.
+Each message says what happened and what helps, in words a person understands and that fit
+any host (no "Settings", no "window"). ``str(error)`` is English; `ContinuoError.sentence`
+renders the same sentence in another language from the error's catalog key and parameters
+(`engine.sentences`), and `ContinuoError.action` is an `ErrorAction` a host turns into its
+own words (a link to its settings, a Resume button). No message ever contains a credential:
+adapters build messages from status, provider name and the provider's own error text, never
+from request headers.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
+
+from .sentences import ErrorAction, sentence
 
 __all__ = [
     "AgentBusyError",
@@ -42,6 +49,7 @@ __all__ = [
     "AgentResumeError",
     "ContinuoError",
     "CorruptDatabaseError",
+    "ErrorAction",
     "LeaseLostError",
     "NewerSchemaError",
     "ProviderAuthError",
@@ -65,7 +73,39 @@ __all__ = [
 
 
 class ContinuoError(Exception):
-    """The root of every error the engine raises on purpose."""
+    """The root of every error the engine raises on purpose.
+
+    Args:
+        message: the English sentence; when None, rendered from ``key`` and ``params``.
+        key: the sentence's catalog key (`engine.sentences`), when it has one.
+        params: the values the sentence is filled with.
+        action: what helps; each class has a default.
+    """
+
+    #: what helps after this error, for the host to offer in its own words
+    action: ErrorAction = ErrorAction.NONE
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        key: str | None = None,
+        params: Mapping[str, Any] | None = None,
+        action: ErrorAction | None = None,
+    ) -> None:
+        self.key = key
+        self.params: dict[str, Any] = dict(params or {})
+        if action is not None:
+            self.action = action
+        if message is None:
+            message = sentence(key, "en", **self.params) if key is not None else ""
+        super().__init__(message)
+
+    def sentence(self, language: str | None = "en") -> str:
+        """The error's sentence in ``language`` (``"en"``, ``"zh_CN"``); English if untranslated."""
+        if self.key is None:
+            return str(self)
+        return sentence(self.key, language, **self.params)
 
 
 # ---------------------------------------------------------------------------- agent
@@ -75,19 +115,9 @@ class AgentError(ContinuoError):
     """A request could not be carried out."""
 
 
-_RESUME_MESSAGES = {
-    "empty": "This conversation has no messages, so there is nothing to resume.",
-    "completed": "The last answer finished normally, so there is nothing to resume.",
-    "refused": "The model declined the last request; resuming would be declined again.",
-    "context_full": (
-        "The conversation filled the model's context window; start a new conversation "
-        "or shorten this one before going on."
-    ),
-    "unknown_stop": "The last answer stopped for a reason this version does not know.",
-    "malformed": (
-        "The conversation ends in a tool result that answers no tool call, so it cannot be resumed."
-    ),
-}
+_RESUME_REASONS = frozenset(
+    {"empty", "completed", "refused", "context_full", "unknown_stop", "malformed"}
+)
 
 
 class AgentResumeError(AgentError):
@@ -95,31 +125,36 @@ class AgentResumeError(AgentError):
 
     def __init__(self, reason: str, message: str | None = None) -> None:
         self.reason = reason
-        super().__init__(message or _RESUME_MESSAGES.get(reason, f"Cannot resume: {reason}."))
+        known = reason in _RESUME_REASONS
+        super().__init__(
+            message,
+            key=f"cannot_resume.{reason}" if known else "cannot_resume.other",
+            params={} if known else {"reason": reason},
+            action=ErrorAction.NEW_CONVERSATION if reason == "context_full" else ErrorAction.NONE,
+        )
 
 
 class AgentBusyError(AgentError):
     """Another request is running on this session; `.holder` describes it."""
 
+    action = ErrorAction.CLOSE_OTHER
+
     def __init__(self, session_id: str, holder: Any, message: str | None = None) -> None:
         self.session_id = session_id
         self.holder = holder
         super().__init__(
-            message
-            or f"Conversation {session_id!r} is busy in another request ({holder}); "
-            "wait for it to finish or close the other window."
+            message, key="agent.busy", params={"session_id": repr(session_id), "holder": holder}
         )
 
 
 class StepLimitError(AgentError):
     """The request reached `max_steps` model calls without a final answer."""
 
+    action = ErrorAction.RESUME
+
     def __init__(self, max_steps: int) -> None:
         self.max_steps = max_steps
-        super().__init__(
-            f"The request used all {max_steps} model steps without a final answer; "
-            "everything so far is saved, and Resume carries on from here."
-        )
+        super().__init__(key="agent.step_limit", params={"max_steps": max_steps})
 
 
 class ToolDefinitionError(AgentError):
@@ -132,51 +167,57 @@ class ToolDefinitionError(AgentError):
 class StorageError(ContinuoError):
     """The conversation store could not be read or written."""
 
+    action = ErrorAction.FREE_SPACE
+
 
 class SessionExistsError(StorageError):
     """A session with this id already exists."""
 
+    action = ErrorAction.NONE
+
     def __init__(self, session_id: str) -> None:
         self.session_id = session_id
-        super().__init__(f"A conversation with id {session_id!r} already exists.")
+        super().__init__(key="storage.exists", params={"session_id": repr(session_id)})
 
 
 class CorruptDatabaseError(StorageError):
     """The file is not a readable Continuo database; it is left untouched."""
 
+    action = ErrorAction.RESTORE_BACKUP
+
     def __init__(self, path: str, detail: str = "") -> None:
         self.path = path
-        extra = f" ({detail})" if detail else ""
         super().__init__(
-            f"The conversation file {path} is damaged or is not a Continuo database{extra}. "
-            "It was not changed; restore it from a backup or move it aside to start afresh."
+            key="storage.corrupt",
+            params={"path": path, "detail": f" ({detail})" if detail else ""},
         )
 
 
 class NewerSchemaError(StorageError):
     """The file was written by a newer version; it is refused, never downgraded."""
 
+    action = ErrorAction.UPDATE_APP
+
     def __init__(self, path: str, found: int, supported: int) -> None:
         self.path = path
         self.found = found
         self.supported = supported
         super().__init__(
-            f"The conversation file {path} was written by a newer Continuo (schema {found}, "
-            f"this version reads up to {supported}). It was not changed; update Continuo to "
-            "open it."
+            key="storage.newer", params={"path": path, "found": found, "supported": supported}
         )
 
 
 class UnknownMessageTypeError(StorageError):
     """A stored message has a type this version cannot read."""
 
+    action = ErrorAction.UPDATE_APP
+
     def __init__(self, type_name: object, path: str | None = None) -> None:
         self.type_name = type_name
         self.path = path
-        where = f" in {path}" if path else ""
         super().__init__(
-            f"A stored message{where} has the unknown type {type_name!r}; it may come from "
-            "a newer Continuo. Nothing was changed; update Continuo to open it."
+            key="storage.unknown_type",
+            params={"where": f" in {path}" if path else "", "type_name": repr(type_name)},
         )
 
 
@@ -190,61 +231,60 @@ class LeaseLostError(StorageError):
     `.holder` describes the new holder when known (a `LeaseHolder`), else None.
     """
 
+    action = ErrorAction.NONE
+
     def __init__(self, session_id: str, holder: Any = None) -> None:
         self.session_id = session_id
         self.holder = holder
-        who = f" ({holder})" if holder is not None else ""
         super().__init__(
-            f"Conversation {session_id!r} was taken over by another process{who} while this "
-            "request was paused, so this request stopped and saved nothing more. Open the "
-            "conversation again to see where it stands."
+            key="storage.lease_lost",
+            params={
+                "session_id": repr(session_id),
+                "who": f" ({holder})" if holder is not None else "",
+            },
         )
 
 
 class StorageFullError(StorageError):
     """The disk holding the file is full; nothing was written by the failed operation."""
 
+    action = ErrorAction.FREE_SPACE
+
     def __init__(self, path: str) -> None:
         self.path = path
-        super().__init__(
-            f"The disk holding the conversation file {path} is full, so the last change was "
-            "not saved. Free some space on that disk, then resume."
-        )
+        super().__init__(key="storage.full", params={"path": path})
 
 
 class StorageReadOnlyError(StorageError):
     """The file or its folder can be read but not written (`.reason` says which and why)."""
 
+    action = ErrorAction.CHECK_FOLDER
+
     def __init__(self, path: str, reason: str) -> None:
         self.path = path
         self.reason = reason
-        super().__init__(
-            f"The conversation file {path} cannot be written: {reason}. It was not changed; "
-            "make it writable (or choose another data folder) and try again."
-        )
+        super().__init__(key="storage.read_only", params={"path": path, "reason": reason})
 
 
 class StoragePermissionError(StorageError):
     """The file or its folder cannot be opened at all with this user's permissions."""
 
+    action = ErrorAction.CHECK_FOLDER
+
     def __init__(self, path: str, reason: str) -> None:
         self.path = path
         self.reason = reason
-        super().__init__(
-            f"The conversation file {path} cannot be opened: {reason}. It was not changed; "
-            "give your user access to it (or choose another data folder) and try again."
-        )
+        super().__init__(key="storage.permission", params={"path": path, "reason": reason})
 
 
 class StorageIOError(StorageError):
     """The operating system reported an error while reading or writing the file."""
 
+    action = ErrorAction.CHECK_FOLDER
+
     def __init__(self, path: str, detail: str) -> None:
         self.path = path
-        super().__init__(
-            f"The disk reported an error while using the conversation file {path} ({detail}). "
-            "Check that the disk is still connected and healthy, then try again."
-        )
+        super().__init__(key="storage.io", params={"path": path, "detail": detail})
 
 
 # ---------------------------------------------------------------------------- providers
@@ -258,18 +298,31 @@ class ProviderError(ContinuoError):
     """
 
     retryable: bool = False
+    action = ErrorAction.RESUME
 
-    def __init__(self, message: str, *, provider: str = "the provider") -> None:
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        provider: str = "the provider",
+        key: str | None = None,
+        params: Mapping[str, Any] | None = None,
+        action: ErrorAction | None = None,
+    ) -> None:
         self.provider = provider
-        super().__init__(message)
+        super().__init__(message, key=key, params=params, action=action)
 
 
 class ProviderConnectionError(ProviderError):
     """The provider could not be reached, or the connection broke."""
 
+    action = ErrorAction.CHECK_CONNECTION
+
 
 class ProviderTimeoutError(ProviderError):
     """The provider stopped answering within the time allowed."""
+
+    action = ErrorAction.CHECK_CONNECTION
 
 
 class ProviderResponseError(ProviderError):
@@ -279,29 +332,49 @@ class ProviderResponseError(ProviderError):
 class ProviderStatusError(ProviderError):
     """The provider answered with an HTTP error status (`.status`)."""
 
-    def __init__(self, message: str, *, status: int, provider: str = "the provider") -> None:
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        status: int,
+        provider: str = "the provider",
+        key: str | None = None,
+        params: Mapping[str, Any] | None = None,
+        action: ErrorAction | None = None,
+    ) -> None:
         self.status = status
-        super().__init__(message, provider=provider)
+        super().__init__(message, provider=provider, key=key, params=params, action=action)
 
 
 class ProviderAuthError(ProviderStatusError):
     """The key was refused (401) or lacks permission (403). Never retried."""
 
+    action = ErrorAction.CHECK_KEY
+
 
 class ProviderRateLimitError(ProviderStatusError):
     """Too many requests (429); `.retry_after` is the wait in seconds, when known."""
 
+    action = ErrorAction.WAIT
+
     def __init__(
         self,
-        message: str,
+        message: str | None = None,
         *,
         status: int = 429,
         provider: str = "the provider",
         retry_after: float | None = None,
+        key: str | None = None,
+        params: Mapping[str, Any] | None = None,
+        action: ErrorAction | None = None,
     ) -> None:
         self.retry_after = retry_after
-        super().__init__(message, status=status, provider=provider)
+        super().__init__(
+            message, status=status, provider=provider, key=key, params=params, action=action
+        )
 
 
 class ProviderContextLengthError(ProviderStatusError):
     """The request is longer than the model's context window."""
+
+    action = ErrorAction.NEW_CONVERSATION

@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 
 from .errors import UnknownMessageTypeError
 from .stop import StopInfo
+from .text import clean, clean_data
 
 __all__ = [
     "AssistantMessage",
@@ -57,7 +58,9 @@ class ToolCall:
     arguments: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "arguments", dict(self.arguments))
+        object.__setattr__(self, "id", clean(self.id))
+        object.__setattr__(self, "name", clean(self.name))
+        object.__setattr__(self, "arguments", clean_data(dict(self.arguments)))
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "arguments": dict(self.arguments)}
@@ -118,6 +121,9 @@ class SystemMessage(Message):
     type_name: ClassVar[str] = "system"
     content: str = ""
 
+    def __post_init__(self) -> None:
+        _clean_fields(self, "content")
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class UserMessage(Message):
@@ -125,6 +131,9 @@ class UserMessage(Message):
 
     type_name: ClassVar[str] = "user"
     content: str = ""
+
+    def __post_init__(self) -> None:
+        _clean_fields(self, "content")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -138,6 +147,9 @@ class InternalMessage(Message):
     type_name: ClassVar[str] = "internal"
     content: str = ""
     tag: str | None = None
+
+    def __post_init__(self) -> None:
+        _clean_fields(self, "content")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -161,7 +173,8 @@ class AssistantMessage(Message):
     def __post_init__(self) -> None:
         object.__setattr__(self, "tool_calls", tuple(self.tool_calls))
         object.__setattr__(self, "stop", StopInfo.coerce(self.stop))
-        object.__setattr__(self, "provider_data", dict(self.provider_data))
+        object.__setattr__(self, "provider_data", clean_data(dict(self.provider_data)))
+        _clean_fields(self, "content", "reasoning")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -173,6 +186,17 @@ class ToolMessage(Message):
     name: str = ""
     content: str = ""
     success: bool = True
+
+    def __post_init__(self) -> None:
+        _clean_fields(self, "content", "name")
+
+
+def _clean_fields(message: Message, *names: str) -> None:
+    """Make text fields storable where a message is built (see `engine.text`)."""
+    for name in names:
+        value = getattr(message, name)
+        if isinstance(value, str):
+            object.__setattr__(message, name, clean(value))
 
 
 _TYPES: dict[str, type[Message]] = {

@@ -42,6 +42,7 @@ from .messages import (
     ToolMessage,
     UserMessage,
 )
+from .sentences import sentence
 from .stop import StopInfo, StopReason
 
 __all__ = [
@@ -52,6 +53,9 @@ __all__ = [
     "interrupted_tool_result",
     "resume_notice",
 ]
+
+# The texts below are read by the model, not by a person: they keep the seed's exact English
+# words whatever language the host speaks (sentences for people are in engine.sentences).
 
 #: What the model reads for a call whose result is missing (the seed's exact words).
 INTERRUPTED_TOOL_TEXT = (
@@ -88,7 +92,8 @@ class ResumePoint:
 
     Attributes:
         kind: which row of the resume table applies.
-        description: one plain sentence for a person (the Resume button's tooltip).
+        description: one plain sentence for a person (the Resume button's tooltip), in the
+            language the host asked for (``AgentRunConfig.language``).
         unanswered_tool_calls: for RECOVER_TOOLS, the calls whose results are missing.
         stop: the stop of the last assistant message, when that is what decided the kind.
     """
@@ -119,12 +124,13 @@ TailReader = Callable[[int, int | None], Awaitable[Sequence[StoredMessage]]]
 _FIRST_PAGE, _MAX_PAGE = 2, 256
 
 
-async def find_resume_point(read_tail: TailReader) -> ResumePoint:
+async def find_resume_point(read_tail: TailReader, language: str = "en") -> ResumePoint:
     """Decide the resume point from the tail of a history.
 
     Args:
         read_tail: ``read_tail(limit, before_seq)`` returns up to ``limit`` stored records
             before ``before_seq`` (None: the end), oldest first.
+        language: the language of the point's description (`engine.sentences`).
 
     Raises:
         AgentResumeError: with the reason when there is nothing to resume.
@@ -153,12 +159,9 @@ async def find_resume_point(read_tail: TailReader) -> ResumePoint:
             raise AgentResumeError("empty")
     last = tail[-1]
     if isinstance(last, UserMessage | InternalMessage):
-        return ResumePoint(
-            ResumeKind.CALL_MODEL,
-            "The model never answered the last message; resuming will ask it again.",
-        )
+        return ResumePoint(ResumeKind.CALL_MODEL, sentence("resume.call_model", language))
     if isinstance(last, AssistantMessage):
-        return _from_assistant(last)
+        return _from_assistant(last, language)
     if not isinstance(last, ToolMessage):
         raise AgentResumeError("malformed")
     # A run of tool results: find the assistant message that asked for them.
@@ -181,59 +184,44 @@ async def find_resume_point(read_tail: TailReader) -> ResumePoint:
     answered = {result.tool_call_id for result in results}
     missing = tuple(call for call in asker.tool_calls if call.id not in answered)
     if not missing:
-        return ResumePoint(
-            ResumeKind.CALL_MODEL,
-            "The tools finished but the model has not seen their results yet; resuming will "
-            "send them to the model.",
-        )
-    return _recover(missing)
+        return ResumePoint(ResumeKind.CALL_MODEL, sentence("resume.tool_results", language))
+    return _recover(missing, language)
 
 
-def _recover(missing: tuple[ToolCall, ...]) -> ResumePoint:
+def _recover(missing: tuple[ToolCall, ...], language: str) -> ResumePoint:
     names = ", ".join(dict.fromkeys(call.name for call in missing))
-    noun = "tool" if len(missing) == 1 else "tools"
+    key = "resume.recover_tool" if len(missing) == 1 else "resume.recover_tools"
     return ResumePoint(
         ResumeKind.RECOVER_TOOLS,
-        f"The app stopped while the {noun} {names} ran; resuming will tell the model they may "
-        "or may not have finished, without running them again."
-        if len(missing) > 1
-        else f"The app stopped while the {noun} {names} ran; resuming will tell the model it "
-        "may or may not have finished, without running it again.",
+        sentence(key, language, names=names),
         unanswered_tool_calls=missing,
     )
 
 
-def _from_assistant(message: AssistantMessage) -> ResumePoint:
+#: the retry description for each raw code of an interrupted response
+_RETRY_KEYS = {
+    "cancelled": "resume.retry.cancelled",
+    "network_error": "resume.retry.network_error",
+    "app_stopped": "resume.retry.app_stopped",
+}
+
+
+def _from_assistant(message: AssistantMessage, language: str) -> ResumePoint:
     stop = message.stop
     if stop is None or stop.ok:
         if message.tool_calls:
-            return _recover(tuple(message.tool_calls))
+            return _recover(tuple(message.tool_calls), language)
         raise AgentResumeError("completed")
     reason = stop.reason
     if reason is StopReason.INTERRUPTED:
-        why = {
-            "cancelled": "The answer was stopped before it finished",
-            "network_error": "The connection broke before the answer finished",
-            "app_stopped": "The app stopped before the answer finished",
-        }.get(stop.raw or "", "The answer was cut off by an error")
-        return ResumePoint(
-            ResumeKind.RETRY_RESPONSE,
-            f"{why}; resuming will ask the model to write it again from the start.",
-            stop=stop,
-        )
+        key = _RETRY_KEYS.get(stop.raw or "", "resume.retry.error")
+        return ResumePoint(ResumeKind.RETRY_RESPONSE, sentence(key, language), stop=stop)
     if reason is StopReason.MAX_OUTPUT:
         return ResumePoint(
-            ResumeKind.CONTINUE_RESPONSE,
-            "The answer reached the output limit; resuming will ask the model to continue "
-            "where it stopped.",
-            stop=stop,
+            ResumeKind.CONTINUE_RESPONSE, sentence("resume.continue", language), stop=stop
         )
     if reason is StopReason.PAUSED:
-        return ResumePoint(
-            ResumeKind.CALL_MODEL,
-            "The provider paused this answer; resuming will let the model carry on.",
-            stop=stop,
-        )
+        return ResumePoint(ResumeKind.CALL_MODEL, sentence("resume.paused", language), stop=stop)
     if reason is StopReason.REFUSAL:
         raise AgentResumeError("refused")
     if reason is StopReason.CONTEXT_FULL:

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from .text import clean, clean_data
+
 __all__ = ["StopInfo", "StopReason"]
 
 
@@ -56,7 +58,11 @@ class StopInfo:
             except ValueError:
                 object.__setattr__(self, "raw", self.raw or str(self.reason))
                 object.__setattr__(self, "reason", StopReason.OTHER)
-        object.__setattr__(self, "details", dict(self.details))
+        object.__setattr__(self, "details", clean_data(dict(self.details)))
+        if self.message is not None:
+            object.__setattr__(self, "message", clean(self.message))
+        if self.raw is not None:
+            object.__setattr__(self, "raw", clean(self.raw))
 
     @property
     def ok(self) -> bool:

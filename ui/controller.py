@@ -39,26 +39,32 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from engine import (
     Agent,
-    AgentBusyError,
     AgentEventType,
     AgentResumeError,
     AgentRunConfig,
+    AssistantMessage,
     ContinuoError,
-    ProviderAuthError,
-    ProviderConnectionError,
-    ProviderContextLengthError,
-    ProviderError,
-    ProviderRateLimitError,
-    ProviderTimeoutError,
+    ErrorAction,
     SQLiteSessionExtension,
     SQLiteSessionStorage,
+    StopReason,
     UserMessage,
 )
+from engine.sentences import has_sentence, sentence
 
 from .models.sessions import SESSION_ID_ROLE, SessionListModel
 from .models.transcript import TranscriptModel
 
-__all__ = ["DB_FILE_NAME", "PAGE_SIZE", "Controller", "ModelChoice", "describe_error"]
+__all__ = [
+    "DB_FILE_NAME",
+    "KEPT_LOST",
+    "KEPT_SAVED",
+    "PAGE_SIZE",
+    "Controller",
+    "ModelChoice",
+    "describe_error",
+    "error_text",
+]
 
 log = logging.getLogger(__name__)
 
@@ -67,10 +73,6 @@ PAGE_SIZE = 60  #: messages loaded per page of a conversation's history
 
 #: Builds a model adapter for a provider config (or None: no provider) and a model id.
 ModelFactory = Callable[[Any, str | None], Awaitable[Any]]
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("Controller", text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,43 +84,60 @@ class ModelChoice:
     label: str
 
 
-def describe_error(exc: BaseException) -> tuple[str, str]:
-    """Say what went wrong in plain words, and which action helps.
+#: what was kept of the answer a failed request cut off (``last_error["kept"]``)
+KEPT_SAVED, KEPT_LOST = "saved", "lost"
+
+
+def describe_error(exc: BaseException, language: str = "en") -> tuple[str, str]:
+    """Say what went wrong in plain words, in ``language``, and which action helps.
+
+    The engine's errors carry their own sentence (in any language) and an `ErrorAction`;
+    the window adds its own words for the action (`MainWindow`), so they are not here.
 
     Returns:
-        ``(message, action)``; action is ``"settings"`` (open the provider settings),
-        ``"resume"`` (try again from where it stopped) or ``""``.
+        ``(message, action)``; action is an `ErrorAction` value (``"check_key"``,
+        ``"resume"``...), ``"settings"`` (no provider is set up) or ``""``.
     """
-    if isinstance(exc, ProviderAuthError):
-        return (
-            _tr("The provider refused the API key. Check the key in Settings."),
-            "settings",
-        )
-    if isinstance(exc, ProviderRateLimitError):
-        wait = f" ({int(exc.retry_after)} s)" if exc.retry_after else ""
-        return _tr(
-            "The provider is busy (too many requests). Wait a moment, then resume."
-        ) + wait, "resume"
-    if isinstance(exc, ProviderContextLengthError):
-        return _tr("The conversation is too long for this model. Start a new conversation."), ""
-    if isinstance(exc, ProviderConnectionError | ProviderTimeoutError):
-        return (
-            _tr(
-                "The connection to the provider broke. What arrived is saved; press Resume to carry on."
-            ),
-            "resume",
-        )
-    if isinstance(exc, AgentBusyError):
-        return _tr("This conversation is busy in another window. Close it there first."), ""
-    if isinstance(exc, ProviderError | ContinuoError):
-        return str(exc), "resume"
+    if isinstance(exc, _NoProvider):
+        return str(exc), "settings"
+    if isinstance(exc, ContinuoError):
+        return exc.sentence(language), exc.action.value
     if isinstance(exc, OSError):
-        return _tr(
-            "Could not reach the provider. Check the network and the provider's address in Settings."
-        ), "settings"
-    return _tr(
-        "Something went wrong ({name}). What arrived is saved; press Resume to carry on."
-    ).format(name=type(exc).__name__), "resume"
+        return QCoreApplication.translate(
+            "Controller", "Could not reach the provider."
+        ), ErrorAction.CHECK_CONNECTION.value
+    return QCoreApplication.translate("Controller", "Something went wrong ({name}).").format(
+        name=type(exc).__name__
+    ), "resume"
+
+
+def _error_record(exc: BaseException, language: str, kept: str) -> dict[str, Any]:
+    """What ``last_error`` keeps: enough to say it again in another language."""
+    message, action = describe_error(exc, language)
+    record: dict[str, Any] = {
+        "message": message,
+        "action": action,
+        "kind": type(exc).__name__,
+        "at": time.time(),
+        "kept": kept,
+    }
+    if isinstance(exc, ContinuoError) and exc.key is not None:
+        record["key"] = exc.key
+        record["params"] = {
+            k: v if isinstance(v, str | int | float) else str(v) for k, v in exc.params.items()
+        }
+    return record
+
+
+def error_text(record: dict[str, Any], language: str) -> str:
+    """A kept error's sentence in ``language`` (its own words when it has no catalog key)."""
+    key = record.get("key")
+    if isinstance(key, str) and has_sentence(key):
+        try:
+            return sentence(key, language, **dict(record.get("params") or {}))
+        except (KeyError, IndexError, ValueError):
+            pass  # a record from another version: its own words still say it
+    return str(record.get("message", ""))
 
 
 def _built(store: Any, config: Any, model: str | None) -> Any:
@@ -137,8 +156,9 @@ class Controller(QObject):
     currentChanged = Signal(str, object)  # noqa: N815
     #: (session id, ResumePoint or None, text when the lease is held elsewhere, else "")
     resumeChanged = Signal(str, object, str)  # noqa: N815
-    #: (session id, message, action) — message "" clears the banner
-    errorChanged = Signal(str, str, str)  # noqa: N815
+    #: (session id, message, action, kept) — message "" clears the banner; kept is
+    #: `KEPT_SAVED`, `KEPT_LOST` or "" (nothing of an answer was cut off)
+    errorChanged = Signal(str, str, str, str)  # noqa: N815
     busyChanged = Signal(str, bool)  # noqa: N815
     #: the model picker's entries changed: (list[ModelChoice], the current choice or None)
     modelsChanged = Signal(object, object)  # noqa: N815
@@ -180,6 +200,8 @@ class Controller(QObject):
         self._metadata: dict[str, dict[str, Any]] = {}
         self._open_generation = 0
         self.current: str | None = None
+        #: the language of the engine's sentences ("en", "zh_CN"): the window's (`set_language`)
+        self.language = "en"
         self.started = asyncio.Event()
         self._closed = False
 
@@ -205,7 +227,7 @@ class Controller(QObject):
         exc = task.exception()
         if exc is not None:
             log.error("background task %s failed: %s", task.get_name(), exc, exc_info=exc)
-            self.problem.emit(describe_error(exc)[0])
+            self.problem.emit(describe_error(exc, self.language)[0])
 
     def is_running(self, session_id: str) -> bool:
         return session_id in self._running
@@ -299,13 +321,10 @@ class Controller(QObject):
         self.currentChanged.emit(session_id, model)
         self.systemPromptChanged.emit(str(metadata.get("system_prompt") or ""))
         self._select_choice_for(metadata)
-        error = metadata.get("last_error") or {}
         if session_id not in self._running:
-            self.errorChanged.emit(
-                session_id, str(error.get("message", "")), str(error.get("action", ""))
-            )
+            self._show_kept_error(session_id)
         else:
-            self.errorChanged.emit(session_id, "", "")
+            self.errorChanged.emit(session_id, "", "", "")
         self.busyChanged.emit(session_id, session_id in self._running)
         await self.refresh_resume(session_id)
         await self._remember_current(session_id)
@@ -367,7 +386,7 @@ class Controller(QObject):
             else:
                 self.currentChanged.emit("", None)
                 self.resumeChanged.emit("", None, "")
-                self.errorChanged.emit("", "", "")
+                self.errorChanged.emit("", "", "", "")
 
     async def set_system_prompt(self, text: str) -> None:
         sid = self.current
@@ -551,25 +570,32 @@ class Controller(QObject):
         model_rows = self.transcript(sid)
         self.busyChanged.emit(sid, True)
         self.resumeChanged.emit(sid, None, "")
-        self.errorChanged.emit(sid, "", "")
+        self.errorChanged.emit(sid, "", "", "")
         failure: BaseException | None = None
+        kept = ""  #: what was kept of an answer the failure cut off: KEPT_SAVED / KEPT_LOST
         try:
             try:
                 adapter = await self._model_for(sid)
                 metadata = self._metadata.get(sid, {})
-                config = AgentRunConfig(sid, system_prompt=metadata.get("system_prompt") or None)
+                config = AgentRunConfig(
+                    sid,
+                    system_prompt=metadata.get("system_prompt") or None,
+                    language=self.language,
+                )
                 agent = await Agent.create(
                     adapter, config=config, tools=self._tools, extensions=[self._extension]
                 )
                 events = agent.stream(text) if text is not None else agent.stream_resume()
                 async for event in events:
                     model_rows.apply_event(event)
-                    if event.type is AgentEventType.MESSAGE_APPENDED and isinstance(
-                        event.message, UserMessage
-                    ):
-                        await self._touch(sid)
+                    if event.type is AgentEventType.MESSAGE_APPENDED:
+                        if isinstance(event.message, UserMessage):
+                            await self._touch(sid)
+                        elif _is_partial(event.message):
+                            kept = KEPT_SAVED  # the engine announces a partial once stored
             except asyncio.CancelledError:
-                model_rows.finish_request(stopped=True)
+                # A Stop: the engine stored the partial (it raises StorageError when not).
+                model_rows.finish_request(stopped=True, saved=True)
                 if self._closed:
                     raise
             except _NoProvider as exc:
@@ -577,7 +603,10 @@ class Controller(QObject):
             except AgentResumeError as exc:
                 failure = exc
             except Exception as exc:
-                model_rows.finish_request(stopped=False)
+                # An answer still streaming here was never announced as stored: it is lost.
+                stopped = isinstance(exc.__cause__, asyncio.CancelledError)
+                if model_rows.finish_request(stopped=stopped, saved=False):
+                    kept = KEPT_LOST
                 failure = exc
                 log.info("request failed: %s", type(exc).__name__)
             else:
@@ -586,7 +615,7 @@ class Controller(QObject):
             self._running.pop(sid, None)
             self.busyChanged.emit(sid, False)
         if failure is not None:
-            await self._set_error(sid, failure)
+            await self._set_error(sid, failure, kept)
         await self._touch(sid)
         await self.refresh_resume(sid)
         if sid not in self._running and sid != self.current:
@@ -597,27 +626,40 @@ class Controller(QObject):
         if info is not None:
             self.sessions.upsert(info)
 
-    async def _set_error(self, sid: str, exc: BaseException | None) -> None:
+    async def _set_error(self, sid: str, exc: BaseException | None, kept: str = "") -> None:
         if exc is None:
             if self._metadata.get(sid, {}).get("last_error"):
                 self._metadata[sid] = await self.storage.update_metadata(sid, {"last_error": None})
-            self.errorChanged.emit(sid, "", "")
+            self.errorChanged.emit(sid, "", "", "")
             return
-        if isinstance(exc, _NoProvider):
-            message, action = str(exc), "settings"
-        else:
-            message, action = describe_error(exc)
-        record = {
-            "message": message,
-            "action": action,
-            "kind": type(exc).__name__,
-            "at": time.time(),
-        }
+        record = _error_record(exc, self.language, kept)
         try:
             self._metadata[sid] = await self.storage.update_metadata(sid, {"last_error": record})
         except ContinuoError as store_error:
             log.warning("could not keep the error: %s", store_error)
-        self.errorChanged.emit(sid, message, action)
+            self._metadata.setdefault(sid, {})["last_error"] = record
+        self.errorChanged.emit(sid, record["message"], record["action"], kept)
+
+    def _show_kept_error(self, sid: str) -> None:
+        """Announce the conversation's kept error (or none), in the current language."""
+        record = self._metadata.get(sid, {}).get("last_error") or {}
+        self.errorChanged.emit(
+            sid,
+            error_text(record, self.language) if record else "",
+            str(record.get("action", "")),
+            str(record.get("kept", "")),
+        )
+
+    def set_language(self, language: str) -> None:
+        """Speak ``language`` ("en", "zh_CN") from now on; say the current error and resume
+        point again in it."""
+        if language == self.language:
+            return
+        self.language = language
+        sid = self.current
+        if sid and sid not in self._running and not self._closed:
+            self._show_kept_error(sid)
+            self.spawn(self.refresh_resume(sid), "resume point")
 
     async def refresh_resume(self, sid: str) -> None:
         """Read the resume point (or who holds the conversation) and announce it."""
@@ -626,9 +668,17 @@ class Controller(QObject):
             return
         holder = await self.storage.lease_holder(sid)
         if holder is not None and not _is_this_process(holder):
-            self.resumeChanged.emit(sid, None, _tr("This conversation is open in another window."))
+            self.resumeChanged.emit(
+                sid,
+                None,
+                QCoreApplication.translate(
+                    "Controller", "This conversation is open in another window."
+                ),
+            )
             return
-        agent = Agent(None, AgentRunConfig(sid), extensions=[self._extension])
+        agent = Agent(
+            None, AgentRunConfig(sid, language=self.language), extensions=[self._extension]
+        )
         point = await agent.resume_point()
         if sid in self._running:  # a request began meanwhile
             point = None
@@ -644,10 +694,20 @@ def _is_this_process(holder: Any) -> bool:
     )
 
 
+def _is_partial(message: Any) -> bool:
+    stop = getattr(message, "stop", None)
+    return (
+        isinstance(message, AssistantMessage)
+        and stop is not None
+        and stop.reason is StopReason.INTERRUPTED
+    )
+
+
 class _NoProvider(ContinuoError):
     def __init__(self) -> None:
         super().__init__(
-            _tr(
-                "No model provider is set up yet. Open Settings and add one (for example Ollama or OpenAI)."
+            QCoreApplication.translate(
+                "Controller",
+                "No model provider is set up yet. Open Settings and add one (for example Ollama or OpenAI).",
             )
         )

@@ -11,8 +11,9 @@ The language is applied when the app starts, and again at once whenever the sett
 saves a different one: `install_translator` removes the translators it installed before and
 installs the new ones, Qt sends ``QEvent.LanguageChange`` to every widget, and each of
 Continuo's widgets sets all its strings again in its ``retranslate`` method (texts, tooltips,
-placeholders, accessible names, menus). Sentences the controller already produced (an error
-shown under a conversation) stay in the language they were written in until they are replaced.
+placeholders, accessible names, menus). The engine's sentences (the Resume tooltip, an error
+kept with a conversation) follow too: the window passes `engine_language` to the controller,
+which asks the engine for them again in the new language.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
 __all__ = [
     "SUPPORTED",
+    "engine_language",
     "install_translator",
     "installed_language",
     "resolve_language",
@@ -103,6 +105,15 @@ def install_translator(app: QCoreApplication, language: str) -> str:
 def installed_language() -> str | None:
     """The setting ("system", "en", "zh_CN") last installed, or None before the first."""
     return _SETTING[0] if _SETTING else None
+
+
+def engine_language() -> str:
+    """The language the engine's sentences should be in: the window's ("en" or "zh_CN").
+
+    English until a language is installed (tests that install none read English).
+    """
+    setting = installed_language()
+    return resolve_language(setting) if setting else "en"
 
 
 def update_command() -> list[str]:

@@ -51,6 +51,10 @@ __all__ = ["MainWindow"]
 log = logging.getLogger(__name__)
 
 
+#: error actions the window answers with a link to its settings
+_SETTINGS_ACTIONS = frozenset({"settings", "check_key", "check_connection", "check_model"})
+
+
 class MainWindow(QMainWindow):
     """Continuo's window. Build it with `ui.app.build_window`."""
 
@@ -71,7 +75,8 @@ class MainWindow(QMainWindow):
         self.activations = 0  #: times a second launch brought this window forward
         self._current_point: Any = None
         self._busy_text = ""  #: "open in another window" instead of Resume, else ""
-        self._error: tuple[str, str] = ("", "")  #: (message, action) the banner shows
+        #: (message, action, kept) the banner shows (see `Controller.errorChanged`)
+        self._error: tuple[str, str, str] = ("", "", "")
         self._has_prompt = False  #: the conversation has a system prompt
         self.settings_dialog: Any = None
         self.setObjectName("mainWindow")
@@ -121,6 +126,7 @@ class MainWindow(QMainWindow):
         c.systemPromptChanged.connect(self._on_system_prompt)
         c.settingsLoaded.connect(self._on_settings)
         c.problem.connect(self._on_problem)
+        self._tell_language()
         if self._close_pending:
             QTimer.singleShot(0, self.close)
 
@@ -316,6 +322,7 @@ class MainWindow(QMainWindow):
 
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
+            self._tell_language()
         super().changeEvent(event)
 
     def retranslate(self) -> None:
@@ -358,7 +365,8 @@ class MainWindow(QMainWindow):
         self.send_button.setToolTip(self.tr("Send (Enter)"))
         self.stop_button.setText(self.tr("Stop"))
         self.stop_button.setAccessibleName(self.tr("Stop"))
-        self.stop_button.setToolTip(self.tr("Stop the answer (Esc); what arrived is kept"))
+        # No promise that what arrived is kept: that is said after the write, when it was.
+        self.stop_button.setToolTip(self.tr("Stop the answer (Esc)"))
         self.new_action.setText(self.tr("&New chat"))
         self.rename_action.setText(self.tr("&Rename…"))
         self.delete_action.setText(self.tr("&Delete…"))
@@ -401,7 +409,7 @@ class MainWindow(QMainWindow):
         self.delete_action.setEnabled(bool(session_id))
         if not session_id:
             self._on_resume("", None, "")
-            self._on_error("", "", "")
+            self._on_error("", "", "", "")
 
     def _select_in_list(self, session_id: str) -> None:
         from PySide6.QtCore import QItemSelectionModel
@@ -456,27 +464,62 @@ class MainWindow(QMainWindow):
         }
         return texts.get(point.kind, point.description)
 
-    def _on_error(self, session_id: str, message: str, action: str) -> None:
+    def _on_error(self, session_id: str, message: str, action: str, kept: str = "") -> None:
         if session_id != (self.controller.current or ""):
             return
-        self._error = (message, action)
+        self._error = (message, action, kept)
         self._show_error()
         if message:
             self.transcript.scroll_to_bottom()
 
     def _show_error(self) -> None:
-        message, action = self._error
+        message, action, kept = self._error
         if not message:
             self.error_banner.setVisible(False)
             self.error_banner.clear()
             return
-        text = html.escape(message)
-        if action == "settings":
+        # The engine's sentence (already in this language), then the window's own words:
+        # whether what arrived was kept — decided by whether it was stored — and what helps.
+        words = [message, self.kept_text(kept), self.action_text(action)]
+        plain = " ".join(w for w in words if w)
+        text = html.escape(plain)
+        if action in _SETTINGS_ACTIONS:
             link = self.tr("Open settings")  # not inside the f-string: lupdate would miss it
             text += f' &nbsp;<a href="settings">{html.escape(link)}</a>'
         self.error_banner.setText(text)
-        self.error_banner.setToolTip(message)
+        self.error_banner.setToolTip(plain)
         self.error_banner.setVisible(True)
+
+    def kept_text(self, kept: str) -> str:
+        """Whether what arrived of a cut-off answer was saved (the controller knows which)."""
+        if kept == "saved":
+            return self.tr("What arrived is saved.")
+        if kept == "lost":
+            return self.tr("What arrived could not be saved.")
+        return ""
+
+    def action_text(self, action: str) -> str:
+        """The window's words for what helps after an error (the engine's `ErrorAction`)."""
+        texts = {
+            "resume": self.tr("Press Resume to carry on."),
+            "wait": self.tr("Then press Resume to carry on."),
+            "check_connection": self.tr("Then press Resume to carry on."),
+            "free_space": self.tr("Free some disk space, then press Resume."),
+            "check_folder": self.tr("Check the data folder and its permissions, then press Resume."),
+            "close_other": self.tr("Close the conversation in the other window first."),
+            "new_conversation": self.tr("Start a new conversation with New chat."),
+            "update_app": self.tr("Install a newer Continuo to open it."),
+            "restore_backup": self.tr("Restore the conversation file from a backup."),
+            "check_account": self.tr("Check your account on the provider's website."),
+        }
+        return texts.get(action, "")
+
+    def _tell_language(self) -> None:
+        """Give the controller the window's language, for the engine's sentences."""
+        if self.controller is not None:
+            from .i18n import engine_language
+
+            self.controller.set_language(engine_language())
 
     def _on_busy(self, session_id: str, busy: bool) -> None:
         if session_id != (self.controller.current or ""):

@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.errors import (
+    ContinuoError,
     ProviderAuthError,
     ProviderConnectionError,
     ProviderError,
@@ -51,6 +52,7 @@ from engine.errors import (
     ProviderTimeoutError,
 )
 
+from .i18n import engine_language
 from .settings import (
     DEFAULT_BASE_URLS,
     KINDS,
@@ -84,7 +86,10 @@ def describe_error(exc: BaseException, base_url: str = "", secret: str | None = 
 
     The key, if given, is blanked out of the result in case a server echoed it back.
     """
-    detail = str(exc).strip()
+    # The engine's sentence in the window's language (other errors have only their own words).
+    detail = (
+        exc.sentence(engine_language()) if isinstance(exc, ContinuoError) else str(exc)
+    ).strip()
     where = base_url or QCoreApplication.translate("SettingsDialog", "the server")
     if isinstance(exc, ProviderAuthError):
         text = QCoreApplication.translate(

@@ -42,6 +42,7 @@ from typing import Any, ClassVar
 import httpx
 
 from ..errors import (
+    ErrorAction,
     ProviderAuthError,
     ProviderConnectionError,
     ProviderContextLengthError,
@@ -53,7 +54,9 @@ from ..errors import (
 )
 from ..messages import AssistantMessage, ToolCall, Usage
 from ..model import ModelEvent, ModelOptions, ModelRequest, ModelResponse
+from ..sentences import sentence
 from ..stop import StopInfo, StopReason
+from ..text import clean
 
 __all__ = ["DEFAULT_TIMEOUT", "HTTPModel", "ModelInfo", "ToolCallAccumulator", "parse_retry_after"]
 
@@ -65,15 +68,16 @@ DEFAULT_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
 #: statuses worth another attempt: timeouts, conflicts, rate limits and every 5xx (incl. 529)
 _RETRY_STATUSES = frozenset({408, 409, 429})
 
-#: the sentence a person reads for each abnormal stop (StopInfo.message)
+#: the sentence a person reads for each abnormal stop (StopInfo.message, in English; a host
+#: shows it in another language with engine.sentences.describe_stop)
 _STOP_MESSAGES: dict[StopReason, str] = {
-    StopReason.MAX_OUTPUT: "The answer reached the output limit; Resume continues it.",
-    StopReason.REFUSAL: "The model declined to answer.",
-    StopReason.CONTEXT_FULL: (
-        "The conversation no longer fits in the model's context window; start a new "
-        "conversation or shorten this one."
-    ),
-    StopReason.PAUSED: "The provider paused this turn before it finished.",
+    reason: sentence(f"stop.{reason.value}")
+    for reason in (
+        StopReason.MAX_OUTPUT,
+        StopReason.REFUSAL,
+        StopReason.CONTEXT_FULL,
+        StopReason.PAUSED,
+    )
 }
 
 #: things that look like API keys in provider error text (OpenAI echoes "sk-abc***xyz")
@@ -148,16 +152,19 @@ class ToolCallAccumulator:
         calls = []
         for index in sorted(self._calls):
             call_id, name, fragments = self._calls[index]
-            text = "".join(fragments).strip()
+            # A surrogate pair split across two fragments is one character again (engine.text).
+            text = clean("".join(fragments)).strip()
             try:
                 arguments = json.loads(text) if text else {}
             except ValueError:
                 arguments = None
             if not isinstance(arguments, dict):
                 raise ProviderResponseError(
-                    f"{self._provider[:1].upper()}{self._provider[1:]} sent arguments for the "
-                    f"tool {name!r} that are not a "
-                    "whole JSON object, so the tool was not run. Resume to ask again.",
+                    key="provider.bad_tool_arguments",
+                    params={
+                        "who": f"{self._provider[:1].upper()}{self._provider[1:]}",
+                        "name": repr(name),
+                    },
                     provider=self._provider,
                 )
             calls.append(ToolCall(call_id or f"call_{index}", name or "", arguments))
@@ -293,9 +300,10 @@ class HTTPModel:
                             return
                         if response.headers.get("content-type", "").startswith("text/html"):
                             raise ProviderResponseError(
-                                f"{self._who} answered with a web page instead of a model "
-                                f"stream. Check the base URL in Settings ({self.base_url}).",
+                                key="provider.web_page",
+                                params={"who": self._who, "base_url": self.base_url},
                                 provider=self.provider,
+                                action=ErrorAction.CHECK_CONNECTION,
                             )
                         # The parser hands over a batch per network read (fewer hops).
                         async for events in self._parse(response):
@@ -392,107 +400,112 @@ class HTTPModel:
         return _KEYLIKE.sub("[redacted]", text).strip()
 
     @contextlib.contextmanager
-    def _transport_errors(self, *, connect_hint: str = "") -> Iterator[None]:
-        """Turn httpx's transport exceptions into the engine's, raised ``from`` them."""
+    def _transport_errors(self, *, connect_key: str = "provider.connect") -> Iterator[None]:
+        """Turn httpx's transport exceptions into the engine's, raised ``from`` them.
+
+        ``connect_key`` is the catalog sentence for a refused connection (`engine.sentences`).
+        """
         try:
             yield
         except ProviderError:
             raise
         except httpx.TimeoutException as exc:
             err: ProviderError = ProviderTimeoutError(
-                f"{self._who} stopped answering (no data for "
-                f"{self._timeout.read or 0:g} seconds). Check your connection and try again, "
-                "or allow a longer timeout in Settings.",
+                key="provider.timeout",
+                params={"who": self._who, "seconds": f"{self._timeout.read or 0:g}"},
                 provider=self.provider,
             )
             err.retryable = True
             raise err from exc
         except httpx.ConnectError as exc:
             err = ProviderConnectionError(
-                f"Could not connect to {self.provider} at {self.base_url}. "
-                + (connect_hint or "Check your network connection and the base URL in Settings."),
+                key=connect_key,
+                params={"provider": self.provider, "base_url": self.base_url},
                 provider=self.provider,
             )
             err.retryable = True
             raise err from exc
         except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:
             err = ProviderConnectionError(
-                f"The connection to {self.provider} broke before the answer was complete. "
-                "Check your connection and try again.",
+                key="provider.connection_broke",
+                params={"provider": self.provider},
                 provider=self.provider,
             )
             err.retryable = True
             raise err from exc
         except httpx.DecodingError as exc:
             raise ProviderResponseError(
-                f"{self._who} sent a response that could not be decoded. Try again.",
-                provider=self.provider,
+                key="provider.undecodable", params={"who": self._who}, provider=self.provider
             ) from exc
 
     def _status_error(
         self, status: int, detail: str, headers: Mapping[str, str], code: str | None = None
     ) -> ProviderError:
         """Build the error for an HTTP error status, worded for a person."""
-        who = self._who
         detail = self._scrub(detail)
-        said = f": {detail.rstrip('.')}." if detail else "."
+        params: dict[str, Any] = {
+            "who": self._who,
+            "status": status,
+            "said": f": {detail.rstrip('.')}." if detail else ".",
+            "model": repr(self.model),
+            "base_url": self.base_url,
+        }
         retry_after = parse_retry_after(headers)
         retryable = status in _RETRY_STATUSES or status >= 500
         too_long = retry_after is not None and retry_after > self.retry_after_cap
-        when = ""
+        until = ""
         if retry_after is not None:
             at = datetime.now(UTC).timestamp() + retry_after
-            when = (
-                f" Try again in {retry_after:.0f} seconds "
-                f"(after {datetime.fromtimestamp(at, UTC):%H:%M:%S} UTC)."
-            )
+            params["seconds"] = f"{retry_after:.0f}"
+            params["at"] = f"{datetime.fromtimestamp(at, UTC):%H:%M:%S}"
+            until = "_until"
         err: ProviderError
         if status == 401:
             err = ProviderAuthError(
-                f"{who} refused the API key ({status}). Check the key in Settings.",
-                status=status,
-                provider=self.provider,
+                key="provider.key_refused", params=params, status=status, provider=self.provider
             )
             retryable = False
         elif status == 403:
             err = ProviderAuthError(
-                f"{who} denied access ({status}){said} Check that the key in Settings may use "
-                f"the model {self.model!r}.",
-                status=status,
-                provider=self.provider,
+                key="provider.access_denied", params=params, status=status, provider=self.provider
             )
             retryable = False
         elif status == 429:
-            if code == "insufficient_quota":
+            quota = code == "insufficient_quota"
+            if quota:
                 retryable = False
-                tail = " Check the account's plan and billing, then try again."
-            else:
-                tail = when or " Wait a moment and try again."
             err = ProviderRateLimitError(
-                f"{who} is limiting requests ({status}){said}{tail}",
+                key="provider.quota" if quota else f"provider.rate_limited{until}",
+                params=params,
                 status=status,
                 provider=self.provider,
                 retry_after=retry_after,
+                action=ErrorAction.CHECK_ACCOUNT if quota else None,
             )
         elif status == 404:
             err = ProviderStatusError(
-                f"{who} has no model {self.model!r} at {self.base_url} ({status}){said} "
-                "Check the model name and the base URL in Settings.",
+                key="provider.no_model",
+                params=params,
                 status=status,
                 provider=self.provider,
+                action=ErrorAction.CHECK_MODEL,
             )
         elif status >= 500 or status in _RETRY_STATUSES:
-            busy = "is overloaded" if status == 529 else "had a problem on its side"
+            busy = "provider.overloaded" if status == 529 else "provider.server_error"
             err = ProviderStatusError(
-                f"{who} {busy} ({status}){said}{when or ' Try again in a moment.'}",
+                key=busy + until,
+                params=params,
                 status=status,
                 provider=self.provider,
+                action=ErrorAction.WAIT,
             )
         else:
             err = ProviderStatusError(
-                f"{who} rejected the request ({status}){said} Check the model and its settings.",
+                key="provider.rejected",
+                params=params,
                 status=status,
                 provider=self.provider,
+                action=ErrorAction.CHECK_MODEL,
             )
         err.retryable = retryable and not too_long  # type: ignore[attr-defined]
         err.retry_after = retry_after  # type: ignore[attr-defined]
@@ -509,14 +522,16 @@ class HTTPModel:
         text = self._scrub(detail) or "no details given"
         if context_full:
             return ProviderContextLengthError(
-                f"{self._who} stopped because the conversation no longer fits the "
-                f"model's context window ({text}). Start a new conversation or shorten this one.",
+                key="provider.context_full",
+                params={"who": self._who, "detail": text},
                 status=400,
                 provider=self.provider,
             )
+        # Whether what arrived was kept is not known here: the agent stores it, and the
+        # host says so only when it was (MESSAGE_APPENDED).
         err = ProviderResponseError(
-            f"{self._who} reported an error in the middle of its answer: {text.rstrip('.')}. "
-            "What arrived is kept; Resume asks again.",
+            key="provider.error_in_stream",
+            params={"who": self._who, "detail": text.rstrip(".")},
             provider=self.provider,
         )
         err.retryable = transient  # type: ignore[attr-defined]
@@ -524,18 +539,17 @@ class HTTPModel:
 
     def _ended_early(self) -> ProviderError:
         err = ProviderConnectionError(
-            f"{self._who} ended the stream before the answer was complete. "
-            "What arrived is kept; Resume asks again.",
+            key="provider.ended_early",
+            params={"who": self._who},
             provider=self.provider,
+            action=ErrorAction.RESUME,
         )
         err.retryable = True  # type: ignore[attr-defined]  (only ever before any output)
         return err
 
     def _bad_json(self) -> ProviderError:
         return ProviderResponseError(
-            f"{self._who} sent a stream event that is not valid JSON. Try again; if it "
-            "keeps happening, the server or a proxy in between is mangling the stream.",
-            provider=self.provider,
+            key="provider.bad_json", params={"who": self._who}, provider=self.provider
         )
 
     # -- the final event ---------------------------------------------------------------
@@ -571,7 +585,7 @@ class HTTPModel:
                 stop,
                 message=stop.message
                 or _STOP_MESSAGES.get(stop.reason)
-                or (f"The model stopped for a reason this version does not know ({stop.raw})."),
+                or sentence("stop.unknown", raw=stop.raw),
                 details=details,
             )
             message_stop = stop
@@ -591,10 +605,10 @@ class HTTPModel:
         stop = StopInfo(
             StopReason.CONTEXT_FULL,
             raw=raw,
-            message=(
-                f"The conversation no longer fits in the context window of {self.model} "
-                f"({self._scrub(detail).rstrip('.')}). Start a new conversation or shorten "
-                "this one."
+            message=sentence(
+                "stop.context_full_model",
+                model=self.model,
+                detail=self._scrub(detail).rstrip("."),
             ),
         )
         return self._completed(

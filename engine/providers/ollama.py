@@ -60,10 +60,7 @@ def _usage(data: Mapping[str, Any]) -> Usage:
 @contextlib.contextmanager
 def _map_errors(model: OllamaModel) -> Iterator[None]:
     """Raise engine errors (``from`` httpx's) for transport failures."""
-    with model._transport_errors(
-        connect_hint="Is Ollama running? Start it (`ollama serve`) and check the address "
-        "in Settings."
-    ):
+    with model._transport_errors(connect_key="provider.connect.ollama"):
         yield
 
 

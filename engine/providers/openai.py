@@ -74,10 +74,7 @@ def _usage(data: Mapping[str, Any]) -> Usage:
 @contextlib.contextmanager
 def _map_errors(model: OpenAIChatModel) -> Iterator[None]:
     """Raise engine errors (``from`` httpx's) for transport failures; never the key."""
-    with model._transport_errors(
-        connect_hint="Check your network connection, and that the server is running if it "
-        "is a local one, then the base URL in Settings."
-    ):
+    with model._transport_errors(connect_key="provider.connect.local"):
         yield
 
 

@@ -31,6 +31,7 @@ from ..errors import (
     StoragePermissionError,
     StorageReadOnlyError,
 )
+from ..sentences import ErrorAction
 
 __all__ = [
     "COMPANIONS",
@@ -159,15 +160,18 @@ def storage_error(exc: sqlite3.Error, path: Path) -> StorageError:
             return StorageReadOnlyError(where, str(exc))
         if code == _PERM:
             return StoragePermissionError(where, str(exc))
-        return StorageError(f"The conversation file {where} could not be opened: {exc}.")
+        return StorageError(
+            key="storage.cannot_open",
+            params={"path": where, "detail": str(exc)},
+            action=ErrorAction.CHECK_FOLDER,
+        )
     if code == _IOERR:
         return StorageIOError(where, str(exc))
     if code in (_BUSY, _LOCKED):
         return StorageError(
-            f"The conversation file {where} is locked by another program; try again in a "
-            "moment, or close the other program."
+            key="storage.locked", params={"path": where}, action=ErrorAction.CLOSE_OTHER
         )
-    return StorageError(f"The conversation file {where} could not be used: {exc}.")
+    return StorageError(key="storage.unusable", params={"path": where, "detail": str(exc)})
 
 
 def _os_refusal(path: Path, exc: OSError, what: str) -> StorageError:

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import CorruptDatabaseError, NewerSchemaError, StorageError
+from ..errors import CorruptDatabaseError, ErrorAction, NewerSchemaError, StorageError
 from .files import storage_error
 
 __all__ = [
@@ -177,8 +177,9 @@ def prepare_database(path: Path, *, busy_timeout: float = 5.0) -> int:
                 raise storage_error(exc, path) from exc
             if time.monotonic() > deadline:
                 raise StorageError(
-                    f"The conversation file {path} is locked by another program; try again "
-                    "in a moment, or close the other program."
+                    key="storage.locked",
+                    params={"path": str(path)},
+                    action=ErrorAction.CLOSE_OTHER,
                 ) from exc
         # Another connection is creating or migrating the same file. SQLite answers BUSY at
         # once (without its busy handler) when two connections race to switch a new file to

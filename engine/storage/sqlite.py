@@ -48,6 +48,7 @@ import aiosqlite
 from ..errors import (
     AgentBusyError,
     CorruptDatabaseError,
+    ErrorAction,
     LeaseLostError,
     SessionExistsError,
     StorageError,
@@ -61,6 +62,7 @@ from ..messages import (
     message_from_json,
     message_to_json,
 )
+from ..text import clean, clean_data
 from .drafts import DELETE_REQUEST_DRAFT, READ_DRAFT, settle_draft, upsert_draft
 from .files import create_private, make_private, storage_error
 from .lease import Lease, LeaseHolder, ProcessIdentity, holder_is_gone
@@ -161,7 +163,7 @@ class SQLiteSessionStorage:
         if self._db is not None:
             return self._db
         if self._finished:
-            raise StorageError(f"The conversation file {self.path} was closed; open it again.")
+            raise StorageError(key="storage.closed", params={"path": str(self.path)})
         if self._opening is None:
             self._opening = asyncio.get_running_loop().create_task(self._open())
         opening = self._opening
@@ -175,7 +177,7 @@ class SQLiteSessionStorage:
                 self._opening = None  # let a later call try again (the file may be fixed)
             raise
         if self._finished:  # close() ran meanwhile and closed this very connection
-            raise StorageError(f"The conversation file {self.path} was closed; open it again.")
+            raise StorageError(key="storage.closed", params={"path": str(self.path)})
         self._db = db
         return db
 
@@ -209,7 +211,8 @@ class SQLiteSessionStorage:
             SessionExistsError: a conversation with this id already exists.
         """
         sid = session_id if session_id is not None else uuid.uuid4().hex
-        meta = dict(metadata or {})
+        meta = clean_data(dict(metadata or {}))
+        title = clean(title) if title is not None else None
         now = time.time()
 
         async def body(db: aiosqlite.Connection) -> SessionInfo:
@@ -247,6 +250,7 @@ class SQLiteSessionStorage:
         Raises:
             StorageError: there is no conversation with this id.
         """
+        title = clean(title) if title is not None else None
 
         async def body(db: aiosqlite.Connection) -> None:
             cursor = await db.execute(
@@ -265,7 +269,7 @@ class SQLiteSessionStorage:
         Raises:
             StorageError: there is no conversation with this id.
         """
-        changes = dict(mapping)
+        changes = clean_data(dict(mapping))
 
         async def body(db: aiosqlite.Connection) -> dict[str, Any]:
             rows = await db.execute_fetchall(
@@ -322,7 +326,12 @@ class SQLiteSessionStorage:
         """
         if lease is not None and lease.session_id != session_id:
             raise ValueError(f"the lease is for {lease.session_id!r}, not {session_id!r}")
-        body_json = message_to_json(message)
+        try:
+            body_json = message_to_json(message)
+        except (TypeError, ValueError) as exc:  # e.g. provider_data that is not JSON
+            raise StorageError(
+                key="storage.unwritable_value", params={"path": str(self.path), "detail": str(exc)}
+            ) from exc
         title = _title_from(message) if isinstance(message, UserMessage) else None
         replaces_draft = isinstance(message, AssistantMessage)
 
@@ -591,6 +600,12 @@ class SQLiteSessionStorage:
         """Turn SQLite's errors into `StorageError`s that name the file."""
         try:
             yield
+        except (UnicodeError, OverflowError, sqlite3.InterfaceError) as exc:
+            # Values SQLite cannot take (text that is not storable, a number too large): a
+            # write that did not happen is a StorageError, never a silent drop.
+            raise StorageError(
+                key="storage.unwritable_value", params={"path": str(self.path), "detail": str(exc)}
+            ) from exc
         except sqlite3.DatabaseError as exc:
             raise storage_error(exc, self.path) from exc
 
@@ -641,7 +656,9 @@ class SQLiteSessionStorage:
 
     def _missing(self, session_id: str) -> StorageError:
         return StorageError(
-            f"There is no conversation {session_id!r} in {self.path}; it may have been deleted."
+            key="storage.missing",
+            params={"session_id": repr(session_id), "path": str(self.path)},
+            action=ErrorAction.NONE,
         )
 
 

@@ -4,53 +4,63 @@
 <context>
     <name>AnswerView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="204"/>
+        <location filename="../../ui/widgets/message_views.py" line="205"/>
         <source>Assistant answer</source>
         <extracomment>code blocks in the body, for the Copy links characters of the text given to the splitter characters rendered into the body the text the body shows when complete the text as last streamed tail renders, for the benchmark</extracomment>
         <translation>助手回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="205"/>
+        <location filename="../../ui/widgets/message_views.py" line="206"/>
         <source>Reasoning</source>
         <translation>推理过程</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="224"/>
+        <location filename="../../ui/widgets/message_views.py" line="225"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="292"/>
+        <location filename="../../ui/widgets/message_views.py" line="295"/>
         <source>Stopped. The partial answer above is saved.</source>
         <translation>已停止。上面的部分回答已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="293"/>
+        <location filename="../../ui/widgets/message_views.py" line="296"/>
         <source>The answer was cut off. What arrived is saved.</source>
         <translation>回答被中断。已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="294"/>
+        <location filename="../../ui/widgets/message_views.py" line="298"/>
+        <source>Stopped. The partial answer above could not be saved.</source>
+        <translation>已停止。上面的部分回答没能保存。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/message_views.py" line="299"/>
+        <source>The answer was cut off. What arrived could not be saved.</source>
+        <translation>回答被中断。已收到的内容没能保存。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/message_views.py" line="303"/>
         <source>The answer reached the output limit.</source>
         <translation>回答已达到输出长度上限。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="295"/>
+        <location filename="../../ui/widgets/message_views.py" line="304"/>
         <source>The model declined to answer.</source>
         <translation>模型拒绝了回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="297"/>
+        <location filename="../../ui/widgets/message_views.py" line="306"/>
         <source>The conversation is too long for the model. Start a new conversation.</source>
         <translation>对话已超出模型能处理的长度。请开始新的对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="299"/>
+        <location filename="../../ui/widgets/message_views.py" line="308"/>
         <source>The provider paused this answer.</source>
         <translation>服务商暂停了这个回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="300"/>
+        <location filename="../../ui/widgets/message_views.py" line="309"/>
         <source>The answer stopped for an unknown reason.</source>
         <translation>回答因未知原因停止。</translation>
     </message>
@@ -70,215 +80,296 @@
     </message>
 </context>
 <context>
+    <name>Controller</name>
+    <message>
+        <location filename="../../ui/controller.py" line="106"/>
+        <source>Could not reach the provider.</source>
+        <extracomment>messages loaded per page of a conversation&apos;s history Builds a model adapter for a provider config (or None: no provider) and a model id. what was kept of the answer a failed request cut off (``last_error[&quot;kept&quot;]``)</extracomment>
+        <translation>无法连接到服务商。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/controller.py" line="109"/>
+        <source>Something went wrong ({name}).</source>
+        <translation>出了点问题（{name}）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/controller.py" line="674"/>
+        <source>This conversation is open in another window.</source>
+        <extracomment>a conversation is now shown: (session id or &quot;&quot;, its transcript model or None) (session id, ResumePoint or None, text when the lease is held elsewhere, else &quot;&quot;) (session id, message, action, kept) — message &quot;&quot; clears the banner; kept is `KEPT_SAVED`, `KEPT_LOST` or &quot;&quot; (nothing of an answer was cut off) the model picker&apos;s entries changed: (list[ModelChoice], the current choice or None) the current conversation&apos;s system prompt (after opening it) settings loaded or changed: (Settings) a start-up or storage problem the person must see (plain words) session id → its request One listing or reload at a time: a reload racing the listing at start built a second adapter for the same provider (the first was dropped with its connection open) and the older list could land last. the language of the engine&apos;s sentences (&quot;en&quot;, &quot;zh_CN&quot;): the window&apos;s (`set_language`) what was kept of an answer the failure cut off: KEPT_SAVED / KEPT_LOST</extracomment>
+        <translation>这个对话已在另一个窗口中打开。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/controller.py" line="709"/>
+        <source>No model provider is set up yet. Open Settings and add one (for example Ollama or OpenAI).</source>
+        <translation>还没有设置模型服务商。请打开设置添加一个（例如 Ollama 或 OpenAI）。</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="328"/>
+        <location filename="../../ui/main_window.py" line="335"/>
         <source>Continuo</source>
-        <extracomment>closed before the controller arrived times a second launch brought this window forward &quot;open in another window&quot; instead of Resume, else &quot;&quot; (message, action) the banner shows the conversation has a system prompt</extracomment>
+        <extracomment>error actions the window answers with a link to its settings closed before the controller arrived times a second launch brought this window forward &quot;open in another window&quot; instead of Resume, else &quot;&quot; (message, action, kept) the banner shows (see `Controller.errorChanged`) the conversation has a system prompt</extracomment>
         <translation>Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="331"/>
-        <location filename="../../ui/main_window.py" line="332"/>
+        <location filename="../../ui/main_window.py" line="338"/>
+        <location filename="../../ui/main_window.py" line="339"/>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="333"/>
+        <location filename="../../ui/main_window.py" line="340"/>
         <source>Start a new conversation (Ctrl+N)</source>
         <translation>开始新的对话（Ctrl+N）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="334"/>
+        <location filename="../../ui/main_window.py" line="341"/>
         <source>Filter conversations</source>
         <translation>筛选对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="335"/>
+        <location filename="../../ui/main_window.py" line="342"/>
         <source>Filter conversations by title</source>
         <translation>按标题筛选对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="336"/>
+        <location filename="../../ui/main_window.py" line="343"/>
         <source>Conversations</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="337"/>
+        <location filename="../../ui/main_window.py" line="344"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="338"/>
+        <location filename="../../ui/main_window.py" line="345"/>
         <source>The model that answers in this conversation</source>
         <translation>在此对话中回答的模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="339"/>
+        <location filename="../../ui/main_window.py" line="346"/>
         <source>No model</source>
         <translation>未选择模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="509"/>
+        <location filename="../../ui/main_window.py" line="369"/>
+        <source>Stop the answer (Esc)</source>
+        <translation>停止回答（Esc）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="552"/>
         <source>System prompt</source>
         <translation>系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="340"/>
+        <location filename="../../ui/main_window.py" line="347"/>
         <source>Show the system prompt</source>
         <translation>显示系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="342"/>
-        <location filename="../../ui/main_window.py" line="343"/>
+        <location filename="../../ui/main_window.py" line="349"/>
+        <location filename="../../ui/main_window.py" line="350"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="344"/>
+        <location filename="../../ui/main_window.py" line="351"/>
         <source>System prompt for this conversation</source>
         <translation>此对话的系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="347"/>
+        <location filename="../../ui/main_window.py" line="354"/>
         <source>Instructions the model gets with every message of this conversation (optional)</source>
         <translation>此对话中每条消息都会附带给模型的指示（可选）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="350"/>
+        <location filename="../../ui/main_window.py" line="357"/>
         <source>Error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="352"/>
-        <location filename="../../ui/main_window.py" line="353"/>
+        <location filename="../../ui/main_window.py" line="359"/>
+        <location filename="../../ui/main_window.py" line="360"/>
         <source>Resume</source>
         <translation>继续</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="354"/>
+        <location filename="../../ui/main_window.py" line="361"/>
         <source>Why the conversation can be resumed</source>
         <translation>为什么可以继续这段对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="356"/>
-        <location filename="../../ui/main_window.py" line="357"/>
+        <location filename="../../ui/main_window.py" line="363"/>
+        <location filename="../../ui/main_window.py" line="364"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="358"/>
+        <location filename="../../ui/main_window.py" line="365"/>
         <source>Send (Enter)</source>
         <translation>发送（Enter）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="359"/>
-        <location filename="../../ui/main_window.py" line="360"/>
+        <location filename="../../ui/main_window.py" line="366"/>
+        <location filename="../../ui/main_window.py" line="367"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="361"/>
-        <source>Stop the answer (Esc); what arrived is kept</source>
-        <translation>停止回答（Esc）；已收到的内容会保留</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="362"/>
+        <location filename="../../ui/main_window.py" line="370"/>
         <source>&amp;New chat</source>
         <translation>新对话(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="363"/>
+        <location filename="../../ui/main_window.py" line="371"/>
         <source>&amp;Rename…</source>
         <translation>重命名(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="364"/>
+        <location filename="../../ui/main_window.py" line="372"/>
         <source>&amp;Delete…</source>
         <translation>删除(&amp;D)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="365"/>
+        <location filename="../../ui/main_window.py" line="373"/>
         <source>&amp;Settings…</source>
         <translation>设置(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="366"/>
+        <location filename="../../ui/main_window.py" line="374"/>
         <source>&amp;Find conversation</source>
         <translation>查找对话(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="367"/>
+        <location filename="../../ui/main_window.py" line="375"/>
         <source>Write a &amp;message</source>
         <translation>输入消息(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="368"/>
+        <location filename="../../ui/main_window.py" line="376"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="369"/>
+        <location filename="../../ui/main_window.py" line="377"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="370"/>
+        <location filename="../../ui/main_window.py" line="378"/>
         <source>&amp;Conversation</source>
         <translation>对话(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="452"/>
+        <location filename="../../ui/main_window.py" line="460"/>
         <source>The model has not answered yet.</source>
         <translation>模型尚未回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="453"/>
+        <location filename="../../ui/main_window.py" line="461"/>
         <source>The app stopped while a tool was running.</source>
         <translation>工具运行期间应用停止了。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="454"/>
+        <location filename="../../ui/main_window.py" line="462"/>
         <source>The answer was cut off before it finished.</source>
         <translation>回答在完成前被中断。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="455"/>
+        <location filename="../../ui/main_window.py" line="463"/>
         <source>The answer reached the output limit.</source>
         <translation>回答已达到输出长度上限。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="475"/>
+        <location filename="../../ui/main_window.py" line="487"/>
         <source>Open settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
+        <location filename="../../ui/main_window.py" line="496"/>
+        <source>What arrived is saved.</source>
+        <translation>已收到的内容已保存。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="498"/>
+        <source>What arrived could not be saved.</source>
+        <translation>已收到的内容没能保存。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="504"/>
+        <source>Press Resume to carry on.</source>
+        <translation>按“继续”接着进行。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="505"/>
+        <location filename="../../ui/main_window.py" line="506"/>
+        <source>Then press Resume to carry on.</source>
+        <translation>然后按“继续”接着进行。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="507"/>
+        <source>Free some disk space, then press Resume.</source>
+        <translation>请腾出一些磁盘空间，然后按“继续”。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="508"/>
+        <source>Check the data folder and its permissions, then press Resume.</source>
+        <translation>请检查数据文件夹及其权限，然后点击“继续”。</translation>
+    </message>
+    <message>
         <location filename="../../ui/main_window.py" line="509"/>
+        <source>Close the conversation in the other window first.</source>
+        <translation>请先在另一个窗口中关闭这个对话。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="510"/>
+        <source>Start a new conversation with New chat.</source>
+        <translation>请用“新对话”开始一个新对话。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="511"/>
+        <source>Install a newer Continuo to open it.</source>
+        <translation>请安装更新版本的 Continuo 来打开它。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="512"/>
+        <source>Restore the conversation file from a backup.</source>
+        <translation>请从备份恢复对话文件。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="513"/>
+        <source>Check your account on the provider&apos;s website.</source>
+        <translation>请到服务商的网站上检查你的账户。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="552"/>
         <source>System prompt ●</source>
         <translation>系统提示词 ●</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="595"/>
+        <location filename="../../ui/main_window.py" line="638"/>
         <source>Rename conversation</source>
         <translation>重命名对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="596"/>
+        <location filename="../../ui/main_window.py" line="639"/>
         <source>Title:</source>
         <translation>标题：</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="618"/>
+        <location filename="../../ui/main_window.py" line="661"/>
         <source>Delete conversation</source>
         <translation>删除对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="620"/>
+        <location filename="../../ui/main_window.py" line="663"/>
         <source>Delete “{title}”? This cannot be undone.</source>
         <translation>删除“{title}”？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="623"/>
+        <location filename="../../ui/main_window.py" line="666"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -286,22 +377,22 @@
 <context>
     <name>NoticeView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="442"/>
+        <location filename="../../ui/widgets/message_views.py" line="451"/>
         <source>Resumed: the cut-off answer is redone</source>
         <translation>已继续：重新生成被中断的回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="443"/>
+        <location filename="../../ui/widgets/message_views.py" line="452"/>
         <source>Resumed: continuing after the output limit</source>
         <translation>已继续：从输出上限处接着写</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="444"/>
+        <location filename="../../ui/widgets/message_views.py" line="453"/>
         <source>Goal not reached yet: carrying on</source>
         <translation>目标尚未达成：继续进行</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="449"/>
+        <location filename="../../ui/widgets/message_views.py" line="458"/>
         <source>Resumed</source>
         <translation>已继续</translation>
     </message>
@@ -309,99 +400,99 @@
 <context>
     <name>ProviderPage</name>
     <message>
-        <location filename="../../ui/provider_page.py" line="253"/>
+        <location filename="../../ui/provider_page.py" line="258"/>
         <source>Add</source>
         <extracomment>a connection test finished: (it worked, what to tell the person) provider id → new key (&quot;&quot; = forget) id of the provider in the form</extracomment>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="254"/>
+        <location filename="../../ui/provider_page.py" line="259"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="255"/>
+        <location filename="../../ui/provider_page.py" line="260"/>
         <source>Forget key</source>
         <translation>清除密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="256"/>
+        <location filename="../../ui/provider_page.py" line="261"/>
         <source>Ask the server</source>
         <translation>由服务器决定</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="257"/>
+        <location filename="../../ui/provider_page.py" line="262"/>
         <source>Use for new conversations</source>
         <translation>用于新对话</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="258"/>
+        <location filename="../../ui/provider_page.py" line="263"/>
         <source>Test connection</source>
         <translation>测试连接</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="259"/>
+        <location filename="../../ui/provider_page.py" line="264"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="260"/>
+        <location filename="../../ui/provider_page.py" line="265"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="261"/>
+        <location filename="../../ui/provider_page.py" line="266"/>
         <source>Base URL</source>
         <translation>基础 URL</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="262"/>
-        <location filename="../../ui/provider_page.py" line="265"/>
+        <location filename="../../ui/provider_page.py" line="267"/>
+        <location filename="../../ui/provider_page.py" line="270"/>
         <source>API key</source>
         <translation>API 密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="263"/>
+        <location filename="../../ui/provider_page.py" line="268"/>
         <source>Default model</source>
         <translation>默认模型</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="264"/>
+        <location filename="../../ui/provider_page.py" line="269"/>
         <source>Providers</source>
         <translation>服务商</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="295"/>
+        <location filename="../../ui/provider_page.py" line="300"/>
         <source>{name} (default)</source>
         <translation>{name}（默认）</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="366"/>
+        <location filename="../../ui/provider_page.py" line="371"/>
         <source>The saved key will be forgotten</source>
         <translation>已保存的密钥将被清除</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="368"/>
+        <location filename="../../ui/provider_page.py" line="373"/>
         <source>A key is saved; leave empty to keep it</source>
         <translation>已保存密钥；留空则保持不变</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="370"/>
+        <location filename="../../ui/provider_page.py" line="375"/>
         <source>Not set (local servers need none)</source>
         <translation>未设置（本地服务器无需密钥）</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="486"/>
+        <location filename="../../ui/provider_page.py" line="491"/>
         <source>Connecting…</source>
         <translation>正在连接…</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="510"/>
+        <location filename="../../ui/provider_page.py" line="515"/>
         <source>Connected. {count} model(s): {names}</source>
         <translation>连接成功。共 {count} 个模型：{names}</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="514"/>
+        <location filename="../../ui/provider_page.py" line="519"/>
         <source>Connected, but the server lists no models.</source>
         <translation>连接成功，但服务器没有列出任何模型。</translation>
     </message>
@@ -417,58 +508,58 @@
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../ui/provider_page.py" line="76"/>
+        <location filename="../../ui/provider_page.py" line="78"/>
         <source>OpenAI-compatible</source>
         <extracomment>Seconds a connection test may take; one attempt, so a wrong address fails promptly.</extracomment>
         <translation>OpenAI 兼容</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="77"/>
+        <location filename="../../ui/provider_page.py" line="79"/>
         <source>Anthropic</source>
         <translation>Anthropic</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="78"/>
+        <location filename="../../ui/provider_page.py" line="80"/>
         <source>Ollama</source>
         <translation>Ollama</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="88"/>
+        <location filename="../../ui/provider_page.py" line="93"/>
         <source>the server</source>
         <translation>服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="90"/>
+        <location filename="../../ui/provider_page.py" line="95"/>
         <source>The server refused the API key (HTTP {status}). Check that the key is correct and still active, then test again.</source>
         <translation>服务器拒绝了该 API 密钥（HTTP {status}）。请确认密钥正确且仍然有效，然后重新测试。</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="96"/>
+        <location filename="../../ui/provider_page.py" line="101"/>
         <source>The server says too many requests were made. Wait a minute and test again.</source>
         <translation>服务器提示请求过于频繁。请稍等一分钟后重新测试。</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="101"/>
+        <location filename="../../ui/provider_page.py" line="106"/>
         <source>The server answered with an error (HTTP {status}): {detail}</source>
         <translation>服务器返回了错误（HTTP {status}）：{detail}</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="105"/>
+        <location filename="../../ui/provider_page.py" line="110"/>
         <source>{url} did not answer in time. Check the address, or try again later.</source>
         <translation>{url} 没有及时响应。请检查地址，或稍后再试。</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="109"/>
+        <location filename="../../ui/provider_page.py" line="114"/>
         <source>Could not connect to {url}. Check the address and that the server is running.</source>
         <translation>无法连接到 {url}。请检查地址，并确认服务器正在运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="114"/>
+        <location filename="../../ui/provider_page.py" line="119"/>
         <source>The server&apos;s answer was not understood ({detail}). Check that the address points to this kind of server.</source>
         <translation>无法识别服务器的响应（{detail}）。请确认该地址指向的是这种类型的服务器。</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="122"/>
+        <location filename="../../ui/provider_page.py" line="127"/>
         <source>The connection test failed: {detail}</source>
         <translation>连接测试失败：{detail}</translation>
     </message>
@@ -571,48 +662,48 @@
 <context>
     <name>ToolCardView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="374"/>
+        <location filename="../../ui/widgets/message_views.py" line="383"/>
         <source>Result</source>
         <extracomment>the failed state the result was opened for</extracomment>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="375"/>
+        <location filename="../../ui/widgets/message_views.py" line="384"/>
         <source>Show the tool&apos;s result</source>
         <translation>显示工具的结果</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="385"/>
+        <location filename="../../ui/widgets/message_views.py" line="394"/>
         <source>waiting</source>
         <translation>等待中</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="386"/>
+        <location filename="../../ui/widgets/message_views.py" line="395"/>
         <source>running…</source>
         <translation>运行中…</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="387"/>
+        <location filename="../../ui/widgets/message_views.py" line="396"/>
         <source>done</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="388"/>
+        <location filename="../../ui/widgets/message_views.py" line="397"/>
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="389"/>
+        <location filename="../../ui/widgets/message_views.py" line="398"/>
         <source>interrupted</source>
         <translation>已中断</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="394"/>
+        <location filename="../../ui/widgets/message_views.py" line="403"/>
         <source>Tool call {name}</source>
         <translation>工具调用 {name}</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="396"/>
+        <location filename="../../ui/widgets/message_views.py" line="405"/>
         <source>(no arguments)</source>
         <translation>（无参数）</translation>
     </message>
@@ -634,7 +725,7 @@
 <context>
     <name>UserView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="150"/>
+        <location filename="../../ui/widgets/message_views.py" line="151"/>
         <source>Your message</source>
         <extracomment>the item last drawn</extracomment>
         <translation>你的消息</translation>

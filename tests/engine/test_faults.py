@@ -25,9 +25,21 @@ from engine import (
     UserMessage,
     tool,
 )
-from engine.resume import CANCELLED_TOOL_TEXT, INTERRUPTED_TOOL_TEXT, NOT_RUN_TOOL_TEXT
 from tests.engine.conftest import types_of
 from tests.support.scripted import ScriptedModel, Turn
+
+# What the model reads for a call Stop or a crash cut, pinned word for word (the first is the
+# seed's exact sentence); not imported from the code under test.
+INTERRUPTED_TOOL_TEXT = (
+    "The process stopped while this tool was running, so it may or may not have completed, "
+    "and whatever it changes may or may not have happened. Check the current state before "
+    "running it again."
+)
+CANCELLED_TOOL_TEXT = (
+    "The user stopped the request while this tool was running, so it may or may not have "
+    "completed. Check the current state before running it again."
+)
+NOT_RUN_TOOL_TEXT = "The user stopped the request before this tool ran, so it did not run."
 
 E = AgentEventType
 RESET = httpx.ReadError("connection reset")

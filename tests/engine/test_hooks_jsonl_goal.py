@@ -286,8 +286,10 @@ def test_public_api_is_curated_and_sorted():
         "model",
         "providers",
         "resume",
+        "sentences",
         "stop",
         "storage",
+        "text",
         "tools",
     }
     assert engine.__all__ == sorted(engine.__all__)

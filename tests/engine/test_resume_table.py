@@ -21,8 +21,24 @@ from engine import (
     UserMessage,
     tool,
 )
-from engine.resume import CONTINUE_NOTICE, INTERRUPTED_TOOL_TEXT, RETRY_NOTICE
 from tests.support.scripted import ScriptedModel, Turn
+
+# What the model reads, pinned here word for word (not imported from the code under test).
+# The first is the seed's exact sentence (/work/shared/seed, the resume table's footnote);
+# none of them is translated: they go to the model, whatever language the person reads.
+INTERRUPTED_TOOL_TEXT = (
+    "The process stopped while this tool was running, so it may or may not have completed, "
+    "and whatever it changes may or may not have happened. Check the current state before "
+    "running it again."
+)
+RETRY_NOTICE = (
+    "Your previous response was cut off before it was complete, so the user did not receive "
+    "all of it. Redo that response from the start."
+)
+CONTINUE_NOTICE = (
+    "Your previous response reached the output limit. Continue exactly where it stopped, "
+    "without repeating anything already written."
+)
 
 RAN: list[str] = []
 

@@ -460,9 +460,11 @@ async def test_openai_server_that_ignores_stream_answers_whole(server, make_adap
 
 async def test_wrong_content_type_is_a_clear_error(server, make_adapter) -> None:
     server.script(Turn(body=b"<html>login</html>", content_type="text/html"), Turn(text="x"))
-    from engine.errors import ProviderError
+    from engine.errors import ErrorAction, ProviderError
 
     with pytest.raises(ProviderError) as info:
         await collect(make_adapter("anthropic", max_attempts=1), ask())
     assert str(info.value).startswith("Anthropic answered with a web page")
-    assert "Check the base URL in Settings" in str(info.value)
+    assert "Check the base URL" in str(info.value)
+    assert "Settings" not in str(info.value), "the engine names no part of a host"
+    assert info.value.action is ErrorAction.CHECK_CONNECTION

@@ -12,6 +12,7 @@ import time
 import pytest
 
 from engine.errors import (
+    ErrorAction,
     ProviderAuthError,
     ProviderConnectionError,
     ProviderRateLimitError,
@@ -121,14 +122,17 @@ async def test_auth_errors_are_never_retried(server, make_adapter, protocol, sta
         await run(make_adapter(protocol))
     assert len(server.chat_requests()) == 1
     assert info.value.status == status
-    assert "Settings" in str(info.value)
+    assert "Check" in str(info.value) and "key" in str(info.value)
+    assert "Settings" not in str(info.value), "the engine names no part of a host"
+    assert info.value.action is ErrorAction.CHECK_KEY
 
 
 async def test_401_wording(server, make_adapter) -> None:
     server.script(Turn(status=401))
     with pytest.raises(ProviderAuthError) as info:
         await run(make_adapter("anthropic"))
-    assert str(info.value) == "Anthropic refused the API key (401). Check the key in Settings."
+    assert str(info.value) == "Anthropic refused the API key (401). Check the key."
+    assert info.value.sentence("zh_CN") == "Anthropic 拒绝了 API 密钥（401）。请检查密钥。"
 
 
 async def test_bad_request_is_not_retried(server, make_adapter, protocol) -> None:
@@ -219,7 +223,8 @@ async def test_tool_arguments_cut_mid_json(server, make_adapter, protocol) -> No
             seen.append(event)
     assert len(server.chat_requests()) == 1
     assert any(e.kind is ModelEventKind.TEXT for e in seen)
-    assert "Resume" in str(info.value) or "Try again" in str(info.value)
+    assert info.value.action in (ErrorAction.RESUME, ErrorAction.CHECK_CONNECTION)
+    assert "kept" not in str(info.value), "only the host knows whether what arrived was saved"
 
 
 async def test_stalled_stream_is_released_when_the_server_closes(make_adapter, protocol) -> None:
@@ -268,3 +273,18 @@ async def test_break_after_the_stop_arrived_keeps_the_answer(
     assert result[-1].response.message.content == "All of it."
     assert result[-1].response.message.stop is None
     assert len(server.chat_requests()) == 1
+
+
+async def test_status_errors_render_in_the_language_asked(server, make_adapter) -> None:
+    server.script(Turn(status=429, error="Slow down"))
+    with pytest.raises(ProviderRateLimitError) as info:
+        await run(make_adapter("openai", max_attempts=1))
+    who = str(info.value).split(" is limiting")[0]
+    assert (
+        str(info.value)
+        == f"{who} is limiting requests (429): Slow down. Wait a moment and try again."
+    )
+    assert (
+        info.value.sentence("zh_CN") == f"{who} 正在限制请求（429）: Slow down. 请稍等片刻后重试。"
+    )
+    assert info.value.action is ErrorAction.WAIT

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import ProviderResponseError
+from engine.errors import ErrorAction, ProviderResponseError
 from engine.messages import UserMessage
 from engine.model import ModelEvent, ModelEventKind, ModelRequest, ModelResponse
 from engine.providers.base import HTTPModel
@@ -233,7 +233,7 @@ async def test_groq_error_event_after_reasoning(server, make_adapter) -> None:
         async for event in model.stream(ModelRequest([UserMessage(content="hi")])):
             seen.append(event)
     assert seen and all(e.kind is ModelEventKind.REASONING for e in seen)
-    assert "Resume" in str(info.value)
+    assert info.value.action is ErrorAction.RESUME  # the host offers Resume in its words
 
 
 async def test_llamabox_bare_error_line_midstream(server, make_adapter) -> None:

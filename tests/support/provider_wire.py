@@ -16,6 +16,7 @@ import json
 import time
 import uuid
 from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -91,6 +92,10 @@ class Turn:
         body: raw bytes to serve as a 200 stream instead (benchmarks pre-render these).
         content_type: the Content-Type for ``body`` (the protocol's stream type by default).
         usage: (input tokens, output tokens) to report.
+        escape_non_ascii: write every non-ASCII character as a JSON ``\\uXXXX`` escape, as
+            many servers do. A text holding surrogates then sends them as escapes: an
+            emoji's two halves (``"\\ud83d"``, ``"\\ude00"``) split across two events by
+            ``chunk_size``, or a lone half no character can be made of.
     """
 
     text: str = ""
@@ -110,6 +115,7 @@ class Turn:
     body: bytes | None = None
     content_type: str | None = None
     usage: tuple[int, int] = (12, 34)
+    escape_non_ascii: bool = False
 
     def calls(self) -> list[ScriptedCall]:
         return [c if isinstance(c, ScriptedCall) else ScriptedCall(*c) for c in self.tool_calls]
@@ -123,9 +129,13 @@ def _pieces(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
+#: set while a turn with ``escape_non_ascii`` is rendered
+_ESCAPE_NON_ASCII: ContextVar[bool] = ContextVar("escape_non_ascii", default=False)
+
+
 def dumps(obj: Any) -> str:
     # ensure_ascii=False: U+2028 and friends go on the wire raw, as real providers send them.
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(obj, ensure_ascii=_ESCAPE_NON_ASCII.get(), separators=(",", ":"))
 
 
 def _sse(data: Any, event: str | None = None) -> bytes:
@@ -174,11 +184,15 @@ def render(
 ) -> list[bytes]:
     """Render a turn's 200 stream as a list of events (bytes), faults of content included."""
     request_body = request_body or {}
-    if protocol == OPENAI:
-        return _render_openai(turn, request_body, model)
-    if protocol == ANTHROPIC:
-        return _render_anthropic(turn, model)
-    return _render_ollama(turn, model)
+    token = _ESCAPE_NON_ASCII.set(turn.escape_non_ascii)
+    try:
+        if protocol == OPENAI:
+            return _render_openai(turn, request_body, model)
+        if protocol == ANTHROPIC:
+            return _render_anthropic(turn, model)
+        return _render_ollama(turn, model)
+    finally:
+        _ESCAPE_NON_ASCII.reset(token)
 
 
 def _cut(text: str) -> str:

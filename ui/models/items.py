@@ -59,6 +59,8 @@ class TranscriptItem:
     tool_result: str = ""
     stop: StopInfo | None = None
     tag: str | None = None  #: an internal message's tag (``resume:retry_response``)
+    #: False for an answer cut off whose text could not be stored (shown, but lost)
+    saved: bool = True
     seq: int | None = None
     version: int = 0  #: bumped on every change, so a view can skip work it already did
 

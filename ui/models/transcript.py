@@ -12,6 +12,8 @@ The model folds a request's `AgentEvent`s into rows (`apply_event`)::
                                    + one PENDING tool card per tool call
     TOOL_STARTED ─► card RUNNING ─► TOOL_COMPLETED | TOOL_FAILED ─► card DONE | FAILED
     request cancelled ─► `finish_request(stopped=True)`: live row STOPPED, cards INTERRUPTED
+    request failed ─► `finish_request(stopped=False, saved=False)`: a live row the events did
+                      not close was not stored: INTERRUPTED and not saved
 
 Deltas are kept as a list of pieces and joined on demand, so a long answer costs time in
 proportion to its length. A delta does not emit ``dataChanged`` by itself: the streaming
@@ -41,8 +43,10 @@ from engine.messages import (
     ToolMessage,
     UserMessage,
 )
+from engine.sentences import describe_stop
 from engine.stop import StopInfo, StopReason
 
+from ..i18n import engine_language
 from .items import ITEM_ROLE, KIND_ROLE, STATE_ROLE, ItemKind, ItemState, TranscriptItem
 
 __all__ = [
@@ -210,7 +214,7 @@ class TranscriptModel(QAbstractListModel):
         if role == ITEM_ROLE:
             return item
         if role == Qt.ItemDataRole.ToolTipRole and item.stop is not None:
-            return item.stop.message
+            return describe_stop(item.stop, engine_language())
         return None
 
     def roleNames(self) -> dict[int, bytes]:  # noqa: N802
@@ -405,24 +409,33 @@ class TranscriptModel(QAbstractListModel):
             card.tool_result = result
         self._changed(card)
 
-    def finish_request(self, *, stopped: bool) -> None:
+    def finish_request(self, *, stopped: bool, saved: bool = True) -> bool:
         """The request ended without its events closing every row (a fault or Stop).
 
-        The live answer keeps its text and says how it ended; cards still running say the
-        request was interrupted.
+        The live answer keeps its text and says how it ended, and whether it was ``saved``
+        (the controller knows: a stored partial is announced, and a Stop whose partial could
+        not be stored ends in a `StorageError`); cards still running say the request was
+        interrupted.
+
+        Returns:
+            True when an answer with text was still live (ended here, not by its events).
         """
         live = self._live
         self._live = None
+        ended = False
         if live is not None:
             if live.text or live.reasoning:
                 live.state = ItemState.STOPPED if stopped else ItemState.INTERRUPTED
+                live.saved = saved
                 self._changed(live)
+                ended = True
             else:
                 self._remove(live)
         for item in self._items:
             if item.kind is ItemKind.TOOL and item.state in (ItemState.RUNNING, ItemState.PENDING):
                 item.state = ItemState.INTERRUPTED
                 self._changed(item)
+        return ended
 
     def apply_event(self, event: AgentEvent) -> None:
         """Fold one event of a request into the rows."""

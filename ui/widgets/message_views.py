@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..i18n import engine_language
 from ..markdown import StreamSplitter, render_markdown
 from ..models.items import ItemKind, ItemState, TranscriptItem
 
@@ -288,9 +289,17 @@ class AnswerView(_RowView):
         self._stable = self._fed = len(text)
 
     def _draw_status(self, item: TranscriptItem) -> None:
+        # "saved" only for an answer whose text was stored (item.saved): the sentence is
+        # decided by whether the write succeeded, never promised in advance.
+        if item.saved:
+            stopped = self.tr("Stopped. The partial answer above is saved.")
+            cut = self.tr("The answer was cut off. What arrived is saved.")
+        else:
+            stopped = self.tr("Stopped. The partial answer above could not be saved.")
+            cut = self.tr("The answer was cut off. What arrived could not be saved.")
         messages = {
-            ItemState.STOPPED: self.tr("Stopped. The partial answer above is saved."),
-            ItemState.INTERRUPTED: self.tr("The answer was cut off. What arrived is saved."),
+            ItemState.STOPPED: stopped,
+            ItemState.INTERRUPTED: cut,
             ItemState.TRUNCATED: self.tr("The answer reached the output limit."),
             ItemState.REFUSED: self.tr("The model declined to answer."),
             ItemState.CONTEXT_FULL: self.tr(
@@ -304,13 +313,13 @@ class AnswerView(_RowView):
             message
             and item.stop is not None
             and item.stop.message
-            and item.state
-            in (
-                ItemState.INTERRUPTED,
-                ItemState.OTHER,
-            )
+            and item.state in (ItemState.INTERRUPTED, ItemState.OTHER)
         ):
-            message = f"{message} ({item.stop.message})"
+            # The engine's words for why, in the window's language (a stop exists, so the
+            # engine is loaded: this import costs nothing at the first paint).
+            from engine.sentences import describe_stop
+
+            message = f"{message} ({describe_stop(item.stop, engine_language())})"
         self.status.setVisible(message is not None)
         if message:
             self.status.setText("⚠ " + message)

@@ -1,0 +1,454 @@
+"""Every sentence the engine writes for a person, in English and Simplified Chinese.
+
+A sentence is a key (``"resume.continue"``) with a template per language, filled with named
+parameters (``{names}``, ``{who}``). Errors keep their key and parameters and render on
+demand (`ContinuoError.sentence`), stops are described from their reason and raw code
+(`describe_stop`), and resume descriptions are written in the language the host gives
+`AgentRunConfig` — so a host can show every engine sentence in its own language, and again
+in another after the person switches.
+
+Sentences say what happened and what helps in words that fit any host: they name no part
+of a window ("Settings", "button"). What a host can offer (open its settings, resume) is
+the error's `ErrorAction`, which the host puts into its own words.
+
+Not here: the notices sent to the model for a resumed request (`engine.resume`), which keep
+the seed's exact English words whatever the person's language — they are read by the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .stop import StopInfo
+
+__all__ = [
+    "LANGUAGES",
+    "ErrorAction",
+    "describe_stop",
+    "has_sentence",
+    "keys",
+    "language_of",
+    "sentence",
+]
+
+#: The languages every sentence has: English (the default) and Simplified Chinese.
+LANGUAGES = ("en", "zh_CN")
+
+
+class ErrorAction(StrEnum):
+    """What helps after an error, for the host to offer in its own words."""
+
+    NONE = "none"  #: nothing the person can do helps, or nothing is needed
+    RESUME = "resume"  #: resume the conversation: it carries on from where it stopped
+    WAIT = "wait"  #: wait a moment (a rate limit, a busy server), then resume
+    CHECK_KEY = "check_key"  #: the API key was refused or lacks permission
+    CHECK_CONNECTION = "check_connection"  #: the network, or the provider's address
+    CHECK_MODEL = "check_model"  #: the model's name or its options
+    CHECK_ACCOUNT = "check_account"  #: the provider account's plan or billing
+    NEW_CONVERSATION = "new_conversation"  #: the conversation no longer fits the model
+    FREE_SPACE = "free_space"  #: the disk is full or the data file cannot be written
+    CHECK_FOLDER = "check_folder"  #: the data file or its folder cannot be opened or written
+    CLOSE_OTHER = "close_other"  #: another request or program holds the conversation
+    UPDATE_APP = "update_app"  #: a newer version wrote the data
+    RESTORE_BACKUP = "restore_backup"  #: the data file is damaged
+
+
+# fmt: off
+_SENTENCES: dict[str, tuple[str, str]] = {
+    # -- where a conversation stopped (ResumePoint.description) ---------------------------
+    "resume.call_model": (
+        "The model never answered the last message; resuming will ask it again.",
+        "模型还没有回答最后一条消息；继续将再次询问它。",
+    ),
+    "resume.tool_results": (
+        "The tools finished but the model has not seen their results yet; resuming will "
+        "send them to the model.",
+        "工具已经运行完毕，但模型还没有看到结果；继续将把结果发给模型。",
+    ),
+    "resume.recover_tool": (
+        "The app stopped while the tool {names} ran; resuming will tell the model it may or "
+        "may not have finished, without running it again.",
+        "工具 {names} 运行时程序停止了；继续将告诉模型它可能已完成也可能没有，不会再次运行它。",
+    ),
+    "resume.recover_tools": (
+        "The app stopped while the tools {names} ran; resuming will tell the model they may "
+        "or may not have finished, without running them again.",
+        "工具 {names} 运行时程序停止了；继续将告诉模型它们可能已完成也可能没有，不会再次运行它们。",
+    ),
+    "resume.retry.cancelled": (
+        "The answer was stopped before it finished; resuming will ask the model to write it "
+        "again from the start.",
+        "回答在完成前被停止了；继续将请模型从头重写这个回答。",
+    ),
+    "resume.retry.network_error": (
+        "The connection broke before the answer finished; resuming will ask the model to "
+        "write it again from the start.",
+        "回答完成前连接断开了；继续将请模型从头重写这个回答。",
+    ),
+    "resume.retry.app_stopped": (
+        "The app stopped before the answer finished; resuming will ask the model to write "
+        "it again from the start.",
+        "回答完成前程序停止了；继续将请模型从头重写这个回答。",
+    ),
+    "resume.retry.error": (
+        "The answer was cut off by an error; resuming will ask the model to write it again "
+        "from the start.",
+        "回答被一个错误打断了；继续将请模型从头重写这个回答。",
+    ),
+    "resume.continue": (
+        "The answer reached the output limit; resuming will ask the model to continue where "
+        "it stopped.",
+        "回答达到了输出上限；继续将请模型从停下的地方接着写。",
+    ),
+    "resume.paused": (
+        "The provider paused this answer; resuming will let the model carry on.",
+        "服务商暂停了这个回答；继续将让模型接着回答。",
+    ),
+    # -- nothing to resume (AgentResumeError) ----------------------------------------------
+    "cannot_resume.empty": (
+        "This conversation has no messages, so there is nothing to resume.",
+        "这个对话还没有消息，没有可以继续的内容。",
+    ),
+    "cannot_resume.completed": (
+        "The last answer finished normally, so there is nothing to resume.",
+        "最后一个回答已正常完成，没有可以继续的内容。",
+    ),
+    "cannot_resume.refused": (
+        "The model declined the last request; resuming would be declined again.",
+        "模型拒绝了最后的请求；继续也会再次被拒绝。",
+    ),
+    "cannot_resume.context_full": (
+        "The conversation filled the model's context window; start a new conversation or "
+        "shorten this one before going on.",
+        "对话已占满模型的上下文窗口；请开始新对话，或缩短这个对话后再继续。",
+    ),
+    "cannot_resume.unknown_stop": (
+        "The last answer stopped for a reason this version does not know.",
+        "最后一个回答因这个版本不认识的原因而停止。",
+    ),
+    "cannot_resume.malformed": (
+        "The conversation ends in a tool result that answers no tool call, so it cannot be "
+        "resumed.",
+        "对话以一个不对应任何工具调用的工具结果结尾，因此无法继续。",
+    ),
+    "cannot_resume.other": (
+        "Cannot resume: {reason}.",
+        "无法继续：{reason}。",
+    ),
+    # -- the agent --------------------------------------------------------------------------
+    "agent.busy": (
+        "The conversation {session_id} is busy in another request ({holder}); wait for it "
+        "to finish.",
+        "对话 {session_id} 正被另一个请求使用（{holder}）；请等它结束。",
+    ),
+    "agent.step_limit": (
+        "The request used all {max_steps} model steps without a final answer; everything so "
+        "far is saved, and resuming carries on from here.",
+        "这个请求用完了全部 {max_steps} 次模型调用仍没有最终回答；目前的内容都已保存，继续将从这里接着进行。",
+    ),
+    "agent.no_final_response": (
+        "The model's stream ended without a final response; the answer may be incomplete. "
+        "Resuming asks again.",
+        "模型的数据流在给出最终回答前结束了，回答可能不完整。继续将再次询问。",
+    ),
+    # -- storage ----------------------------------------------------------------------------
+    "storage.exists": (
+        "A conversation with id {session_id} already exists.",
+        "ID 为 {session_id} 的对话已经存在。",
+    ),
+    "storage.corrupt": (
+        "The conversation file {path} is damaged or is not a Continuo database{detail}. It "
+        "was not changed; restore it from a backup or move it aside to start afresh.",
+        "对话文件 {path} 已损坏或不是 Continuo 数据库{detail}。文件没有被改动；请从备份恢复，或把它移走后重新开始。",
+    ),
+    "storage.newer": (
+        "The conversation file {path} was written by a newer Continuo (schema {found}, this "
+        "version reads up to {supported}). It was not changed; update Continuo to open it.",
+        "对话文件 {path} 由更新版本的 Continuo 写入（结构版本 {found}，本版本最多读取 {supported}）。文件没有被改动；请更新 Continuo 后再打开。",
+    ),
+    "storage.unknown_type": (
+        "A stored message{where} has the unknown type {type_name}; it may come from a newer "
+        "Continuo. Nothing was changed; update Continuo to open it.",
+        "一条已保存的消息{where}类型为未知的 {type_name}，可能来自更新版本的 Continuo。没有任何改动；请更新 Continuo 后再打开。",
+    ),
+    "storage.lease_lost": (
+        "Conversation {session_id} was taken over by another process{who} while this request "
+        "was paused, so this request stopped and saved nothing more. Open the conversation "
+        "again to see where it stands.",
+        "对话 {session_id} 在本次请求暂停期间被另一个进程{who}接管，所以本次请求已停止，没有再保存任何内容。请重新打开对话查看它的当前状态。",
+    ),
+    "storage.full": (
+        "The disk holding the conversation file {path} is full, so the last change was not "
+        "saved. Free some space on that disk, then resume.",
+        "存放对话文件 {path} 的磁盘已满，最后的改动没有保存。请在该磁盘上腾出一些空间，然后继续。",
+    ),
+    "storage.read_only": (
+        "The conversation file {path} cannot be written: {reason}. It was not changed; make "
+        "it writable (or choose another data folder) and try again.",
+        "对话文件 {path} 无法写入：{reason}。文件没有被改动；请让它可写（或选择另一个数据文件夹）后再试。",
+    ),
+    "storage.permission": (
+        "The conversation file {path} cannot be opened: {reason}. It was not changed; give "
+        "your user access to it (or choose another data folder) and try again.",
+        "无法打开对话文件 {path}：{reason}。文件没有被改动；请让你的用户可以访问它（或选择另一个数据文件夹）后再试。",
+    ),
+    "storage.io": (
+        "The disk reported an error while using the conversation file {path} ({detail}). "
+        "Check that the disk is still connected and healthy, then try again.",
+        "使用对话文件 {path} 时磁盘报告了错误（{detail}）。请检查磁盘是否仍然连接且工作正常，然后再试。",
+    ),
+    "storage.locked": (
+        "The conversation file {path} is locked by another program; try again in a moment, "
+        "or close the other program.",
+        "对话文件 {path} 被另一个程序锁定；请稍后再试，或关闭那个程序。",
+    ),
+    "storage.unusable": (
+        "The conversation file {path} could not be used: {detail}. Check that the disk has "
+        "space and the file is writable.",
+        "无法使用对话文件 {path}：{detail}。请检查磁盘是否有空间、文件是否可写。",
+    ),
+    "storage.unwritable_value": (
+        "Could not write to the conversation file {path}: {detail}.",
+        "无法写入对话文件 {path}：{detail}。",
+    ),
+    "storage.append_failed": (
+        "The message could not be saved: {detail}.",
+        "消息没能保存：{detail}。",
+    ),
+    "storage.cannot_open": (
+        "The conversation file {path} could not be opened: {detail}.",
+        "无法打开对话文件 {path}：{detail}。",
+    ),
+    "storage.closed": (
+        "The conversation file {path} was closed; open it again.",
+        "对话文件 {path} 已关闭；请重新打开。",
+    ),
+    "storage.missing": (
+        "There is no conversation {session_id} in {path}; it may have been deleted.",
+        "{path} 中没有对话 {session_id}，它可能已被删除。",
+    ),
+    # -- providers --------------------------------------------------------------------------
+    "provider.web_page": (
+        "{who} answered with a web page instead of a model stream. Check the base URL "
+        "({base_url}).",
+        "{who} 返回了一个网页，而不是模型的数据流。请检查服务地址（{base_url}）。",
+    ),
+    "provider.timeout": (
+        "{who} stopped answering (no data for {seconds} seconds). Check your connection and "
+        "try again, or allow a longer timeout.",
+        "{who} 停止了响应（{seconds} 秒没有数据）。请检查网络后重试，或把超时时间设长一些。",
+    ),
+    "provider.connect": (
+        "Could not connect to {provider} at {base_url}. Check your network connection and "
+        "the base URL.",
+        "无法连接到 {base_url} 上的 {provider}。请检查网络连接和服务地址。",
+    ),
+    "provider.connect.local": (
+        "Could not connect to {provider} at {base_url}. Check your network connection, and "
+        "that the server is running if it is a local one, then the base URL.",
+        "无法连接到 {base_url} 上的 {provider}。请检查网络连接；如果是本地服务器，请确认它正在运行，再检查服务地址。",
+    ),
+    "provider.connect.ollama": (
+        "Could not connect to {provider} at {base_url}. Is Ollama running? Start it "
+        "(`ollama serve`) and check the address.",
+        "无法连接到 {base_url} 上的 {provider}。Ollama 在运行吗？请启动它（`ollama serve`）并检查地址。",
+    ),
+    "provider.connection_broke": (
+        "The connection to {provider} broke before the answer was complete. Check your "
+        "connection and try again.",
+        "与 {provider} 的连接在回答完成前断开了。请检查网络后重试。",
+    ),
+    "provider.undecodable": (
+        "{who} sent a response that could not be decoded. Try again.",
+        "{who} 发送的响应无法解码。请重试。",
+    ),
+    "provider.key_refused": (
+        "{who} refused the API key ({status}). Check the key.",
+        "{who} 拒绝了 API 密钥（{status}）。请检查密钥。",
+    ),
+    "provider.access_denied": (
+        "{who} denied access ({status}){said} Check that the key may use the model {model}.",
+        "{who} 拒绝访问（{status}）{said} 请检查这个密钥是否可以使用模型 {model}。",
+    ),
+    "provider.quota": (
+        "{who} is limiting requests ({status}){said} Check the account's plan and billing, "
+        "then try again.",
+        "{who} 正在限制请求（{status}）{said} 请检查账户的套餐和账单后重试。",
+    ),
+    "provider.rate_limited": (
+        "{who} is limiting requests ({status}){said} Wait a moment and try again.",
+        "{who} 正在限制请求（{status}）{said} 请稍等片刻后重试。",
+    ),
+    "provider.rate_limited_until": (
+        "{who} is limiting requests ({status}){said} Try again in {seconds} seconds (after "
+        "{at} UTC).",
+        "{who} 正在限制请求（{status}）{said} 请在 {seconds} 秒后（UTC {at} 之后）重试。",
+    ),
+    "provider.no_model": (
+        "{who} has no model {model} at {base_url} ({status}){said} Check the model name and "
+        "the base URL.",
+        "{base_url} 上的 {who} 没有模型 {model}（{status}）{said} 请检查模型名称和服务地址。",
+    ),
+    "provider.overloaded": (
+        "{who} is overloaded ({status}){said} Try again in a moment.",
+        "{who} 当前过载（{status}）{said} 请稍后重试。",
+    ),
+    "provider.overloaded_until": (
+        "{who} is overloaded ({status}){said} Try again in {seconds} seconds (after {at} "
+        "UTC).",
+        "{who} 当前过载（{status}）{said} 请在 {seconds} 秒后（UTC {at} 之后）重试。",
+    ),
+    "provider.server_error": (
+        "{who} had a problem on its side ({status}){said} Try again in a moment.",
+        "{who} 那边出了问题（{status}）{said} 请稍后重试。",
+    ),
+    "provider.server_error_until": (
+        "{who} had a problem on its side ({status}){said} Try again in {seconds} seconds "
+        "(after {at} UTC).",
+        "{who} 那边出了问题（{status}）{said} 请在 {seconds} 秒后（UTC {at} 之后）重试。",
+    ),
+    "provider.rejected": (
+        "{who} rejected the request ({status}){said} Check the model and its settings.",
+        "{who} 拒绝了这个请求（{status}）{said} 请检查模型及其参数。",
+    ),
+    "provider.context_full": (
+        "{who} stopped because the conversation no longer fits the model's context window "
+        "({detail}). Start a new conversation or shorten this one.",
+        "{who} 停止了，因为对话已超出模型的上下文窗口（{detail}）。请开始新对话，或缩短这个对话。",
+    ),
+    "provider.error_in_stream": (
+        "{who} reported an error in the middle of its answer: {detail}.",
+        "{who} 在回答中途报告了一个错误：{detail}。",
+    ),
+    "provider.ended_early": (
+        "{who} ended the stream before the answer was complete.",
+        "{who} 在回答完成前结束了数据流。",
+    ),
+    "provider.bad_json": (
+        "{who} sent a stream event that is not valid JSON. Try again; if it keeps happening, "
+        "the server or a proxy in between is mangling the stream.",
+        "{who} 发送的数据流事件不是有效的 JSON。请重试；如果一直这样，说明服务器或中间的代理破坏了数据流。",
+    ),
+    "provider.bad_tool_arguments": (
+        "{who} sent arguments for the tool {name} that are not a whole JSON object, so the "
+        "tool was not run. Resuming asks again.",
+        "{who} 为工具 {name} 发送的参数不是完整的 JSON 对象，因此没有运行这个工具。继续将再次询问。",
+    ),
+    # -- why an answer stopped (StopInfo, described by describe_stop) -------------------------
+    "stop.cancelled": (
+        "You stopped this answer before it finished.",
+        "你在回答完成前停止了它。",
+    ),
+    "stop.network_error": (
+        "The connection to the provider broke before the answer finished.",
+        "回答完成前，与服务商的连接断开了。",
+    ),
+    "stop.app_stopped": (
+        "The app stopped before the answer finished.",
+        "回答完成前程序停止了。",
+    ),
+    "stop.provider_error": (
+        "The provider reported an error in the middle of the answer.",
+        "服务商在回答中途报告了一个错误。",
+    ),
+    "stop.error": (
+        "The answer was cut off by an error ({name}).",
+        "回答被一个错误打断了（{name}）。",
+    ),
+    "stop.max_output": (
+        "The answer reached the output limit; resuming continues it.",
+        "回答达到了输出上限；继续会接着写下去。",
+    ),
+    "stop.refusal": (
+        "The model declined to answer.",
+        "模型拒绝回答。",
+    ),
+    "stop.context_full": (
+        "The conversation no longer fits in the model's context window; start a new "
+        "conversation or shorten this one.",
+        "对话已超出模型的上下文窗口；请开始新对话，或缩短这个对话。",
+    ),
+    "stop.context_full_model": (
+        "The conversation no longer fits in the context window of {model} ({detail}). Start "
+        "a new conversation or shorten this one.",
+        "对话已超出 {model} 的上下文窗口（{detail}）。请开始新对话，或缩短这个对话。",
+    ),
+    "stop.paused": (
+        "The provider paused this turn before it finished.",
+        "服务商在这一轮完成前暂停了它。",
+    ),
+    "stop.unknown": (
+        "The model stopped for a reason this version does not know ({raw}).",
+        "模型因这个版本不认识的原因而停止（{raw}）。",
+    ),
+}
+# fmt: on
+
+
+def language_of(tag: str | None) -> str:
+    """Map a language tag (``"zh_CN"``, ``"zh-Hans"``, ``"en_US"``, None) to one of `LANGUAGES`.
+
+    Any Simplified Chinese tag becomes ``"zh_CN"``; everything else is English.
+    """
+    normal = (tag or "").replace("-", "_").lower()
+    if normal == "zh" or normal.startswith(("zh_cn", "zh_sg", "zh_hans")):
+        return "zh_CN"
+    return "en"
+
+
+def sentence(key: str, language: str | None = "en", /, **params: Any) -> str:
+    """Return the sentence ``key`` in ``language``, filled with ``params``.
+
+    Raises:
+        KeyError: ``key`` is not in the catalog.
+    """
+    english, chinese = _SENTENCES[key]
+    template = chinese if language_of(language) == "zh_CN" else english
+    return template.format(**params)
+
+
+def has_sentence(key: str) -> bool:
+    """True when ``key`` is in the catalog."""
+    return key in _SENTENCES
+
+
+def keys() -> list[str]:
+    """Every key of the catalog, sorted (for tests that check each has both languages)."""
+    return sorted(_SENTENCES)
+
+
+_INTERRUPTED_KEYS: Mapping[str, str] = {
+    "cancelled": "stop.cancelled",
+    "network_error": "stop.network_error",
+    "app_stopped": "stop.app_stopped",
+    "provider_error": "stop.provider_error",
+}
+
+
+def describe_stop(stop: StopInfo, language: str | None = "en") -> str:
+    """One sentence saying why an answer stopped, in ``language``.
+
+    In English the stop's own ``message`` is used when it has one (it may quote the
+    provider); in another language the catalog's sentence for the stop's reason and raw
+    code, since a provider's words cannot be translated here.
+    """
+    from .stop import StopReason  # engine.stop imports nothing from here; avoid a cycle
+
+    if language_of(language) == "en" and stop.message:
+        return stop.message
+    reason = stop.reason
+    if reason is StopReason.INTERRUPTED:
+        return sentence(_INTERRUPTED_KEYS.get(stop.raw or "", "stop.provider_error"), language)
+    if reason is StopReason.OTHER or reason.value not in {
+        "max_output",
+        "refusal",
+        "context_full",
+        "paused",
+    }:
+        if stop.ok:
+            return ""
+        return sentence("stop.unknown", language, raw=stop.raw or reason.value)
+    return sentence(f"stop.{reason.value}", language)
