@@ -121,7 +121,8 @@ def _messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
                     }
                     for call in message.tool_calls
                 ]
-                item["content"] = message.content or None
+                # Not null: llama.cpp's Python server refuses null with a 500 (the recorded
+                # compat/llamacpp-tool-history-null.*); "" is a string, which OpenAI accepts.
             wire.append(item)
         elif isinstance(message, ToolMessage):
             wire.append(

@@ -216,6 +216,22 @@ async def test_openai_history_on_the_wire(server, make_adapter) -> None:
     ]
 
 
+async def test_openai_tool_call_without_text_sends_empty_content(server, make_adapter) -> None:
+    # llama.cpp's Python server answers 500 to "content": null (compat/llamacpp-tool-history-
+    # null.*, test_wire_samples); "" is what it and OpenAI accept.
+    call = ToolCall("call_1", "get_weather", {"city": "Oslo"})
+    model = make_adapter("openai")
+    messages = [
+        UserMessage(content="Weather in Oslo?"),
+        AssistantMessage(content="", tool_calls=(call,)),
+        ToolMessage(tool_call_id="call_1", name="get_weather", content="Sunny."),
+    ]
+    await collect(model, ModelRequest(messages, tools=[WEATHER]))
+    assistant = server.chat_requests()[-1].body["messages"][1]
+    assert assistant["role"] == "assistant" and assistant["content"] == ""
+    assert assistant["tool_calls"][0]["function"]["name"] == "get_weather"
+
+
 async def test_anthropic_history_merges_user_turns(server, make_adapter) -> None:
     model = make_adapter("anthropic")
     await collect(model, ModelRequest(history(), tools=[WEATHER]))
