@@ -45,6 +45,7 @@ from ..errors import (
     ProviderAuthError,
     ProviderConnectionError,
     ProviderContextLengthError,
+    ProviderEmptyStreamError,
     ProviderError,
     ProviderRateLimitError,
     ProviderResponseError,
@@ -522,7 +523,10 @@ class HTTPModel:
         err.retryable = transient  # type: ignore[attr-defined]
         return err
 
-    def _ended_early(self) -> ProviderError:
+    def _ended_early(self, response: httpx.Response | None = None) -> ProviderError:
+        """The error for a stream that ended without its stop; an empty one is its own."""
+        if response is not None and not response.num_bytes_downloaded:
+            return self._empty_stream()
         err = ProviderConnectionError(
             f"{self._who} ended the stream before the answer was complete. "
             "What arrived is kept; Resume asks again.",
@@ -530,6 +534,24 @@ class HTTPModel:
         )
         err.retryable = True  # type: ignore[attr-defined]  (only ever before any output)
         return err
+
+    def _empty_stream(self, reason: str = "") -> ProviderError:
+        """The error for a ``200 OK`` whose body was empty: nothing arrived, nothing is kept.
+
+        Not retried: the servers that do this (llama.cpp's Python server) do it every time
+        for the same request. ``reason`` is what the server said when asked again without
+        streaming, a sentence of its own.
+        """
+        said = (
+            f" Asked again without streaming, it said why: {reason}"
+            if reason
+            else " It gave no reason; try again, and if it happens again the server's log "
+            "says why (a conversation longer than the model's context window is a common one)."
+        )
+        return ProviderEmptyStreamError(
+            f"{self._who} answered with an empty stream, so nothing arrived.{said}",
+            provider=self.provider,
+        )
 
     def _bad_json(self) -> ProviderError:
         return ProviderResponseError(

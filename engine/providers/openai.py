@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 import httpx
 
+from ..errors import ProviderError
 from ..messages import (
     AssistantMessage,
     InternalMessage,
@@ -306,12 +307,43 @@ class OpenAIChatModel(HTTPModel):
             if done:
                 break
         if finish is None:
-            raise self._ended_early()
+            if not response.num_bytes_downloaded:
+                yield await self._without_streaming(response)
+                return
+            raise self._ended_early(response)
         yield [
             self._finish(
                 finish, "".join(text), "".join(reasoning), refusal, tools, usage, late_error
             )
         ]
+
+    async def _without_streaming(self, response: httpx.Response) -> list[ModelEvent]:
+        """After a ``200 OK`` with an empty body: the same request once with stream=false.
+
+        llama.cpp's Python server streams nothing for a prompt over its context window (and
+        for some tool_choice values), but answers the same request unstreamed with its
+        reason, e.g. ``400 context_length_exceeded`` (compat/llamacpp-context-*). A context
+        error becomes the stored context_full step, any other error its own sentence, and a
+        whole completion is the answer.
+        """
+        body = json.loads(response.request.content)
+        body["stream"] = False
+        body.pop("stream_options", None)
+        try:
+            with self._map_errors():
+                again = await self._client.post(self._chat_url(), json=body)
+        except ProviderError as exc:
+            raise self._empty_stream() from exc
+        if again.status_code >= 400:
+            message, code = error_fields(again.content)
+            raw = self._context_raw(again.status_code, code, message)
+            if raw is not None:
+                return [self._context_full(raw, message)]
+            status = self._status_error(again.status_code, message, again.headers, code)
+            raise self._empty_stream(str(status)) from status
+        if not again.headers.get("content-type", "").startswith("application/json"):
+            raise self._empty_stream()
+        return list(self._whole(loads(again.content, self)))
 
     def _finish(
         self,
