@@ -155,9 +155,19 @@ class ToolCallAccumulator:
             except ValueError:
                 arguments = None
             if not isinstance(arguments, dict):
+                who = f"{self._provider[:1].upper()}{self._provider[1:]}"
+                if arguments is None and text.startswith("{") and not text.endswith("}"):
+                    # A forced call cut by max_tokens still says "tool_calls" (llama.cpp:
+                    # compat/llamacpp-forced-tool-cut.sse), so the cut shows only here.
+                    raise ProviderResponseError(
+                        f"{who} sent arguments for the tool {name!r} that stop part-way, "
+                        "most likely because the answer reached the output limit, so the tool "
+                        "was not run. Allow more output tokens for this model, then Resume to "
+                        "ask again.",
+                        provider=self._provider,
+                    )
                 raise ProviderResponseError(
-                    f"{self._provider[:1].upper()}{self._provider[1:]} sent arguments for the "
-                    f"tool {name!r} that are not a "
+                    f"{who} sent arguments for the tool {name!r} that are not a "
                     "whole JSON object, so the tool was not run. Resume to ask again.",
                     provider=self._provider,
                 )

@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from engine.errors import ProviderResponseError
 from engine.messages import (
     AssistantMessage,
     InternalMessage,
@@ -375,6 +376,27 @@ async def test_abnormal_stop_withholds_tool_calls(server, make_adapter, protocol
     assert message.tool_calls == ()
     assert message.stop.reason is StopReason.MAX_OUTPUT
     assert message.stop.details["withheld_tool_calls"] == ["get_weather"]
+
+
+@pytest.mark.parametrize("protocol", ["openai", "anthropic"])
+async def test_tool_arguments_cut_under_a_normal_stop_name_the_output_limit(
+    server, make_adapter, protocol
+) -> None:
+    # llama.cpp cuts a forced call at max_tokens and still says "tool_calls" with `{"c`
+    # (the recorded compat/llamacpp-forced-tool-cut.sse, test_wire_samples).
+    server.script(Turn(tool_calls=[ScriptedCall("get_weather", '{"c')]))
+    with pytest.raises(
+        ProviderResponseError, match="most likely because the answer reached the output limit"
+    ) as info:
+        await collect(make_adapter(protocol, max_attempts=1), ask(tools=[WEATHER]))
+    assert "'get_weather'" in str(info.value) and "Resume" in str(info.value)
+
+
+async def test_tool_arguments_that_are_not_an_object_say_so(server, make_adapter) -> None:
+    server.script(Turn(tool_calls=[ScriptedCall("get_weather", '["Rome"]')]))
+    with pytest.raises(ProviderResponseError, match="not a whole JSON object") as info:
+        await collect(make_adapter("openai", max_attempts=1), ask(tools=[WEATHER]))
+    assert "output limit" not in str(info.value)
 
 
 async def test_openai_refusal_delta_is_a_refusal(server, make_adapter) -> None:
