@@ -151,7 +151,9 @@ class ToolCallAccumulator:
             call_id, name, fragments = self._calls[index]
             text = "".join(fragments).strip()
             try:
-                arguments = json.loads(text) if text else {}
+                # strict=False: llama.cpp's JSON grammar lets a model put raw control
+                # characters (a newline, a tab) inside a string (compat/llamacpp-auto-tool-*).
+                arguments = json.loads(text, strict=False) if text else {}
             except ValueError:
                 arguments = None
             if not isinstance(arguments, dict):

@@ -392,6 +392,17 @@ async def test_tool_arguments_cut_under_a_normal_stop_name_the_output_limit(
     assert "'get_weather'" in str(info.value) and "Resume" in str(info.value)
 
 
+@pytest.mark.parametrize("protocol", ["openai", "anthropic"])
+async def test_tool_arguments_with_a_raw_newline_in_a_string_are_read(
+    server, make_adapter, protocol
+) -> None:
+    # llama.cpp's JSON grammar lets a model write control characters unescaped in a string.
+    server.script(Turn(tool_calls=[ScriptedCall("get_weather", '{"city":"Oslo\n\tNorway"}')]))
+    events = await collect(make_adapter(protocol, max_attempts=1), ask(tools=[WEATHER]))
+    (call,) = events[-1].response.message.tool_calls
+    assert call.arguments == {"city": "Oslo\n\tNorway"}
+
+
 async def test_tool_arguments_that_are_not_an_object_say_so(server, make_adapter) -> None:
     server.script(Turn(tool_calls=[ScriptedCall("get_weather", '["Rome"]')]))
     with pytest.raises(ProviderResponseError, match="not a whole JSON object") as info:
