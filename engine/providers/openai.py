@@ -329,11 +329,17 @@ class OpenAIChatModel(HTTPModel):
         body = json.loads(response.request.content)
         body["stream"] = False
         body.pop("stream_options", None)
-        try:
-            with self._map_errors():
-                again = await self._client.post(self._chat_url(), json=body)
-        except ProviderError as exc:
-            raise self._empty_stream() from exc
+        for attempt in (1, 2):
+            try:
+                with self._map_errors():
+                    again = await self._client.post(self._chat_url(), json=body)
+                break
+            except ProviderError as exc:
+                # The server closes the connection the empty stream came on just after it
+                # (uvicorn, after the app's exception), so the pool may hand that dying
+                # connection to this request: a second try gets a fresh one.
+                if attempt == 2 or not exc.retryable:
+                    raise self._empty_stream() from exc
         if again.status_code >= 400:
             message, code = error_fields(again.content)
             raw = self._context_raw(again.status_code, code, message)

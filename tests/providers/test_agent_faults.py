@@ -226,6 +226,19 @@ async def test_empty_stream_then_context_error_is_stored_as_context_full(
     assert info.value.reason == "context_full"
 
 
+async def test_empty_stream_then_a_dropped_connection_asks_on_a_fresh_one(
+    server, make_adapter, store
+) -> None:
+    # Live, llama-cpp-python's server closes the connection the empty stream came on just
+    # after it, and the pool handed that connection to the repeat: it read nothing back.
+    # REFUSE drops the repeat's connection on arrival the same way.
+    server.script(Turn(body=b""), Turn(fault=Fault.REFUSE), Turn(stop="context_full"))
+    agent = await store.agent(make_adapter("openai"))
+    final = await agent.run("A question longer than the context window.")
+    assert final.stop.reason is StopReason.CONTEXT_FULL
+    assert [r.body["stream"] for r in server.chat_requests()] == [True, False, False]
+
+
 async def test_empty_stream_then_an_error_status_gives_its_reason(
     server, make_adapter, store
 ) -> None:
