@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 import httpx
 
-from ..errors import ProviderError
+from ..errors import ProviderConnectionError, ProviderError
 from ..messages import (
     AssistantMessage,
     InternalMessage,
@@ -337,8 +337,9 @@ class OpenAIChatModel(HTTPModel):
             except ProviderError as exc:
                 # The server closes the connection the empty stream came on just after it
                 # (uvicorn, after the app's exception), so the pool may hand that dying
-                # connection to this request: a second try gets a fresh one.
-                if attempt == 2 or not exc.retryable:
+                # connection to this request: a second try gets a fresh one. A timeout is
+                # not tried again: an unstreamed answer may simply take that long.
+                if attempt == 2 or not isinstance(exc, ProviderConnectionError):
                     raise self._empty_stream() from exc
         if again.status_code >= 400:
             message, code = error_fields(again.content)

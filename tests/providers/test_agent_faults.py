@@ -239,6 +239,16 @@ async def test_empty_stream_then_a_dropped_connection_asks_on_a_fresh_one(
     assert [r.body["stream"] for r in server.chat_requests()] == [True, False, False]
 
 
+async def test_empty_stream_then_a_timeout_is_not_asked_again(server, make_adapter, store) -> None:
+    # An unstreamed answer may take longer than the read timeout; generating it twice
+    # would not help.
+    server.script(Turn(body=b""), Turn(fault=Fault.STALL_HEADERS))
+    agent = await store.agent(make_adapter("openai", timeout=0.3))
+    with pytest.raises(ProviderEmptyStreamError, match="gave no reason"):
+        await agent.run("Hello?")
+    assert len(server.chat_requests()) == 2
+
+
 async def test_empty_stream_then_an_error_status_gives_its_reason(
     server, make_adapter, store
 ) -> None:

@@ -21,7 +21,8 @@ them; the test side waits on its client's timeout, never on a sleep. A turn's ``
 the server's own output (a slow drip), which is the server's business, not a test's.
 
 The recorded wire samples (tests/wire_samples/, never edited) are served byte for byte with
-``Turn(sample="openai/tool-call-single.sse")``.
+``Turn(sample="openai/tool-call-single.sse")``; a recorded error body with its status, e.g.
+``Turn(status=400, sample="compat/llamacpp-context-nostream.response.json")``.
 
 Run it by hand: ``python -m tests.support.provider_server [--port 8765]``.
 """
