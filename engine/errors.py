@@ -21,6 +21,7 @@ ContinuoError
      ├─ ProviderConnectionError       could not reach the server, or it hung up
      ├─ ProviderTimeoutError          the server stopped answering
      ├─ ProviderResponseError         malformed stream, or an error inside a 200 stream
+     │   └─ ProviderEmptyStreamError  a 200 answer with nothing in it
      └─ ProviderStatusError(status)   an HTTP error status
          ├─ ProviderAuthError         401 / 403
          ├─ ProviderRateLimitError(retry_after)
@@ -55,6 +56,7 @@ __all__ = [
     "ProviderAuthError",
     "ProviderConnectionError",
     "ProviderContextLengthError",
+    "ProviderEmptyStreamError",
     "ProviderError",
     "ProviderRateLimitError",
     "ProviderResponseError",
@@ -327,6 +329,15 @@ class ProviderTimeoutError(ProviderError):
 
 class ProviderResponseError(ProviderError):
     """The provider sent something malformed, or an error inside a successful stream."""
+
+
+class ProviderEmptyStreamError(ProviderResponseError):
+    """The provider answered ``200 OK`` and then sent nothing at all.
+
+    llama.cpp's Python server answers some failures this way (a prompt over the context
+    window, ``tool_choice`` it cannot stream). Nothing arrived, so nothing is kept; the
+    message gives the server's reason when asking again without streaming revealed one.
+    """
 
 
 class ProviderStatusError(ProviderError):

@@ -337,6 +337,23 @@ _SENTENCES: dict[str, tuple[str, str]] = {
         "tool was not run. Resuming asks again.",
         "{who} 为工具 {name} 发送的参数不是完整的 JSON 对象，因此没有运行这个工具。继续将再次询问。",
     ),
+    "provider.tool_arguments_cut": (
+        "{who} sent arguments for the tool {name} that stop part-way, most likely because the "
+        "answer reached the output limit, so the tool was not run. Allow more output tokens "
+        "for this model, then resume to ask again.",
+        "{who} 为工具 {name} 发送的参数中途断了，很可能是回答达到了输出上限，因此没有运行这个工具。请为这个模型允许更多输出 token，然后继续以再次询问。",
+    ),
+    "provider.empty_stream": (
+        "{who} answered with an empty stream, so nothing arrived. It gave no reason; try "
+        "again, and if it happens again the server's log says why (a conversation longer than "
+        "the model's context window is a common one).",
+        "{who} 返回了一个空的数据流，什么也没有收到。它没有说明原因；请再试一次，如果仍然如此，服务器的日志会说明原因（常见的是对话超过了模型的上下文窗口）。",
+    ),
+    "provider.empty_stream.reason": (
+        "{who} answered with an empty stream, so nothing arrived. Asked again without "
+        "streaming, it said why: {reason}",
+        "{who} 返回了一个空的数据流，什么也没有收到。不使用流式再次询问时，它说明了原因：{reason}",
+    ),
     # -- why an answer stopped (StopInfo, described by describe_stop) -------------------------
     "stop.cancelled": (
         "You stopped this answer before it finished.",

@@ -355,7 +355,7 @@ class AnthropicModel(HTTPModel):
                 break
         if stop_reason is None:
             # message_delta carries the stop; without it the answer may be incomplete.
-            raise self._ended_early()
+            raise self._ended_early(response)
         details = {"stop_sequence": stop_sequence} if stop_sequence else {}
         stop = StopInfo(
             _STOP_REASONS.get(stop_reason, StopReason.OTHER), raw=stop_reason, details=details

@@ -46,6 +46,7 @@ from ..errors import (
     ProviderAuthError,
     ProviderConnectionError,
     ProviderContextLengthError,
+    ProviderEmptyStreamError,
     ProviderError,
     ProviderRateLimitError,
     ProviderResponseError,
@@ -155,14 +156,26 @@ class ToolCallAccumulator:
             # A surrogate pair split across two fragments is one character again (engine.text).
             text = clean("".join(fragments)).strip()
             try:
-                arguments = json.loads(text) if text else {}
+                # strict=False: llama.cpp's JSON grammar lets a model put raw control
+                # characters (a newline, a tab) inside a string (compat/llamacpp-auto-tool-*).
+                arguments = json.loads(text, strict=False) if text else {}
             except ValueError:
                 arguments = None
             if not isinstance(arguments, dict):
+                who = f"{self._provider[:1].upper()}{self._provider[1:]}"
+                if arguments is None and text.startswith("{") and not text.endswith("}"):
+                    # A forced call cut by max_tokens still says "tool_calls" (llama.cpp:
+                    # compat/llamacpp-forced-tool-cut.sse), so the cut shows only here.
+                    raise ProviderResponseError(
+                        key="provider.tool_arguments_cut",
+                        params={"who": who, "name": repr(name)},
+                        provider=self._provider,
+                        action=ErrorAction.CHECK_MODEL,
+                    )
                 raise ProviderResponseError(
                     key="provider.bad_tool_arguments",
                     params={
-                        "who": f"{self._provider[:1].upper()}{self._provider[1:]}",
+                        "who": who,
                         "name": repr(name),
                     },
                     provider=self._provider,
@@ -537,7 +550,10 @@ class HTTPModel:
         err.retryable = transient  # type: ignore[attr-defined]
         return err
 
-    def _ended_early(self) -> ProviderError:
+    def _ended_early(self, response: httpx.Response | None = None) -> ProviderError:
+        """The error for a stream that ended without its stop; an empty one is its own."""
+        if response is not None and not response.num_bytes_downloaded:
+            return self._empty_stream()
         err = ProviderConnectionError(
             key="provider.ended_early",
             params={"who": self._who},
@@ -546,6 +562,23 @@ class HTTPModel:
         )
         err.retryable = True  # type: ignore[attr-defined]  (only ever before any output)
         return err
+
+    def _empty_stream(self, reason: str = "") -> ProviderError:
+        """The error for a ``200 OK`` whose body was empty: nothing arrived, nothing is kept.
+
+        Not retried: the servers that do this (llama.cpp's Python server) do it every time
+        for the same request. ``reason`` is what the server said when asked again without
+        streaming, a sentence of its own.
+        """
+        if reason:
+            return ProviderEmptyStreamError(
+                key="provider.empty_stream.reason",
+                params={"who": self._who, "reason": reason},
+                provider=self.provider,
+            )
+        return ProviderEmptyStreamError(
+            key="provider.empty_stream", params={"who": self._who}, provider=self.provider
+        )
 
     def _bad_json(self) -> ProviderError:
         return ProviderResponseError(

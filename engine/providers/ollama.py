@@ -236,4 +236,4 @@ class OllamaModel(HTTPModel):
             if out:
                 yield out
                 out = []
-        raise self._ended_early()
+        raise self._ended_early(response)

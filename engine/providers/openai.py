@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 import httpx
 
+from ..errors import ProviderConnectionError, ProviderError
 from ..messages import (
     AssistantMessage,
     InternalMessage,
@@ -118,7 +119,8 @@ def _messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
                     }
                     for call in message.tool_calls
                 ]
-                item["content"] = message.content or None
+                # Not null: llama.cpp's Python server refuses null with a 500 (the recorded
+                # compat/llamacpp-tool-history-null.*); "" is a string, which OpenAI accepts.
             wire.append(item)
         elif isinstance(message, ToolMessage):
             wire.append(
@@ -302,12 +304,50 @@ class OpenAIChatModel(HTTPModel):
             if done:
                 break
         if finish is None:
-            raise self._ended_early()
+            if not response.num_bytes_downloaded:
+                yield await self._without_streaming(response)
+                return
+            raise self._ended_early(response)
         yield [
             self._finish(
                 finish, "".join(text), "".join(reasoning), refusal, tools, usage, late_error
             )
         ]
+
+    async def _without_streaming(self, response: httpx.Response) -> list[ModelEvent]:
+        """After a ``200 OK`` with an empty body: the same request once with stream=false.
+
+        llama.cpp's Python server streams nothing for a prompt over its context window (and
+        for some tool_choice values), but answers the same request unstreamed with its
+        reason, e.g. ``400 context_length_exceeded`` (compat/llamacpp-context-*). A context
+        error becomes the stored context_full step, any other error its own sentence, and a
+        whole completion is the answer.
+        """
+        body = json.loads(response.request.content)
+        body["stream"] = False
+        body.pop("stream_options", None)
+        for attempt in (1, 2):
+            try:
+                with self._map_errors():
+                    again = await self._client.post(self._chat_url(), json=body)
+                break
+            except ProviderError as exc:
+                # The server closes the connection the empty stream came on just after it
+                # (uvicorn, after the app's exception), so the pool may hand that dying
+                # connection to this request: a second try gets a fresh one. A timeout is
+                # not tried again: an unstreamed answer may simply take that long.
+                if attempt == 2 or not isinstance(exc, ProviderConnectionError):
+                    raise self._empty_stream() from exc
+        if again.status_code >= 400:
+            message, code = error_fields(again.content)
+            raw = self._context_raw(again.status_code, code, message)
+            if raw is not None:
+                return [self._context_full(raw, message)]
+            status = self._status_error(again.status_code, message, again.headers, code)
+            raise self._empty_stream(str(status)) from status
+        if not again.headers.get("content-type", "").startswith("application/json"):
+            raise self._empty_stream()
+        return list(self._whole(loads(again.content, self)))
 
     def _finish(
         self,

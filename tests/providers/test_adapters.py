@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from engine.errors import ErrorAction, ProviderResponseError
 from engine.messages import (
     AssistantMessage,
     InternalMessage,
@@ -216,6 +217,22 @@ async def test_openai_history_on_the_wire(server, make_adapter) -> None:
     ]
 
 
+async def test_openai_tool_call_without_text_sends_empty_content(server, make_adapter) -> None:
+    # llama.cpp's Python server answers 500 to "content": null (compat/llamacpp-tool-history-
+    # null.*, test_wire_samples); "" is what it and OpenAI accept.
+    call = ToolCall("call_1", "get_weather", {"city": "Oslo"})
+    model = make_adapter("openai")
+    messages = [
+        UserMessage(content="Weather in Oslo?"),
+        AssistantMessage(content="", tool_calls=(call,)),
+        ToolMessage(tool_call_id="call_1", name="get_weather", content="Sunny."),
+    ]
+    await collect(model, ModelRequest(messages, tools=[WEATHER]))
+    assistant = server.chat_requests()[-1].body["messages"][1]
+    assert assistant["role"] == "assistant" and assistant["content"] == ""
+    assert assistant["tool_calls"][0]["function"]["name"] == "get_weather"
+
+
 async def test_anthropic_history_merges_user_turns(server, make_adapter) -> None:
     model = make_adapter("anthropic")
     await collect(model, ModelRequest(history(), tools=[WEATHER]))
@@ -359,6 +376,38 @@ async def test_abnormal_stop_withholds_tool_calls(server, make_adapter, protocol
     assert message.tool_calls == ()
     assert message.stop.reason is StopReason.MAX_OUTPUT
     assert message.stop.details["withheld_tool_calls"] == ["get_weather"]
+
+
+@pytest.mark.parametrize("protocol", ["openai", "anthropic"])
+async def test_tool_arguments_cut_under_a_normal_stop_name_the_output_limit(
+    server, make_adapter, protocol
+) -> None:
+    # llama.cpp cuts a forced call at max_tokens and still says "tool_calls" with `{"c`
+    # (the recorded compat/llamacpp-forced-tool-cut.sse, test_wire_samples).
+    server.script(Turn(tool_calls=[ScriptedCall("get_weather", '{"c')]))
+    with pytest.raises(
+        ProviderResponseError, match="most likely because the answer reached the output limit"
+    ) as info:
+        await collect(make_adapter(protocol, max_attempts=1), ask(tools=[WEATHER]))
+    assert "'get_weather'" in str(info.value) and info.value.action is ErrorAction.CHECK_MODEL
+
+
+@pytest.mark.parametrize("protocol", ["openai", "anthropic"])
+async def test_tool_arguments_with_a_raw_newline_in_a_string_are_read(
+    server, make_adapter, protocol
+) -> None:
+    # llama.cpp's JSON grammar lets a model write control characters unescaped in a string.
+    server.script(Turn(tool_calls=[ScriptedCall("get_weather", '{"city":"Oslo\n\tNorway"}')]))
+    events = await collect(make_adapter(protocol, max_attempts=1), ask(tools=[WEATHER]))
+    (call,) = events[-1].response.message.tool_calls
+    assert call.arguments == {"city": "Oslo\n\tNorway"}
+
+
+async def test_tool_arguments_that_are_not_an_object_say_so(server, make_adapter) -> None:
+    server.script(Turn(tool_calls=[ScriptedCall("get_weather", '["Rome"]')]))
+    with pytest.raises(ProviderResponseError, match="not a whole JSON object") as info:
+        await collect(make_adapter("openai", max_attempts=1), ask(tools=[WEATHER]))
+    assert "output limit" not in str(info.value)
 
 
 async def test_openai_refusal_delta_is_a_refusal(server, make_adapter) -> None:

@@ -8,6 +8,7 @@ reach the agent instead of being retried away (retries are tested in test_retrie
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import pytest
@@ -18,6 +19,7 @@ from engine import (
     AssistantMessage,
     InternalMessage,
     ProviderConnectionError,
+    ProviderEmptyStreamError,
     ProviderRateLimitError,
     ProviderResponseError,
     ProviderStatusError,
@@ -185,6 +187,99 @@ async def test_context_full_is_stored_not_raised(server, make_adapter, store, pr
     with pytest.raises(AgentResumeError) as info:
         await agent.resume()
     assert info.value.reason == "context_full"
+
+
+async def test_empty_stream_is_its_own_error_and_not_retried(
+    server, make_adapter, store, protocol
+) -> None:
+    # llama.cpp's Python server answers some failures with 200 and an empty body. OpenAI's
+    # adapter then asks once without streaming; here that answer is empty too.
+    server.script(Turn(body=b""), Turn(body=b""))
+    agent = await store.agent(make_adapter(protocol))  # 4 attempts allowed
+    with pytest.raises(ProviderEmptyStreamError) as info:
+        await agent.run("Hello?")
+    message = str(info.value)
+    assert "empty stream, so nothing arrived" in message
+    assert "What arrived is kept" not in message and "connection" not in message
+    requests = server.chat_requests()
+    assert len(requests) == (2 if protocol == "openai" else 1)
+    if protocol == "openai":
+        assert requests[1].body["stream"] is False and "stream_options" not in requests[1].body
+        assert requests[1].body["messages"] == requests[0].body["messages"]
+    assert [type(m) for m in await store.history()] == [UserMessage]  # nothing else arrived
+
+
+async def test_empty_stream_then_context_error_is_stored_as_context_full(
+    server, make_adapter, store
+) -> None:
+    server.script(Turn(body=b""), Turn(stop="context_full"))
+    agent = await store.agent(make_adapter("openai"))
+    final = await agent.run("A question longer than the context window.")
+    assert final.stop.reason is StopReason.CONTEXT_FULL
+    assert "context window" in final.stop.message
+    stored = (await store.history())[-1]
+    assert isinstance(stored, AssistantMessage) and stored.stop.reason is StopReason.CONTEXT_FULL
+    first, again = server.chat_requests()
+    assert first.body["stream"] is True and again.body["stream"] is False  # asked, not retried
+    with pytest.raises(AgentResumeError) as info:
+        await agent.resume()
+    assert info.value.reason == "context_full"
+
+
+async def test_empty_stream_then_a_dropped_connection_asks_on_a_fresh_one(
+    server, make_adapter, store
+) -> None:
+    # Live, llama-cpp-python's server closes the connection the empty stream came on just
+    # after it, and the pool handed that connection to the repeat: it read nothing back.
+    # REFUSE drops the repeat's connection on arrival the same way.
+    server.script(Turn(body=b""), Turn(fault=Fault.REFUSE), Turn(stop="context_full"))
+    agent = await store.agent(make_adapter("openai"))
+    final = await agent.run("A question longer than the context window.")
+    assert final.stop.reason is StopReason.CONTEXT_FULL
+    assert [r.body["stream"] for r in server.chat_requests()] == [True, False, False]
+
+
+async def test_empty_stream_then_a_timeout_is_not_asked_again(server, make_adapter, store) -> None:
+    # An unstreamed answer may take longer than the read timeout; generating it twice
+    # would not help.
+    server.script(Turn(body=b""), Turn(fault=Fault.STALL_HEADERS))
+    agent = await store.agent(make_adapter("openai", timeout=0.3))
+    with pytest.raises(ProviderEmptyStreamError, match="gave no reason"):
+        await agent.run("Hello?")
+    assert len(server.chat_requests()) == 2
+
+
+async def test_empty_stream_then_an_error_status_gives_its_reason(
+    server, make_adapter, store
+) -> None:
+    server.script(Turn(body=b""), Turn(status=400, error="Automatic streaming tool choice"))
+    agent = await store.agent(make_adapter("openai"))
+    with pytest.raises(ProviderEmptyStreamError, match="Automatic streaming tool choice") as info:
+        await agent.run("Hello?")
+    assert "Asked again without streaming" in str(info.value)
+    assert len(server.chat_requests()) == 2
+
+
+async def test_empty_stream_then_a_whole_answer_is_the_answer(server, make_adapter, store) -> None:
+    whole = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": "Answered unstreamed."},
+                "finish_reason": "stop",
+            }
+        ],
+    }
+    server.script(
+        Turn(body=b""), Turn(body=json.dumps(whole).encode(), content_type="application/json")
+    )
+    agent = await store.agent(make_adapter("openai"))
+    final = await agent.run("Hello?")
+    assert final.content == "Answered unstreamed." and final.stop is None
+    assert (await store.history())[-1].content == "Answered unstreamed."
+    assert [r.body["stream"] for r in server.chat_requests()] == [True, False]
 
 
 async def test_refusal_is_stored_and_not_resumable(server, make_adapter, store) -> None:

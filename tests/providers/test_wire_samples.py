@@ -6,14 +6,29 @@ calls, stop (normalised and raw) and usage. The samples are never edited.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from engine.errors import ErrorAction, ProviderResponseError
-from engine.messages import UserMessage
-from engine.model import ModelEvent, ModelEventKind, ModelRequest, ModelResponse
+from engine.errors import ErrorAction, ProviderResponseError, ProviderStatusError
+from engine.messages import (
+    AssistantMessage,
+    Message,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+from engine.model import (
+    ModelEvent,
+    ModelEventKind,
+    ModelOptions,
+    ModelRequest,
+    ModelResponse,
+    ToolSpec,
+)
 from engine.providers.base import HTTPModel
 from engine.stop import StopReason
 from tests.support.provider_server import WIRE_SAMPLES, ProviderServer, Turn
@@ -41,7 +56,7 @@ def test_every_sample_has_a_test() -> None:
     samples = {
         p.relative_to(WIRE_SAMPLES).as_posix()
         for p in WIRE_SAMPLES.rglob("*")
-        if p.suffix in (".sse", ".ndjson")
+        if p.suffix in (".sse", ".ndjson") or p.name.endswith(".response.json")
     }
     source = Path(__file__).read_text(encoding="utf-8")
     assert samples, "no wire samples found"
@@ -244,3 +259,118 @@ async def test_llamabox_bare_error_line_midstream(server, make_adapter) -> None:
         async for event in model.stream(ModelRequest([UserMessage(content="hi")])):
             kinds.add(event.kind)
     assert kinds == {ModelEventKind.REASONING, ModelEventKind.TEXT}
+
+
+# ---------------------------------------------------------------------------- llama.cpp
+# Recorded from llama-cpp-python's own server (SOURCES.md). Each request body was built by
+# this adapter and is checked against what the adapter sends now; a .response.json is a
+# whole (non-streamed) body, served with the status it was recorded with.
+
+
+def recorded_body(name: str) -> dict[str, Any]:
+    return json.loads((WIRE_SAMPLES / f"compat/llamacpp-{name}.request.json").read_bytes())
+
+
+def as_request(body: Mapping[str, Any]) -> ModelRequest:
+    """The conversation a recorded body carries, as the engine holds it."""
+    messages: list[Message] = []
+    for m in body["messages"]:
+        if m["role"] == "user":
+            messages.append(UserMessage(content=m["content"]))
+        elif m["role"] == "assistant":
+            calls = tuple(
+                ToolCall(c["id"], c["function"]["name"], json.loads(c["function"]["arguments"]))
+                for c in m["tool_calls"]
+            )
+            messages.append(AssistantMessage(content=m["content"] or "", tool_calls=calls))
+        else:
+            messages.append(
+                ToolMessage(
+                    tool_call_id=m["tool_call_id"], name="get_weather", content=m["content"]
+                )
+            )
+    tools = [
+        ToolSpec(f["name"], f["description"], f["parameters"])
+        for f in (t["function"] for t in body.get("tools") or ())
+    ]
+    extra = {"tool_choice": body["tool_choice"]} if "tool_choice" in body else {}
+    return ModelRequest(messages, tools, ModelOptions(max_tokens=body["max_tokens"], extra=extra))
+
+
+async def test_llamacpp_refuses_null_content_and_accepts_empty(server, make_adapter) -> None:
+    refused = recorded_body("tool-history-null")
+    accepted = recorded_body("tool-history")
+    assert refused["messages"][1]["content"] is None and accepted["messages"][1]["content"] == ""
+    assert {**refused, "messages": accepted["messages"]} == accepted  # the only difference
+
+    # The server's answer to null: a 500 whose message is a validation dump.
+    server.script(Turn(status=500, sample="compat/llamacpp-tool-history-null.response.json"))
+    model = make_adapter("openai", model="tiny", max_attempts=1)
+    with pytest.raises(ProviderStatusError) as info:
+        async for _ in model.stream(as_request(accepted)):
+            pass
+    assert info.value.status == 500 and "Input should be a valid string" in str(info.value)
+
+    # What the adapter sends for that history is the body the server answered 200 to.
+    server.script(Turn(sample="compat/llamacpp-tool-history.sse"))
+    events = [e async for e in model.stream(as_request(accepted))]
+    assert server.chat_requests()[-1].body == accepted
+    response = events[-1].response
+    assert response.message.content == "V\rLhm,"
+    assert response.message.stop.reason is StopReason.MAX_OUTPUT  # max_tokens 8
+    assert response.usage is None  # it ignores stream_options
+
+
+async def test_llamacpp_context_overflow_empty_stream_is_context_full(server, make_adapter) -> None:
+    server.script(
+        Turn(sample="compat/llamacpp-context-stream.sse"),
+        Turn(status=400, sample="compat/llamacpp-context-nostream.response.json"),
+    )
+    model = make_adapter("openai", model="tiny")  # retries allowed: none is made
+    events = [e async for e in model.stream(as_request(recorded_body("context-stream")))]
+    (event,) = events
+    stop = event.response.message.stop
+    assert stop.reason is StopReason.CONTEXT_FULL and stop.raw == "context_length_exceeded"
+    assert "maximum context length is 256 tokens" in stop.message
+    assert "Start a new conversation" in stop.message
+    first, again = server.chat_requests()
+    assert first.body == recorded_body("context-stream")
+    assert again.body == recorded_body("context-nostream")  # stream false, no stream_options
+
+
+async def test_llamacpp_auto_tool_choice_empty_stream_then_whole_answer(
+    server, make_adapter
+) -> None:
+    # chatml-function-calling refuses tool_choice "auto" while streaming (an empty 200) but
+    # answers the same request unstreamed.
+    server.script(
+        Turn(sample="compat/llamacpp-auto-tool-stream.sse"),
+        Turn(sample="compat/llamacpp-auto-tool-nostream.response.json"),
+    )
+    model = make_adapter("openai", model="tiny")
+    events = [e async for e in model.stream(as_request(recorded_body("auto-tool-stream")))]
+    response = events[-1].response
+    (call,) = response.message.tool_calls
+    assert call.name == "get_weather" and call.id.startswith("call__0_get_weather_cmpl-")
+    assert list(call.arguments) == ["city"] and call.arguments["city"].startswith("再lZYhn")
+    assert response.stop.reason is StopReason.TOOL_USE
+    assert response.usage.output_tokens == 138
+    assert [r.body for r in server.chat_requests()] == [
+        recorded_body("auto-tool-stream"),
+        recorded_body("auto-tool-nostream"),
+    ]
+
+
+async def test_llamacpp_forced_tool_call_cut_by_the_output_limit(server, make_adapter) -> None:
+    # tool_choice names the function and max_tokens is 4: the arguments stop at `{ "c`
+    # while finish_reason still says "tool_calls".
+    server.script(Turn(sample="compat/llamacpp-forced-tool-cut.sse"))
+    model = make_adapter("openai", model="tiny", max_attempts=1)
+    seen = []
+    with pytest.raises(ProviderResponseError, match="reached the output limit") as info:
+        async for event in model.stream(as_request(recorded_body("forced-tool-cut"))):
+            seen.append(event)
+    assert "'get_weather'" in str(info.value) and info.value.action is ErrorAction.CHECK_MODEL
+    arguments = "".join(e.delta for e in seen if e.kind is ModelEventKind.TOOL_CALL_DELTA)
+    assert arguments == '{ "c'
+    assert server.chat_requests()[-1].body == recorded_body("forced-tool-cut")

@@ -21,7 +21,8 @@ them; the test side waits on its client's timeout, never on a sleep. A turn's ``
 the server's own output (a slow drip), which is the server's business, not a test's.
 
 The recorded wire samples (tests/wire_samples/, never edited) are served byte for byte with
-``Turn(sample="openai/tool-call-single.sse")``.
+``Turn(sample="openai/tool-call-single.sse")``; a recorded error body with its status, e.g.
+``Turn(status=400, sample="compat/llamacpp-context-nostream.response.json")``.
 
 Run it by hand: ``python -m tests.support.provider_server [--port 8765]``.
 """
@@ -72,6 +73,9 @@ __all__ = [
 ]
 
 WIRE_SAMPLES = Path(__file__).resolve().parent.parent / "wire_samples"
+
+#: the Content-Type a recorded body is served with, by its file suffix
+SAMPLE_TYPES = {".ndjson": "application/x-ndjson", ".json": "application/json"}
 
 
 @dataclass
@@ -268,17 +272,18 @@ class _Handler(BaseHTTPRequestHandler):
             owner._released.wait(owner.stall_limit)
             self._reset()
             return
+        if turn.sample is not None:
+            # A recorded body, with the status it came with (a recorded error is a .json).
+            path = WIRE_SAMPLES / turn.sample
+            kind = SAMPLE_TYPES.get(path.suffix, "text/event-stream")
+            self._send_bytes(turn.status, path.read_bytes(), kind)
+            return
         if turn.status != 200:
             extra = {"Retry-After": turn.retry_after} if turn.retry_after else {}
             self._send_json(turn.status, error_body(protocol, turn.status, turn.error), extra)
             return
         if turn.stop == "context_full":
             self._send_json(400, CONTEXT_ERRORS[protocol])
-            return
-        if turn.sample is not None:
-            path = WIRE_SAMPLES / turn.sample
-            kind = "application/x-ndjson" if path.suffix == ".ndjson" else "text/event-stream"
-            self._send_bytes(200, path.read_bytes(), kind)
             return
         if turn.body is not None:
             self._send_bytes(200, turn.body, turn.content_type or CONTENT_TYPES[protocol])

@@ -88,7 +88,8 @@ class Turn:
         retry_after: the ``Retry-After`` header value to send with the status.
         keepalive: put a keep-alive (SSE comment for OpenAI, ``ping`` for Anthropic) between
             events.
-        sample: a file under tests/wire_samples/ to serve byte for byte instead.
+        sample: a file under tests/wire_samples/ to serve byte for byte instead, with
+            ``status`` (a recorded error response is a ``.json`` file).
         body: raw bytes to serve as a 200 stream instead (benchmarks pre-render these).
         content_type: the Content-Type for ``body`` (the protocol's stream type by default).
         usage: (input tokens, output tokens) to report.
