@@ -213,8 +213,8 @@ class OpenAIChatModel(HTTPModel):
     async def _parse(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
         if response.headers.get("content-type", "").startswith("application/json"):
             # The server ignored "stream": one whole completion.
-            await response.aread()
-            yield list(self._whole(loads(response.content, self)))
+            content = await self._read_whole(response)  # capped: a body may never end
+            yield list(self._whole(loads(content, self)))
             return
         text: list[str] = []
         reasoning: list[str] = []
@@ -228,82 +228,84 @@ class OpenAIChatModel(HTTPModel):
         out: list[ModelEvent] = []
         # Late binding is the point: the finish is read when the connection breaks.
         finished = lambda: finish is not None  # noqa: B023, E731
-        async for batch in until_broken(aiter_sse(response), finished):
-            try:
-                for sse in batch:
-                    data = sse.data
-                    if data == "[DONE]":
-                        done = True
-                        break
-                    if not data:
-                        continue
-                    try:  # the common case inline; anything unusual goes through loads()
-                        chunk, end = raw_decode(data)
-                        if end != len(data):
-                            chunk = loads(data, self)
-                    except ValueError:
-                        chunk = loads(data, self)
-                    if not isinstance(chunk, dict):
-                        raise self._bad_json()
-                    choices = chunk.get("choices")
-                    error = chunk.get("error")
-                    if error or (not choices and sse.event == "error"):
-                        detail, code = error_fields(data.encode())
-                        if finish is not None:
-                            # OpenRouter restates a finished "length" as an error chunk: keep it.
-                            late_error = detail
-                            if chunk.get("usage"):
-                                usage = _usage(chunk["usage"])
+        batches = until_broken(aiter_sse(response, max_size=self.max_event_size), finished)
+        async with contextlib.aclosing(batches):  # closed here, not by the collector
+            async for batch in batches:
+                try:
+                    for sse in batch:
+                        data = sse.data
+                        if data == "[DONE]":
+                            done = True
+                            break
+                        if not data:
                             continue
-                        raise self._stream_error(
-                            detail,
-                            context_full=_is_context_error(code, detail),
-                            transient=_is_transient(error),
-                        )
-                    if chunk.get("usage"):
-                        usage = _usage(chunk["usage"])
-                    if not choices:
-                        continue
-                    choice = choices[0]  # one choice is asked for (no "n")
-                    delta = choice.get("delta") or {}
-                    content = delta.get("content")
-                    if content:
-                        text.append(content)
-                        out.append(ModelEvent.text(content))
-                        if len(delta) == 1 and not choice.get("finish_reason"):
-                            continue  # the hot path: a chunk of text and nothing else
-                    thought = delta.get("reasoning_content") or delta.get("reasoning")
-                    if thought:
-                        reasoning.append(thought)
-                        out.append(ModelEvent.reasoning(thought))
-                    declined = delta.get("refusal")
-                    if declined:
-                        refusal.append(declined)
-                        out.append(ModelEvent.text(declined))
-                    for call in delta.get("tool_calls") or ():
-                        index = call.get("index")
-                        if index is None:  # some servers omit it; tell calls apart by id
-                            index = ids.setdefault(call.get("id") or "", len(ids))
-                        function = call.get("function") or {}
-                        out.append(
-                            tools.add(
-                                index,
-                                call.get("id"),
-                                function.get("name"),
-                                function.get("arguments") or "",
+                        try:  # the common case inline; anything unusual goes through loads()
+                            chunk, end = raw_decode(data)
+                            if end != len(data):
+                                chunk = loads(data, self)
+                        except ValueError:
+                            chunk = loads(data, self)
+                        if not isinstance(chunk, dict):
+                            raise self._bad_json()
+                        choices = chunk.get("choices")
+                        error = chunk.get("error")
+                        if error or (not choices and sse.event == "error"):
+                            detail, code = error_fields(data.encode())
+                            if finish is not None:
+                                # OpenRouter restates a finished "length" as an error chunk: keep it.
+                                late_error = detail
+                                if chunk.get("usage"):
+                                    usage = _usage(chunk["usage"])
+                                continue
+                            raise self._stream_error(
+                                detail,
+                                context_full=_is_context_error(code, detail),
+                                transient=_is_transient(error),
                             )
-                        )
-                    if choice.get("finish_reason"):
-                        finish = choice["finish_reason"]
-            except Exception:
+                        if chunk.get("usage"):
+                            usage = _usage(chunk["usage"])
+                        if not choices:
+                            continue
+                        choice = choices[0]  # one choice is asked for (no "n")
+                        delta = choice.get("delta") or {}
+                        content = delta.get("content")
+                        if content:
+                            text.append(content)
+                            out.append(ModelEvent.text(content))
+                            if len(delta) == 1 and not choice.get("finish_reason"):
+                                continue  # the hot path: a chunk of text and nothing else
+                        thought = delta.get("reasoning_content") or delta.get("reasoning")
+                        if thought:
+                            reasoning.append(thought)
+                            out.append(ModelEvent.reasoning(thought))
+                        declined = delta.get("refusal")
+                        if declined:
+                            refusal.append(declined)
+                            out.append(ModelEvent.text(declined))
+                        for call in delta.get("tool_calls") or ():
+                            index = call.get("index")
+                            if index is None:  # some servers omit it; tell calls apart by id
+                                index = ids.setdefault(call.get("id") or "", len(ids))
+                            function = call.get("function") or {}
+                            out.append(
+                                tools.add(
+                                    index,
+                                    call.get("id"),
+                                    function.get("name"),
+                                    function.get("arguments") or "",
+                                )
+                            )
+                        if choice.get("finish_reason"):
+                            finish = choice["finish_reason"]
+                except Exception:
+                    if out:
+                        yield out  # what arrived before the fault still reaches the caller
+                    raise
                 if out:
-                    yield out  # what arrived before the fault still reaches the caller
-                raise
-            if out:
-                yield out
-                out = []
-            if done:
-                break
+                    yield out
+                    out = []
+                if done:
+                    break
         if finish is None:
             raise self._ended_early()
         yield [
