@@ -61,7 +61,7 @@ from ..messages import AssistantMessage, ToolCall, Usage
 from ..model import ModelEvent, ModelOptions, ModelRequest, ModelResponse
 from ..redaction import Redactor, URLFilter, redact_urls, shorten
 from ..stop import StopInfo, StopReason
-from .sse import MAX_EVENT_SIZE, EventTooLarge
+from .sse import MAX_EVENT_SIZE, EventTooLarge, close_body
 
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
@@ -725,7 +725,7 @@ async def _read_at_most(response: httpx.Response, limit: int) -> bytes:
     """Read at most ``limit`` bytes of a body; the rest is never waited for.
 
     An error status whose body never ends (or is huge) cannot hold the request or fill
-    memory: the body iterator is closed here, and the response by the caller.
+    memory: the response is closed once this much is read.
     """
     body = bytearray()
     chunks = response.aiter_bytes()
@@ -735,7 +735,7 @@ async def _read_at_most(response: httpx.Response, limit: int) -> bytes:
             if len(body) >= limit:
                 break
     finally:
-        await chunks.aclose()
+        await close_body(response, chunks)
     return bytes(body)
 
 
@@ -744,11 +744,8 @@ async def _close_stream(
 ) -> None:
     """Close the response, then the parser's generators, in the task that read them.
 
-    The response first: once it is closed, httpx's and httpcore's own generators (which the
-    parser's chain holds and cannot close) have nothing left to wait for when they are
-    finalised, wherever that happens. Without this, a stream left half-read was closed by
-    the garbage collector from another task or none: "async generator ignored
-    GeneratorExit", "Attempted to exit cancel scope in a different task".
+    The response first, for the reason `sse.close_body` gives; the readers close it too
+    when they stop early, this covers a consumer that leaves between two reads.
     """
     try:
         await response.aclose()

@@ -17,9 +17,8 @@ most ``max_size`` characters (`MAX_EVENT_SIZE`, 16 Mi, by default); past it the 
 `EventTooLarge`, which the adapter words for a person. What is held is measured as it grows,
 never re-joined, so a line that never ends costs time in proportion to its length.
 
-Each reader closes the body iterator it opened (``finally``, in the reading task) on every
-way out, so nothing of httpx's or httpcore's is left for the garbage collector to close from
-another task.
+Each reader closes the response, then the body iterator it opened (`close_body`, in
+``finally``, in the reading task) on every way out.
 
 Reads are gathered: after a read that brought little (under `GATHER_BELOW` characters), the
 reader waits `GATHER_PAUSE` seconds before the next one, so what arrives meanwhile comes in
@@ -35,7 +34,8 @@ from __future__ import annotations
 import asyncio
 import codecs
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
+from typing import Any
 
 import httpx
 from httpx_sse import ServerSentEvent
@@ -52,6 +52,7 @@ __all__ = [
     "ServerSentEvent",
     "aiter_ndjson_lines",
     "aiter_sse",
+    "close_body",
 ]
 
 MAX_EVENT_SIZE = 16 * 1024 * 1024  #: characters in one line or one event's data, by default
@@ -83,6 +84,22 @@ class _Gather:
 
 
 _WAITED = 0.0003  #: seconds: longer than a buffered chunk takes to come through httpcore
+
+
+async def close_body(response: httpx.Response, chunks: AsyncGenerator[Any, None]) -> None:
+    """Close the response, then the body iterator read from it, in this task.
+
+    In that order: httpx's body iterator is a chain of generators this code cannot reach,
+    down to httpcore's, which on closing awaits a lock unless the response is already
+    closed. Closed first, the response leaves them nothing to await however they are
+    finalised; otherwise a loop without async-generator hooks (qasync) had the collector
+    close them on the spot: "async generator ignored GeneratorExit", then "Attempted to
+    exit cancel scope in a different task".
+    """
+    try:
+        await response.aclose()
+    finally:
+        await chunks.aclose()
 
 
 class EventTooLarge(Exception):
@@ -187,7 +204,7 @@ async def aiter_sse(
                 await asyncio.sleep(GATHER_PAUSE)
             gather.reading()
     finally:
-        await chunks.aclose()
+        await close_body(response, chunks)
     batch = _decode_watching_errors(lines.flush(), decode, event_names)
     if batch:
         yield batch
@@ -277,7 +294,7 @@ async def aiter_ndjson_lines(
                 await asyncio.sleep(GATHER_PAUSE)
             gather.reading()
     finally:
-        await chunks.aclose()
+        await close_body(response, chunks)
     pieces.append(decoder.decode(b"", final=True))
     rest = "".join(pieces)
     if rest.strip():
