@@ -67,9 +67,9 @@ __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
     "DEFAULT_TIMEOUT",
     "ERROR_BODY_LIMIT",
-    "QUOTE_LIMIT",
     "HTTPModel",
     "ModelInfo",
+    "QUOTE_LIMIT",
     "ToolCallAccumulator",
     "parse_retry_after",
 ]
@@ -83,7 +83,8 @@ if not any(isinstance(f, URLFilter) for f in logging.getLogger("httpx").filters)
 #: read/write/pool 120 s between bytes (reasoning models think quietly), connect 10 s
 DEFAULT_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
 
-#: seconds a stream may go without a model event (comments and pings are not events)
+#: seconds a stream may go without a model event (comments and pings are not events),
+#: when neither ``idle_timeout`` nor a read timeout is given
 DEFAULT_IDLE_TIMEOUT = 120.0
 
 #: bytes of an error response read; the rest is not waited for
@@ -213,7 +214,8 @@ class HTTPModel:
             one ends the request (`ProviderResponseError`), keeping what arrived before.
         idle_timeout: the longest wait, in seconds, for the next model event once the
             response began; comments and pings do not reset it. Past it the request ends
-            (`ProviderTimeoutError`), keeping what arrived.
+            (`ProviderTimeoutError`), keeping what arrived. By default the read timeout
+            (120 s unless ``timeout`` says otherwise).
     """
 
     provider: ClassVar[str] = "The provider"
@@ -237,7 +239,7 @@ class HTTPModel:
         transport: httpx.AsyncBaseTransport | None = None,
         provider_name: str | None = None,
         max_event_size: int = MAX_EVENT_SIZE,
-        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+        idle_timeout: float | None = None,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts counts every request, so it must be at least 1")
@@ -250,7 +252,6 @@ class HTTPModel:
         auth = httpx.BasicAuth(url.username, url.password) if url.userinfo else None
         self.base_url = str(url.copy_with(username=None, password=None))
         self.max_event_size = max_event_size
-        self.idle_timeout = idle_timeout
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.reasoning_effort = reasoning_effort
@@ -265,6 +266,10 @@ class HTTPModel:
             self._timeout = timeout
         else:
             self._timeout = httpx.Timeout(float(timeout), connect=min(float(timeout), 10.0))
+        # A person who allowed a slow model a longer read timeout allows it between events too.
+        self.idle_timeout = (
+            idle_timeout if idle_timeout is not None else self._timeout.read or DEFAULT_IDLE_TIMEOUT
+        )
         all_headers = {**self._auth_headers(self._api_key), **dict(headers or {})}
         self._redact = Redactor(
             [self._api_key, url.username, url.password, *_credentials(headers or {})]

@@ -61,7 +61,8 @@ async def test_the_default_cap_is_16_mb(server, make_adapter, store) -> None:
     server.script(
         Turn(text=LONG, chunk_size=4, fault=Fault.HUGE_LINE, fault_after=4, hostile_bytes=24 * MB)
     )
-    model = make_adapter("openai", max_attempts=1)
+    # Reading 16 MB brings no model event: allow it more than the fixtures' 1 s between events.
+    model = make_adapter("openai", max_attempts=1, idle_timeout=30)
     assert model.max_event_size == 16 * MB
     agent = await store.agent(model)
     async with asyncio.timeout(60):
@@ -133,3 +134,13 @@ def _ask():
     from engine.model import ModelRequest
 
     return ModelRequest([UserMessage(content="hi")])
+
+
+async def test_the_idle_deadline_follows_the_read_timeout_unless_given() -> None:
+    from engine.providers import OpenAIChatModel
+
+    async with OpenAIChatModel("m") as default, OpenAIChatModel("m", timeout=300) as slow:
+        assert default.idle_timeout == 120.0  # DESIGN.md: 120 s by default
+        assert slow.idle_timeout == 300.0  # a slow model allowed longer reads is not cut at 120
+    async with OpenAIChatModel("m", timeout=300, idle_timeout=5) as given:
+        assert given.idle_timeout == 5
