@@ -531,7 +531,7 @@ class HTTPModel:
             "is kept; Resume asks again.",
             provider=self.provider,
         )
-        err.retryable = True  # type: ignore[attr-defined]  (only ever before any output)
+        err.retryable = True  # retried only before any output, as every retry is
         return err
 
     def _status_error(
@@ -755,8 +755,9 @@ async def _close_stream(
     try:
         await response.aclose()
     finally:
-        if parse is not None:
-            await parse.aclose()  # type: ignore[attr-defined]
+        aclose = getattr(parse, "aclose", None)  # every _parse is an async generator
+        if aclose is not None:
+            await aclose()
 
 
 #: the C scanner without `json.loads`'s wrappers: half the cost per event (bench_providers)
@@ -784,7 +785,7 @@ def _loads_slowly(data: str | bytes, model: HTTPModel) -> Any:
 
 async def until_broken(
     batches: AsyncGenerator[list[Any], None], finished: Callable[[], bool]
-) -> AsyncIterator[list[Any]]:
+) -> AsyncGenerator[list[Any], None]:
     """Pass batches through; if the connection breaks once ``finished()`` is true, just end.
 
     A stream whose stop has already arrived may still lose its trailing usage chunk or

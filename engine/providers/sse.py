@@ -86,7 +86,7 @@ class _Gather:
 _WAITED = 0.0003  #: seconds: longer than a buffered chunk takes to come through httpcore
 
 
-async def close_body(response: httpx.Response, chunks: AsyncGenerator[Any, None]) -> None:
+async def close_body(response: httpx.Response, chunks: AsyncIterator[Any]) -> None:
     """Close the response, then the body iterator read from it, in this task.
 
     In that order: httpx's body iterator is a chain of generators this code cannot reach,
@@ -99,7 +99,9 @@ async def close_body(response: httpx.Response, chunks: AsyncGenerator[Any, None]
     try:
         await response.aclose()
     finally:
-        await chunks.aclose()
+        aclose = getattr(chunks, "aclose", None)  # httpx types its generators as iterators
+        if aclose is not None:
+            await aclose()
 
 
 class EventTooLarge(Exception):
@@ -146,7 +148,7 @@ def _head(pieces: list[str], length: int) -> str:
 
 async def aiter_sse(
     response: httpx.Response, *, event_names: bool = True, max_size: int = MAX_EVENT_SIZE
-) -> AsyncIterator[list[ServerSentEvent]]:
+) -> AsyncGenerator[list[ServerSentEvent], None]:
     """Yield the events of an SSE response body, in order, a batch per network read.
 
     ``event_names=False`` drops the ``event:`` lines before decoding, for a protocol that
@@ -250,7 +252,7 @@ def _decode_watching_errors(
 
 async def aiter_ndjson_lines(
     response: httpx.Response, *, max_size: int = MAX_EVENT_SIZE
-) -> AsyncIterator[list[str]]:
+) -> AsyncGenerator[list[str], None]:
     """Yield the non-blank lines of an NDJSON body (without their ``\\n``), a batch per read.
 
     Bytes are decoded incrementally as UTF-8 (a character split between two reads is
