@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 import threading
 import time
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 
 from .extensions import Extension, RunContext
 from .messages import AssistantMessage, Usage, UserMessage, message_to_dict
+from .redaction import redact_urls
 
 __all__ = ["JSONLExtension"]
 
@@ -88,15 +88,9 @@ class JSONLExtension(Extension):
                 os.fsync(handle.fileno())
 
 
-#: credentials a foreign model's error text may carry in a URL's query string
-_SECRET_QUERY = re.compile(
-    r"([?&](?:api[_-]?key|key|token|access_token|auth|signature)=)[^&\s'\"]+", re.IGNORECASE
-)
-
-
 def _redact(text: str) -> str:
     """Hide credentials in URLs (engine errors never carry any; other models' errors might)."""
-    return _SECRET_QUERY.sub(r"\1[redacted]", text)
+    return redact_urls(text)
 
 
 def _turn(ctx: RunContext) -> list[Any]:

@@ -354,6 +354,16 @@ _SENTENCES: dict[str, tuple[str, str]] = {
         "streaming, it said why: {reason}",
         "{who} 返回了一个空的数据流，什么也没有收到。不使用流式再次询问时，它说明了原因：{reason}",
     ),
+    "provider.too_large": (
+        "{who} sent a single piece of its answer larger than {size}, so the request was "
+        "stopped there.",
+        "{who} 发送的单个回答片段超过了 {size}，因此请求在那里停止了。",
+    ),
+    "provider.idle": (
+        "{who} sent nothing of the answer for {seconds} seconds (only keep-alive signals, or "
+        "nothing at all), so the request was stopped.",
+        "{who} 已有 {seconds} 秒没有发送任何回答内容（只有保活信号，或什么都没有），因此请求已停止。",
+    ),
     # -- why an answer stopped (StopInfo, described by describe_stop) -------------------------
     "stop.cancelled": (
         "You stopped this answer before it finished.",

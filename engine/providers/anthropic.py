@@ -249,110 +249,115 @@ class AnthropicModel(HTTPModel):
         out: list[ModelEvent] = []
         # Late binding is the point: the stop is read when the connection breaks.
         finished = lambda: stop_reason is not None  # noqa: B023, E731
-        async for batch in until_broken(aiter_sse(response, event_names=False), finished):
-            try:
-                for sse in batch:
-                    raw = sse.data  # a property: read it once
-                    if not raw:
-                        continue
-                    try:  # the common case inline; anything unusual goes through loads()
-                        data, end = raw_decode(raw)
-                        if end != len(raw):
-                            data = loads(raw, self)
-                    except ValueError:
-                        data = loads(raw, self)
-                    if not isinstance(data, dict):
-                        raise self._bad_json()
-                    kind = data.get(
-                        "type"
-                    )  # the event name, repeated in the data; "ping" matches nothing below
-                    if kind == "content_block_delta":
-                        delta = data.get("delta") or {}
-                        dtype = delta.get("type")
-                        if dtype == "text_delta":  # the hot path: most events are text
-                            piece = delta.get("text")
-                            if piece:
-                                text.append(piece)
-                                out.append(ModelEvent.text(piece))
+        lines = aiter_sse(response, event_names=False, max_size=self.max_event_size)
+        batches = until_broken(lines, finished)
+        async with contextlib.aclosing(batches):  # closed here, not by the collector
+            async for batch in batches:
+                try:
+                    for sse in batch:
+                        raw = sse.data  # a property: read it once
+                        if not raw:
                             continue
-                        block = blocks.get(data.get("index", 0)) or {}
-                        if dtype == "thinking_delta":
-                            piece = delta.get("thinking")
-                            if piece:
-                                reasoning.append(piece)
-                                block.setdefault("parts", []).append(piece)
-                                out.append(ModelEvent.reasoning(piece))
-                        elif dtype == "signature_delta":
-                            block["signature"] = block.get("signature", "") + delta.get(
-                                "signature", ""
-                            )
-                        elif dtype == "input_json_delta":
-                            out.append(
-                                tools.add(
-                                    block.get("tool_index", 0),
-                                    arguments=delta.get("partial_json") or "",
+                        try:  # the common case inline; anything unusual goes through loads()
+                            data, end = raw_decode(raw)
+                            if end != len(raw):
+                                data = loads(raw, self)
+                        except ValueError:
+                            data = loads(raw, self)
+                        if not isinstance(data, dict):
+                            raise self._bad_json()
+                        kind = data.get(
+                            "type"
+                        )  # the event name, repeated in the data; "ping" matches nothing below
+                        if kind == "content_block_delta":
+                            delta = data.get("delta") or {}
+                            dtype = delta.get("type")
+                            if dtype == "text_delta":  # the hot path: most events are text
+                                piece = delta.get("text")
+                                if piece:
+                                    text.append(piece)
+                                    out.append(ModelEvent.text(piece))
+                                continue
+                            block = blocks.get(data.get("index", 0)) or {}
+                            if dtype == "thinking_delta":
+                                piece = delta.get("thinking")
+                                if piece:
+                                    reasoning.append(piece)
+                                    block.setdefault("parts", []).append(piece)
+                                    out.append(ModelEvent.reasoning(piece))
+                            elif dtype == "signature_delta":
+                                block["signature"] = block.get("signature", "") + delta.get(
+                                    "signature", ""
                                 )
+                            elif dtype == "input_json_delta":
+                                out.append(
+                                    tools.add(
+                                        block.get("tool_index", 0),
+                                        arguments=delta.get("partial_json") or "",
+                                    )
+                                )
+                        elif kind == "content_block_start":
+                            start = dict(data.get("content_block") or {})
+                            btype = start.get("type")
+                            if btype == "tool_use":
+                                tool_index = sum(
+                                    1 for b in blocks.values() if b.get("type") == "tool_use"
+                                )
+                                blocks[data.get("index", 0)] = {
+                                    "type": "tool_use",
+                                    "tool_index": tool_index,
+                                }
+                                out.append(
+                                    tools.add(tool_index, start.get("id"), start.get("name"))
+                                )
+                            elif btype == "thinking":
+                                block = {
+                                    "type": "thinking",
+                                    "thinking": start.get("thinking") or "",
+                                    "signature": start.get("signature") or "",
+                                }
+                                blocks[data.get("index", 0)] = block
+                                thinking.append(block)
+                            elif btype == "redacted_thinking":
+                                blocks[data.get("index", 0)] = start
+                                thinking.append(start)
+                            elif btype == "text":
+                                blocks[data.get("index", 0)] = start
+                                if start.get("text"):
+                                    text.append(start["text"])
+                                    out.append(ModelEvent.text(start["text"]))
+                        elif kind == "message_start":
+                            message = data.get("message") or {}
+                            if message.get("usage"):
+                                usage = _usage(message["usage"])
+                        elif kind == "message_delta":
+                            delta = data.get("delta") or {}
+                            stop_reason = delta.get("stop_reason") or stop_reason
+                            stop_sequence = delta.get("stop_sequence") or stop_sequence
+                            if data.get("usage"):
+                                usage = _usage(data["usage"], usage)
+                        elif kind == "message_stop":
+                            done = True
+                            break
+                        elif kind == "error":
+                            error = data.get("error") or {}
+                            detail = str(error.get("message") or error.get("type") or "")
+                            if error.get("type") == "overloaded_error":
+                                detail = f"{detail} (Anthropic is overloaded)"
+                            raise self._stream_error(
+                                detail,
+                                context_full=bool(CONTEXT_WORDS.search(detail)),
+                                transient=error.get("type") in _TRANSIENT_ERRORS,
                             )
-                    elif kind == "content_block_start":
-                        start = dict(data.get("content_block") or {})
-                        btype = start.get("type")
-                        if btype == "tool_use":
-                            tool_index = sum(
-                                1 for b in blocks.values() if b.get("type") == "tool_use"
-                            )
-                            blocks[data.get("index", 0)] = {
-                                "type": "tool_use",
-                                "tool_index": tool_index,
-                            }
-                            out.append(tools.add(tool_index, start.get("id"), start.get("name")))
-                        elif btype == "thinking":
-                            block = {
-                                "type": "thinking",
-                                "thinking": start.get("thinking") or "",
-                                "signature": start.get("signature") or "",
-                            }
-                            blocks[data.get("index", 0)] = block
-                            thinking.append(block)
-                        elif btype == "redacted_thinking":
-                            blocks[data.get("index", 0)] = start
-                            thinking.append(start)
-                        elif btype == "text":
-                            blocks[data.get("index", 0)] = start
-                            if start.get("text"):
-                                text.append(start["text"])
-                                out.append(ModelEvent.text(start["text"]))
-                    elif kind == "message_start":
-                        message = data.get("message") or {}
-                        if message.get("usage"):
-                            usage = _usage(message["usage"])
-                    elif kind == "message_delta":
-                        delta = data.get("delta") or {}
-                        stop_reason = delta.get("stop_reason") or stop_reason
-                        stop_sequence = delta.get("stop_sequence") or stop_sequence
-                        if data.get("usage"):
-                            usage = _usage(data["usage"], usage)
-                    elif kind == "message_stop":
-                        done = True
-                        break
-                    elif kind == "error":
-                        error = data.get("error") or {}
-                        detail = str(error.get("message") or error.get("type") or "")
-                        if error.get("type") == "overloaded_error":
-                            detail = f"{detail} (Anthropic is overloaded)"
-                        raise self._stream_error(
-                            detail,
-                            context_full=bool(CONTEXT_WORDS.search(detail)),
-                            transient=error.get("type") in _TRANSIENT_ERRORS,
-                        )
-            except Exception:
+                except Exception:
+                    if out:
+                        yield out  # what arrived before the fault still reaches the caller
+                    raise
                 if out:
-                    yield out  # what arrived before the fault still reaches the caller
-                raise
-            if out:
-                yield out
-                out = []
-            if done:
-                break
+                    yield out
+                    out = []
+                if done:
+                    break
         if stop_reason is None:
             # message_delta carries the stop; without it the answer may be incomplete.
             raise self._ended_early(response)

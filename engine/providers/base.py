@@ -20,7 +20,13 @@ details (``_map_errors``, ``_context_raw``) and the model list (``_models_url``,
   arrived keeps the answer whole (`until_broken`).
 - `ToolCallAccumulator`, which assembles streamed tool-call fragments;
 - the wording of errors, which never contains a credential: messages are built from the
-  provider's name, the status and the provider's own error text with the key scrubbed out;
+  provider's name, the status and the provider's own error text with every credential
+  hidden (redaction.py) and at most `QUOTE_LIMIT` characters of it quoted;
+- what a server cannot do to us (DESIGN.md, "Untrusted input"): an error body is read up to
+  `ERROR_BODY_LIMIT` bytes, one stream line or event up to ``max_event_size`` characters,
+  and a stream must bring a model event at least every ``idle_timeout`` seconds (comments
+  and pings do not count); the response and the parser are closed in the task that read
+  them, on every way out (`_close_stream`);
 - `HTTPModel._completed`, which withholds tool calls from a step with an abnormal stop.
 """
 
@@ -34,7 +40,7 @@ import logging
 import random
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, ClassVar
@@ -55,16 +61,45 @@ from ..errors import (
 )
 from ..messages import AssistantMessage, ToolCall, Usage
 from ..model import ModelEvent, ModelOptions, ModelRequest, ModelResponse
+from ..redaction import Redactor, URLFilter, redact_urls, shorten
 from ..sentences import sentence
 from ..stop import StopInfo, StopReason
 from ..text import clean
+from .sse import MAX_EVENT_SIZE, EventTooLarge, close_body
 
-__all__ = ["DEFAULT_TIMEOUT", "HTTPModel", "ModelInfo", "ToolCallAccumulator", "parse_retry_after"]
+__all__ = [
+    "DEFAULT_IDLE_TIMEOUT",
+    "DEFAULT_TIMEOUT",
+    "ERROR_BODY_LIMIT",
+    "HTTPModel",
+    "ModelInfo",
+    "QUOTE_LIMIT",
+    "ToolCallAccumulator",
+    "parse_retry_after",
+]
 
 log = logging.getLogger("engine.providers")
 
+
+class EmptyBody(Exception):  # noqa: N818 (a signal between the parser and its caller)
+    """Raised by a parser whose ``200 OK`` stream had no bytes at all (see `_answer_empty_stream`)."""
+
+# httpx logs every request's URL at INFO; a URL's userinfo or ?key= must not reach a log.
+if not any(isinstance(f, URLFilter) for f in logging.getLogger("httpx").filters):
+    logging.getLogger("httpx").addFilter(URLFilter())
+
 #: read/write/pool 120 s between bytes (reasoning models think quietly), connect 10 s
 DEFAULT_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
+
+#: seconds a stream may go without a model event (comments and pings are not events),
+#: when neither ``idle_timeout`` nor a read timeout is given
+DEFAULT_IDLE_TIMEOUT = 120.0
+
+#: bytes of an error response read; the rest is not waited for
+ERROR_BODY_LIMIT = 64 * 1024
+
+#: characters of a server's own words quoted in a sentence for a person
+QUOTE_LIMIT = 300
 
 #: statuses worth another attempt: timeouts, conflicts, rate limits and every 5xx (incl. 529)
 _RETRY_STATUSES = frozenset({408, 409, 429})
@@ -80,9 +115,6 @@ _STOP_MESSAGES: dict[StopReason, str] = {
         StopReason.PAUSED,
     )
 }
-
-#: things that look like API keys in provider error text (OpenAI echoes "sk-abc***xyz")
-_KEYLIKE = re.compile(r"\b(?:sk|rk|pk)-[A-Za-z0-9_\-*.]{4,}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +234,12 @@ class HTTPModel:
         max_retry_time: the longest time, in seconds, spent retrying one call.
         transport: an ``httpx.AsyncBaseTransport`` (tests).
         provider_name: how errors name the provider (e.g. ``"OpenRouter"``).
+        max_event_size: the most characters one stream line or event may hold; a larger
+            one ends the request (`ProviderResponseError`), keeping what arrived before.
+        idle_timeout: the longest wait, in seconds, for the next model event once the
+            response began; comments and pings do not reset it. Past it the request ends
+            (`ProviderTimeoutError`), keeping what arrived. By default the read timeout
+            (120 s unless ``timeout`` says otherwise).
     """
 
     provider: ClassVar[str] = "The provider"
@@ -224,13 +262,20 @@ class HTTPModel:
         max_retry_time: float = 120.0,
         transport: httpx.AsyncBaseTransport | None = None,
         provider_name: str | None = None,
+        max_event_size: int = MAX_EVENT_SIZE,
+        idle_timeout: float | None = None,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts counts every request, so it must be at least 1")
         self.model = model
         if provider_name:
             self.provider = provider_name  # type: ignore[misc]
-        self.base_url = (base_url or self.default_base_url).rstrip("/")
+        url = httpx.URL((base_url or self.default_base_url).rstrip("/"))
+        # A key in the URL's userinfo goes as Basic auth (what httpx did with it anyway),
+        # never inside a URL that a sentence, a log line or a repr could show.
+        auth = httpx.BasicAuth(url.username, url.password) if url.userinfo else None
+        self.base_url = str(url.copy_with(username=None, password=None))
+        self.max_event_size = max_event_size
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.reasoning_effort = reasoning_effort
@@ -245,9 +290,16 @@ class HTTPModel:
             self._timeout = timeout
         else:
             self._timeout = httpx.Timeout(float(timeout), connect=min(float(timeout), 10.0))
+        # A person who allowed a slow model a longer read timeout allows it between events too.
+        self.idle_timeout = (
+            idle_timeout if idle_timeout is not None else self._timeout.read or DEFAULT_IDLE_TIMEOUT
+        )
         all_headers = {**self._auth_headers(self._api_key), **dict(headers or {})}
+        self._redact = Redactor(
+            [self._api_key, url.username, url.password, *_credentials(headers or {})]
+        )
         self._client = httpx.AsyncClient(
-            timeout=self._timeout, headers=all_headers, transport=transport
+            timeout=self._timeout, headers=all_headers, transport=transport, auth=auth
         )
 
     # -- identity ----------------------------------------------------------------------
@@ -263,11 +315,16 @@ class HTTPModel:
         return self.provider
 
     def __repr__(self) -> str:
-        # Never the key, nor the headers that carry it.
-        return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
+        # Never the key, nor the headers that carry it, nor a key= in the URL.
+        return f"{type(self).__name__}(model={self.model!r}, base_url={self._shown_url!r})"
 
     def _auth_headers(self, api_key: str | None) -> dict[str, str]:
         return {}
+
+    @property
+    def _shown_url(self) -> str:
+        """The base URL as a sentence may show it (key-like query values hidden)."""
+        return redact_urls(self.base_url)
 
     @property
     def _who(self) -> str:
@@ -305,24 +362,44 @@ class HTTPModel:
                     async with self._client.stream(
                         "POST", self._chat_url(), json=body, headers=self._stream_headers
                     ) as response:
-                        if response.status_code >= 400:
-                            await response.aread()
-                            stored = self._error_response(response)  # or raises
-                            produced = True
-                            yield stored
-                            return
-                        if response.headers.get("content-type", "").startswith("text/html"):
-                            raise ProviderResponseError(
-                                key="provider.web_page",
-                                params={"who": self._who, "base_url": self.base_url},
-                                provider=self.provider,
-                                action=ErrorAction.CHECK_CONNECTION,
-                            )
-                        # The parser hands over a batch per network read (fewer hops).
-                        async for events in self._parse(response):
-                            for event in events:
+                        parse: AsyncIterator[list[ModelEvent]] | None = None
+                        try:
+                            if response.status_code >= 400:
+                                error_body = await read_at_most(response, ERROR_BODY_LIMIT)
+                                stored = self._error_response(response, error_body)  # or raises
                                 produced = True
-                                yield event
+                                yield stored
+                                return
+                            if response.headers.get("content-type", "").startswith("text/html"):
+                                raise ProviderResponseError(
+                                    key="provider.web_page",
+                                    params={"who": self._who, "base_url": self._shown_url},
+                                    provider=self.provider,
+                                    action=ErrorAction.CHECK_CONNECTION,
+                                )
+                            # The parser hands over a batch per network read (fewer hops).
+                            parse = self._parse(response)
+                            while True:
+                                try:
+                                    async with asyncio.timeout(self.idle_timeout) as idle:
+                                        events = await anext(parse)
+                                except StopAsyncIteration:
+                                    break
+                                except EmptyBody:
+                                    events = await self._answer_empty_stream(response)
+                                    for event in events:
+                                        produced = True
+                                        yield event
+                                    break
+                                except TimeoutError:
+                                    if idle.expired():
+                                        raise self._idle_error() from None
+                                    raise
+                                for event in events:
+                                    produced = True
+                                    yield event
+                        finally:
+                            await _close_stream(response, parse)
                 return
             except ProviderError as exc:
                 wait = None if produced else self._retry_wait(exc, attempt)
@@ -341,11 +418,23 @@ class HTTPModel:
     async def list_models(self) -> list[ModelInfo]:
         """Return the models the provider offers, for the model picker."""
         with self._map_errors():
-            response = await self._client.get(self._models_url())
-        if response.status_code >= 400:
-            message, code = error_fields(response.content)
-            raise self._status_error(response.status_code, message, response.headers, code)
-        return self._models(loads(response.content, self))
+            async with self._client.stream("GET", self._models_url()) as response:
+                if response.status_code >= 400:
+                    message, code = error_fields(await read_at_most(response, ERROR_BODY_LIMIT))
+                    raise self._status_error(response.status_code, message, response.headers, code)
+                content = await self._read_whole(response)
+        return self._models(loads(content, self))
+
+    async def _read_whole(self, response: httpx.Response) -> bytes:
+        """A whole (not streamed) answer body, up to ``max_event_size`` bytes.
+
+        Raises:
+            ProviderResponseError: the body is larger.
+        """
+        content = await read_at_most(response, self.max_event_size + 1)
+        if len(content) > self.max_event_size:
+            raise self._too_large(EventTooLarge(self.max_event_size))
+        return content
 
     # -- what each adapter supplies ------------------------------------------------------
 
@@ -375,9 +464,12 @@ class HTTPModel:
         """The raw stop for a context-length error response, or None if it is not one."""
         return None
 
-    def _error_response(self, response: httpx.Response) -> ModelEvent:
-        """The stored step for a context-length response; otherwise raise the status error."""
-        message, code = error_fields(response.content)
+    def _error_response(self, response: httpx.Response, body: bytes) -> ModelEvent:
+        """The stored step for a context-length response; otherwise raise the status error.
+
+        ``body`` is what was read of the response (at most `ERROR_BODY_LIMIT` bytes).
+        """
+        message, code = error_fields(body)
         raw = self._context_raw(response.status_code, code, message)
         if raw is not None:
             return self._context_full(raw, message)
@@ -407,10 +499,11 @@ class HTTPModel:
     # -- errors ------------------------------------------------------------------------
 
     def _scrub(self, text: str) -> str:
-        """Remove the key (and anything that looks like a key) from provider text."""
-        if self._api_key:
-            text = text.replace(self._api_key, "[redacted]")
-        return _KEYLIKE.sub("[redacted]", text).strip()
+        """A server's words, fit to quote: every credential hidden, at most `QUOTE_LIMIT` long.
+
+        Hidden before shortening, so a key cut in two by the limit is still recognised.
+        """
+        return shorten(self._redact(text).strip(), QUOTE_LIMIT)
 
     @contextlib.contextmanager
     def _transport_errors(self, *, connect_key: str = "provider.connect") -> Iterator[None]:
@@ -433,7 +526,7 @@ class HTTPModel:
         except httpx.ConnectError as exc:
             err = ProviderConnectionError(
                 key=connect_key,
-                params={"provider": self.provider, "base_url": self.base_url},
+                params={"provider": self.provider, "base_url": self._shown_url},
                 provider=self.provider,
             )
             err.retryable = True
@@ -450,6 +543,26 @@ class HTTPModel:
             raise ProviderResponseError(
                 key="provider.undecodable", params={"who": self._who}, provider=self.provider
             ) from exc
+        except EventTooLarge as exc:
+            raise self._too_large(exc) from exc
+
+    def _too_large(self, exc: EventTooLarge) -> ProviderError:
+        """The error for a stream line, event or body larger than ``max_event_size``."""
+        return ProviderResponseError(
+            key="provider.too_large",
+            params={"who": self._who, "size": _size(exc.max_size)},
+            provider=self.provider,
+        )
+
+    def _idle_error(self) -> ProviderError:
+        """The error for a stream that brought no model event for ``idle_timeout`` seconds."""
+        err = ProviderTimeoutError(
+            key="provider.idle",
+            params={"who": self._who, "seconds": f"{self.idle_timeout:g}"},
+            provider=self.provider,
+        )
+        err.retryable = True  # retried only before any output, as every retry is
+        return err
 
     def _status_error(
         self, status: int, detail: str, headers: Mapping[str, str], code: str | None = None
@@ -461,7 +574,7 @@ class HTTPModel:
             "status": status,
             "said": f": {detail.rstrip('.')}." if detail else ".",
             "model": repr(self.model),
-            "base_url": self.base_url,
+            "base_url": self._shown_url,
         }
         retry_after = parse_retry_after(headers)
         retryable = status in _RETRY_STATUSES or status >= 500
@@ -563,6 +676,13 @@ class HTTPModel:
         err.retryable = True  # type: ignore[attr-defined]  (only ever before any output)
         return err
 
+    async def _answer_empty_stream(self, response: httpx.Response) -> list[ModelEvent]:
+        """The answer to a ``200 OK`` whose body was empty; by default, an error.
+
+        An adapter whose servers say why when asked again without streaming overrides this.
+        """
+        raise self._empty_stream()
+
     def _empty_stream(self, reason: str = "") -> ProviderError:
         """The error for a ``200 OK`` whose body was empty: nothing arrived, nothing is kept.
 
@@ -649,6 +769,59 @@ class HTTPModel:
         )
 
 
+def _credentials(headers: Mapping[str, str]) -> list[str]:
+    """The values of extra headers that carry a credential, to hide wherever they echo."""
+    found = []
+    for name, value in headers.items():
+        if re.search(r"(?i)auth|key|token|secret|cookie", name):
+            found.append(value)
+            found += value.split()[1:]  # "Bearer <token>": the token alone too
+    return found
+
+
+def _size(characters: int) -> str:
+    """A size for a person: "16 MB" (characters of text count as bytes here)."""
+    if characters >= 1024 * 1024:
+        return f"{characters / (1024 * 1024):g} MB"
+    if characters >= 1024:
+        return f"{characters / 1024:g} KB"
+    return f"{characters} characters"
+
+
+async def read_at_most(response: httpx.Response, limit: int) -> bytes:
+    """Read at most ``limit`` bytes of a body; the rest is never waited for.
+
+    An error status whose body never ends (or is huge) cannot hold the request or fill
+    memory: the response is closed once this much is read.
+    """
+    body = bytearray()
+    chunks = response.aiter_bytes()
+    try:
+        async for chunk in chunks:
+            body += chunk[: limit - len(body)]
+            if len(body) >= limit:
+                break
+    finally:
+        await close_body(response, chunks)
+    return bytes(body)
+
+
+async def _close_stream(
+    response: httpx.Response, parse: AsyncIterator[list[ModelEvent]] | None
+) -> None:
+    """Close the response, then the parser's generators, in the task that read them.
+
+    The response first, for the reason `sse.close_body` gives; the readers close it too
+    when they stop early, this covers a consumer that leaves between two reads.
+    """
+    try:
+        await response.aclose()
+    finally:
+        aclose = getattr(parse, "aclose", None)  # every _parse is an async generator
+        if aclose is not None:
+            await aclose()
+
+
 #: the C scanner without `json.loads`'s wrappers: half the cost per event (bench_providers)
 raw_decode = json.JSONDecoder().raw_decode
 
@@ -673,8 +846,8 @@ def _loads_slowly(data: str | bytes, model: HTTPModel) -> Any:
 
 
 async def until_broken(
-    batches: AsyncIterator[list[Any]], finished: Callable[[], bool]
-) -> AsyncIterator[list[Any]]:
+    batches: AsyncGenerator[list[Any], None], finished: Callable[[], bool]
+) -> AsyncGenerator[list[Any], None]:
     """Pass batches through; if the connection breaks once ``finished()`` is true, just end.
 
     A stream whose stop has already arrived may still lose its trailing usage chunk or
@@ -688,6 +861,8 @@ async def until_broken(
         if not finished():
             raise
         log.info("the connection closed after the answer finished; the usage may be missing")
+    finally:
+        await batches.aclose()  # in this task, not by the collector
 
 
 #: words in an error that mean the request no longer fits the model's context window

@@ -146,7 +146,7 @@ class OllamaModel(HTTPModel):
         if status == 404 and "not found" in detail:
             err = super()._status_error(status, detail, headers, code)
             err.args = (
-                f"Ollama has no model {self.model!r} ({detail}). Download it with "
+                f"Ollama has no model {self.model!r} ({self._scrub(detail)}). Download it with "
                 f"`ollama pull {self.model}`, or pick another model.",
             )
             return err
@@ -184,56 +184,58 @@ class OllamaModel(HTTPModel):
         reasoning: list[str] = []
         tools = ToolCallAccumulator(self.provider)
         out: list[ModelEvent] = []
-        async for batch in aiter_ndjson_lines(response):
-            try:
-                for line in batch:
-                    data = loads(line, self)
-                    if not isinstance(data, dict):
-                        raise self._bad_json()
-                    if data.get("error"):
-                        detail = str(data["error"])
-                        raise self._stream_error(
-                            detail, context_full=bool(CONTEXT_WORDS.search(detail))
-                        )
-                    message = data.get("message") or {}
-                    if message.get("thinking"):
-                        reasoning.append(message["thinking"])
-                        out.append(ModelEvent.reasoning(message["thinking"]))
-                    if message.get("content"):
-                        text.append(message["content"])
-                        out.append(ModelEvent.text(message["content"]))
-                    for call in message.get("tool_calls") or ():
-                        function = call.get("function") or {}
-                        arguments = function.get("arguments")
-                        if not isinstance(arguments, str):
-                            arguments = json.dumps(arguments or {}, ensure_ascii=False)
-                        out.append(
-                            tools.add(
-                                len(tools.names()),
-                                call.get("id") or f"call_{uuid.uuid4().hex[:24]}",
-                                function.get("name"),
-                                arguments,
+        lines = aiter_ndjson_lines(response, max_size=self.max_event_size)
+        async with contextlib.aclosing(lines):  # closed here, not by the collector
+            async for batch in lines:
+                try:
+                    for line in batch:
+                        data = loads(line, self)
+                        if not isinstance(data, dict):
+                            raise self._bad_json()
+                        if data.get("error"):
+                            detail = str(data["error"])
+                            raise self._stream_error(
+                                detail, context_full=bool(CONTEXT_WORDS.search(detail))
                             )
-                        )
-                    if data.get("done"):
-                        raw = data.get("done_reason") or "stop"
-                        stop = StopInfo(_STOP_REASONS.get(raw, StopReason.OTHER), raw=raw)
-                        out.append(
-                            self._completed(
-                                text="".join(text),
-                                reasoning="".join(reasoning),
-                                tools=tools,
-                                stop=stop,
-                                usage=_usage(data),
+                        message = data.get("message") or {}
+                        if message.get("thinking"):
+                            reasoning.append(message["thinking"])
+                            out.append(ModelEvent.reasoning(message["thinking"]))
+                        if message.get("content"):
+                            text.append(message["content"])
+                            out.append(ModelEvent.text(message["content"]))
+                        for call in message.get("tool_calls") or ():
+                            function = call.get("function") or {}
+                            arguments = function.get("arguments")
+                            if not isinstance(arguments, str):
+                                arguments = json.dumps(arguments or {}, ensure_ascii=False)
+                            out.append(
+                                tools.add(
+                                    len(tools.names()),
+                                    call.get("id") or f"call_{uuid.uuid4().hex[:24]}",
+                                    function.get("name"),
+                                    arguments,
+                                )
                             )
-                        )
-                        yield out
-                        return
-            except Exception:
+                        if data.get("done"):
+                            raw = data.get("done_reason") or "stop"
+                            stop = StopInfo(_STOP_REASONS.get(raw, StopReason.OTHER), raw=raw)
+                            out.append(
+                                self._completed(
+                                    text="".join(text),
+                                    reasoning="".join(reasoning),
+                                    tools=tools,
+                                    stop=stop,
+                                    usage=_usage(data),
+                                )
+                            )
+                            yield out
+                            return
+                except Exception:
+                    if out:
+                        yield out  # what arrived before the fault still reaches the caller
+                    raise
                 if out:
-                    yield out  # what arrived before the fault still reaches the caller
-                raise
-            if out:
-                yield out
-                out = []
+                    yield out
+                    out = []
         raise self._ended_early(response)

@@ -33,12 +33,15 @@ from ..model import ModelEvent, ModelRequest
 from ..stop import StopInfo, StopReason
 from .base import (
     CONTEXT_WORDS,
+    ERROR_BODY_LIMIT,
+    EmptyBody,
     HTTPModel,
     ModelInfo,
     ToolCallAccumulator,
     error_fields,
     loads,
     raw_decode,
+    read_at_most,
     until_broken,
 )
 from .sse import aiter_sse
@@ -212,8 +215,8 @@ class OpenAIChatModel(HTTPModel):
     async def _parse(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
         if response.headers.get("content-type", "").startswith("application/json"):
             # The server ignored "stream": one whole completion.
-            await response.aread()
-            yield list(self._whole(loads(response.content, self)))
+            content = await self._read_whole(response)  # capped: a body may never end
+            yield list(self._whole(loads(content, self)))
             return
         text: list[str] = []
         reasoning: list[str] = []
@@ -227,86 +230,89 @@ class OpenAIChatModel(HTTPModel):
         out: list[ModelEvent] = []
         # Late binding is the point: the finish is read when the connection breaks.
         finished = lambda: finish is not None  # noqa: B023, E731
-        async for batch in until_broken(aiter_sse(response), finished):
-            try:
-                for sse in batch:
-                    data = sse.data
-                    if data == "[DONE]":
-                        done = True
-                        break
-                    if not data:
-                        continue
-                    try:  # the common case inline; anything unusual goes through loads()
-                        chunk, end = raw_decode(data)
-                        if end != len(data):
-                            chunk = loads(data, self)
-                    except ValueError:
-                        chunk = loads(data, self)
-                    if not isinstance(chunk, dict):
-                        raise self._bad_json()
-                    choices = chunk.get("choices")
-                    error = chunk.get("error")
-                    if error or (not choices and sse.event == "error"):
-                        detail, code = error_fields(data.encode())
-                        if finish is not None:
-                            # OpenRouter restates a finished "length" as an error chunk: keep it.
-                            late_error = detail
-                            if chunk.get("usage"):
-                                usage = _usage(chunk["usage"])
+        batches = until_broken(aiter_sse(response, max_size=self.max_event_size), finished)
+        async with contextlib.aclosing(batches):  # closed here, not by the collector
+            async for batch in batches:
+                try:
+                    for sse in batch:
+                        data = sse.data
+                        if data == "[DONE]":
+                            done = True
+                            break
+                        if not data:
                             continue
-                        raise self._stream_error(
-                            detail,
-                            context_full=_is_context_error(code, detail),
-                            transient=_is_transient(error),
-                        )
-                    if chunk.get("usage"):
-                        usage = _usage(chunk["usage"])
-                    if not choices:
-                        continue
-                    choice = choices[0]  # one choice is asked for (no "n")
-                    delta = choice.get("delta") or {}
-                    content = delta.get("content")
-                    if content:
-                        text.append(content)
-                        out.append(ModelEvent.text(content))
-                        if len(delta) == 1 and not choice.get("finish_reason"):
-                            continue  # the hot path: a chunk of text and nothing else
-                    thought = delta.get("reasoning_content") or delta.get("reasoning")
-                    if thought:
-                        reasoning.append(thought)
-                        out.append(ModelEvent.reasoning(thought))
-                    declined = delta.get("refusal")
-                    if declined:
-                        refusal.append(declined)
-                        out.append(ModelEvent.text(declined))
-                    for call in delta.get("tool_calls") or ():
-                        index = call.get("index")
-                        if index is None:  # some servers omit it; tell calls apart by id
-                            index = ids.setdefault(call.get("id") or "", len(ids))
-                        function = call.get("function") or {}
-                        out.append(
-                            tools.add(
-                                index,
-                                call.get("id"),
-                                function.get("name"),
-                                function.get("arguments") or "",
+                        try:  # the common case inline; anything unusual goes through loads()
+                            chunk, end = raw_decode(data)
+                            if end != len(data):
+                                chunk = loads(data, self)
+                        except ValueError:
+                            chunk = loads(data, self)
+                        if not isinstance(chunk, dict):
+                            raise self._bad_json()
+                        choices = chunk.get("choices")
+                        error = chunk.get("error")
+                        if error or (not choices and sse.event == "error"):
+                            detail, code = error_fields(data.encode())
+                            if finish is not None:
+                                # OpenRouter restates a finished "length" as an error chunk: keep it.
+                                late_error = detail
+                                if chunk.get("usage"):
+                                    usage = _usage(chunk["usage"])
+                                continue
+                            raise self._stream_error(
+                                detail,
+                                context_full=_is_context_error(code, detail),
+                                transient=_is_transient(error),
                             )
-                        )
-                    if choice.get("finish_reason"):
-                        finish = choice["finish_reason"]
-            except Exception:
+                        if chunk.get("usage"):
+                            usage = _usage(chunk["usage"])
+                        if not choices:
+                            continue
+                        choice = choices[0]  # one choice is asked for (no "n")
+                        delta = choice.get("delta") or {}
+                        content = delta.get("content")
+                        if content:
+                            text.append(content)
+                            out.append(ModelEvent.text(content))
+                            if len(delta) == 1 and not choice.get("finish_reason"):
+                                continue  # the hot path: a chunk of text and nothing else
+                        thought = delta.get("reasoning_content") or delta.get("reasoning")
+                        if thought:
+                            reasoning.append(thought)
+                            out.append(ModelEvent.reasoning(thought))
+                        declined = delta.get("refusal")
+                        if declined:
+                            refusal.append(declined)
+                            out.append(ModelEvent.text(declined))
+                        for call in delta.get("tool_calls") or ():
+                            index = call.get("index")
+                            if index is None:  # some servers omit it; tell calls apart by id
+                                index = ids.setdefault(call.get("id") or "", len(ids))
+                            function = call.get("function") or {}
+                            out.append(
+                                tools.add(
+                                    index,
+                                    call.get("id"),
+                                    function.get("name"),
+                                    function.get("arguments") or "",
+                                )
+                            )
+                        if choice.get("finish_reason"):
+                            finish = choice["finish_reason"]
+                except Exception:
+                    if out:
+                        yield out  # what arrived before the fault still reaches the caller
+                    raise
                 if out:
-                    yield out  # what arrived before the fault still reaches the caller
-                raise
-            if out:
-                yield out
-                out = []
-            if done:
-                break
+                    yield out
+                    out = []
+                if done:
+                    break
         if finish is None:
             if not response.num_bytes_downloaded:
-                yield await self._without_streaming(response)
-                return
+                # Asked again by the caller, outside the stream's idle deadline: an
+                # unstreamed answer may take as long as the read timeout allows.
+                raise EmptyBody
             raise self._ended_early(response)
         yield [
             self._finish(
@@ -314,7 +320,7 @@ class OpenAIChatModel(HTTPModel):
             )
         ]
 
-    async def _without_streaming(self, response: httpx.Response) -> list[ModelEvent]:
+    async def _answer_empty_stream(self, response: httpx.Response) -> list[ModelEvent]:
         """After a ``200 OK`` with an empty body: the same request once with stream=false.
 
         llama.cpp's Python server streams nothing for a prompt over its context window (and
@@ -329,7 +335,12 @@ class OpenAIChatModel(HTTPModel):
         for attempt in (1, 2):
             try:
                 with self._map_errors():
-                    again = await self._client.post(self._chat_url(), json=body)
+                    async with self._client.stream("POST", self._chat_url(), json=body) as again:
+                        # Capped like every body: this answer may never end either.
+                        if again.status_code >= 400:
+                            content = await read_at_most(again, ERROR_BODY_LIMIT)
+                        else:
+                            content = await self._read_whole(again)
                 break
             except ProviderError as exc:
                 # The server closes the connection the empty stream came on just after it
@@ -339,7 +350,7 @@ class OpenAIChatModel(HTTPModel):
                 if attempt == 2 or not isinstance(exc, ProviderConnectionError):
                     raise self._empty_stream() from exc
         if again.status_code >= 400:
-            message, code = error_fields(again.content)
+            message, code = error_fields(content)
             raw = self._context_raw(again.status_code, code, message)
             if raw is not None:
                 return [self._context_full(raw, message)]
@@ -347,7 +358,7 @@ class OpenAIChatModel(HTTPModel):
             raise self._empty_stream(str(status)) from status
         if not again.headers.get("content-type", "").startswith("application/json"):
             raise self._empty_stream()
-        return list(self._whole(loads(again.content, self)))
+        return list(self._whole(loads(content, self)))
 
     def _finish(
         self,

@@ -285,6 +285,7 @@ def test_public_api_is_curated_and_sorted():
         "messages",
         "model",
         "providers",
+        "redaction",
         "resume",
         "sentences",
         "stop",

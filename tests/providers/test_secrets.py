@@ -12,9 +12,11 @@ import traceback
 
 import pytest
 
+from engine import JSONLExtension
 from engine.errors import ProviderError
 from engine.messages import UserMessage
 from engine.model import ModelRequest
+from engine.redaction import Redactor, shorten
 from tests.providers.conftest import SECRET_KEY
 from tests.support.provider_server import Fault, Turn
 
@@ -100,3 +102,158 @@ async def test_stored_messages_never_contain_the_key(server, make_adapter, store
     stored = await store.history()
     assert stored[-1].stop is not None
     assert "get_something_by_name" not in repr(stored)
+
+
+# ---------------------------------------------------------------------------- echo forms
+
+#: a Groq-shaped key, and the forms a server or a proxy echoes it back in
+GROQ_KEY = "gsk_SECRETdeadbeef4321"
+ECHO_FORMS = {
+    "masked": "gsk_SECRETde****4321",
+    "upper": GROQ_KEY.upper(),
+    "lower": GROQ_KEY.lower(),
+    "spaced": " ".join(GROQ_KEY),
+    "grouped": "gsk_SECRET dead beef 4321",
+    "suffix_masked": "****************4321",
+    "prefix_cut": "gsk_SECRETdeadb...",
+}
+
+
+def leaks(text: str, key: str = GROQ_KEY) -> list[str]:
+    """The pieces of the key still readable in the text (spaces and case ignored).
+
+    Six characters at a time, each reaching past the key's ordinary-looking start
+    ("gsk_SECRET": "secret" is a word a traceback may well contain).
+    """
+    squeezed = "".join(text.split()).lower()
+    lowered = key.lower()
+    start = len("gsk_SECRET") - 5
+    pieces = [lowered[i : i + 6] for i in range(start, len(lowered) - 5)]
+    return [piece for piece in pieces if piece in squeezed]
+
+
+@pytest.mark.parametrize("form", ECHO_FORMS, ids=str)
+def test_the_redactor_hides_every_echo_form(form) -> None:
+    redact = Redactor([GROQ_KEY])
+    echo = ECHO_FORMS[form]
+    text = f"Invalid API Key: {echo}. Check your key."
+    hidden = redact(text)
+    assert "[redacted]" in hidden
+    assert "deadbeef" not in hidden.lower().replace(" ", "")
+    assert "4321" not in hidden and not leaks(hidden), hidden
+    assert hidden.startswith("Invalid API Key: ") and hidden.endswith(". Check your key.")
+
+
+def test_the_redactor_hides_url_userinfo_and_key_values_without_any_secret() -> None:
+    redact = Redactor()
+    text = (
+        "GET http://user:p4ssw0rd-xyz@host:8080/v1?key=AAA111&model=m&api-key=BBB222 "
+        "failed; retry with access_token=CCC333 or API_KEY=DDD444"
+    )
+    hidden = redact(text)
+    for secret in ("p4ssw0rd", "user:", "AAA111", "BBB222", "CCC333", "DDD444"):
+        assert secret not in hidden, (secret, hidden)
+    assert "model=m" in hidden and "host:8080/v1" in hidden
+
+
+def test_the_redactor_leaves_ordinary_words_alone() -> None:
+    redact = Redactor([GROQ_KEY, "short"])
+    text = "The model is overloaded (error 4321). Try again in 30 seconds."
+    assert redact(text) == text
+    assert redact("a SHORT key") == "a [redacted] key"  # short secrets: whole, any case
+
+
+def test_shortening_marks_the_cut() -> None:
+    assert shorten("word " * 100, 50).endswith("…") and len(shorten("word " * 100, 50)) <= 50
+    assert shorten("short", 50) == "short"
+
+
+@pytest.mark.parametrize("form", ECHO_FORMS, ids=str)
+async def test_status_errors_hide_echoes_of_the_key(server, make_adapter, protocol, form) -> None:
+    # Before: only the exact key (and "sk-" shapes) were hidden.
+    server.script(Turn(status=400, error=f"Invalid API Key: {ECHO_FORMS[form]}"))
+    model = make_adapter(protocol, api_key=GROQ_KEY, max_attempts=1)
+    with pytest.raises(ProviderError) as info:
+        async for _ in model.stream(ask()):
+            pass
+    text = everything_about(info.value)
+    assert not leaks(text) and "4321" not in str(info.value), str(info.value)
+
+
+USERINFO_KEY = "sk-user-info-SECRET-5555"
+
+
+async def test_a_key_in_the_base_urls_userinfo_never_shows(server, make_adapter, caplog) -> None:
+    caplog.set_level(logging.DEBUG)
+    url = server.openai_url.replace("http://", f"http://me:{USERINFO_KEY}@")
+    model = make_adapter("openai", base_url=url, api_key=None, model="missing", max_attempts=1)
+    server.script(Turn(status=404, error="model not found"))
+    with pytest.raises(ProviderError) as info:
+        async for _ in model.stream(ask()):
+            pass
+    # The server still gets the credential, as Basic auth (what httpx did with userinfo).
+    assert server.chat_requests()[-1].headers["authorization"].startswith("Basic ")
+    # A connection that fails names the address, never the key.
+    offline = make_adapter(
+        "openai", base_url=f"http://me:{USERINFO_KEY}@127.0.0.1:9/v1", max_attempts=1
+    )
+    with pytest.raises(ProviderError) as refused:
+        async for _ in offline.stream(ask()):
+            pass
+    assert "127.0.0.1:9" in str(refused.value)
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "HTTP Request" in logged, "httpx logged nothing, so nothing was checked"
+    for text in (
+        everything_about(info.value),
+        everything_about(refused.value),
+        repr(model),
+        repr(offline),
+        model.base_url,
+        logged,
+    ):
+        assert "SECRET-5555" not in text and "sk-user" not in text, text
+
+
+async def test_a_key_in_the_base_urls_query_never_shows(make_adapter, caplog) -> None:
+    caplog.set_level(logging.DEBUG)
+    model = make_adapter("openai", base_url="http://127.0.0.1:9/v1?key=QUERYSECRET42")
+    with pytest.raises(ProviderError) as info:
+        await model.list_models()
+    for text in (everything_about(info.value), repr(model)):
+        assert "QUERYSECRET42" not in text, text
+
+
+async def test_a_key_in_extra_headers_is_hidden_when_echoed(server, make_adapter) -> None:
+    server.script(Turn(status=403, error="Token HEADERTOKEN-123456789 is not allowed"))
+    model = make_adapter(
+        "openai", headers={"X-Api-Token": "HEADERTOKEN-123456789"}, max_attempts=1
+    )
+    with pytest.raises(ProviderError) as info:
+        async for _ in model.stream(ask()):
+            pass
+    assert "HEADERTOKEN" not in everything_about(info.value)
+    assert "HEADERTOKEN" not in repr(model)
+
+
+async def test_jsonl_records_never_contain_the_key(server, make_adapter, store, tmp_path) -> None:
+    # A masked echo in an error event, stored as the partial's stop and the JSONL outcome.
+    server.script(
+        Turn(
+            text="partial answer",
+            chunk_size=4,
+            fault=Fault.ERROR_EVENT,
+            fault_after=3,
+        ),
+        Turn(status=400, error=f"key {ECHO_FORMS['masked']} rejected"),
+    )
+    records = tmp_path / "requests.jsonl"
+    model = make_adapter("openai", api_key=GROQ_KEY, max_attempts=1)
+    agent = await store.agent(model, extensions=[JSONLExtension(records)])
+    with pytest.raises(ProviderError):
+        await agent.run("hi")
+    with pytest.raises(ProviderError):
+        await agent.run("again")
+    written = records.read_text()
+    assert written.count("\n") == 2 and "[redacted]" in written
+    assert not leaks(written) and "4321" not in written
+    assert not leaks(repr(await store.history()))

@@ -48,10 +48,12 @@ from .provider_wire import (
     CONTENT_TYPES,
     CONTEXT_ERRORS,
     ERROR_EVENTS,
+    HUGE_LINE_STARTS,
     KEEPALIVE,
     MALFORMED,
     OLLAMA,
     OPENAI,
+    PINGS,
     Fault,
     ScriptedCall,
     Turn,
@@ -278,6 +280,9 @@ class _Handler(BaseHTTPRequestHandler):
             kind = SAMPLE_TYPES.get(path.suffix, "text/event-stream")
             self._send_bytes(turn.status, path.read_bytes(), kind)
             return
+        if turn.fault == Fault.ENDLESS_ERROR:
+            self._endless_error(turn, protocol)
+            return
         if turn.status != 200:
             extra = {"Retry-After": turn.retry_after} if turn.retry_after else {}
             self._send_json(turn.status, error_body(protocol, turn.status, turn.error), extra)
@@ -311,6 +316,8 @@ class _Handler(BaseHTTPRequestHandler):
             Fault.RESET,
             Fault.ERROR_EVENT,
             Fault.MALFORMED,
+            Fault.HUGE_LINE,
+            Fault.PINGS,
         )
         try:
             for number, event in enumerate(events):
@@ -329,6 +336,10 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 strike = False
             if strike:
+                if turn.fault in (Fault.HUGE_LINE, Fault.PINGS):
+                    flush()
+                    self._hostile_tail(turn, protocol, flush, pending)
+                    return
                 if turn.fault == Fault.STALL_MIDSTREAM:
                     flush()
                     owner._released.wait(owner.stall_limit)
@@ -350,6 +361,56 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"0\r\n\r\n")
         except OSError:
             self.close_connection = True
+
+    def _hostile_tail(
+        self, turn: Turn, protocol: str, flush: Callable[[], None], pending: bytearray
+    ) -> None:
+        """After the first events: a line that never ends, or keep-alives only."""
+        owner = self.server.owner
+        sent = 0
+        try:
+            if turn.fault == Fault.PINGS:
+                ends = time.monotonic() + owner.stall_limit
+                while time.monotonic() < ends and not owner._released.wait(turn.delay or 0.05):
+                    pending += PINGS[protocol] or b"\n"
+                    sent += len(pending)
+                    flush()
+                self._reset()
+                return
+            pending += HUGE_LINE_STARTS[protocol]
+            block = b"x" * 65536
+            while sent < turn.hostile_bytes and not owner._released.is_set():
+                pending += block
+                sent += len(pending)
+                flush()
+            self.wfile.write(b"0\r\n\r\n")  # the body ends; the line never did
+        except OSError:
+            self.close_connection = True
+        finally:
+            owner._note_hostile(sent)
+
+    def _endless_error(self, turn: Turn, protocol: str) -> None:
+        """An error status whose JSON body never ends (until ``hostile_bytes`` or hang-up)."""
+        owner = self.server.owner
+        sent = 0
+        try:
+            self.send_response(turn.status if turn.status != 200 else 500)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            head = dumps(error_body(protocol, turn.status, turn.error or "endless"))
+            first = head[: head.rindex('"')].encode()  # inside the message string
+            block = b"y" * 65536
+            for piece in [first, *([block] * (turn.hostile_bytes // len(block)))]:
+                if owner._released.is_set():
+                    break
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                sent += len(piece)
+            self.wfile.write(b"0\r\n\r\n")
+        except OSError:
+            self.close_connection = True
+        finally:
+            owner._note_hostile(sent)
 
     def _send_json(self, status: int, data: Any, headers: Mapping[str, str] | None = None) -> None:
         self._send_bytes(status, dumps(data).encode(), "application/json", headers)
@@ -418,6 +479,8 @@ class ProviderServer:
         self.reset_grace = 0.2
         self.verbose = verbose
         self.requests: list[RecordedRequest] = []
+        #: bytes each hostile answer (huge line, pings, endless error) sent before it stopped
+        self.hostile_sent: list[int] = []
         self._turns: deque[Turn] = deque()
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
@@ -467,6 +530,12 @@ class ProviderServer:
         with self._changed:
             return self._changed.wait_for(lambda: len(self.requests) >= count, timeout)
 
+    def wait_for_hostile(self, count: int, timeout: float = 30.0) -> list[int]:
+        """Block until ``count`` hostile answers have stopped; return what each sent."""
+        with self._changed:
+            self._changed.wait_for(lambda: len(self.hostile_sent) >= count, timeout)
+            return list(self.hostile_sent)
+
     def release_stalls(self) -> None:
         """End every stall now (each stalled connection is then reset)."""
         self._released.set()
@@ -515,6 +584,11 @@ class ProviderServer:
     def _add_request(self, request: RecordedRequest) -> None:
         with self._changed:
             self.requests.append(request)
+            self._changed.notify_all()
+
+    def _note_hostile(self, sent: int) -> None:
+        with self._changed:
+            self.hostile_sent.append(sent)
             self._changed.notify_all()
 
     def _track(self, conn: socket.socket, *, add: bool) -> None:

@@ -26,10 +26,12 @@ __all__ = [
     "CONTENT_TYPES",
     "CONTEXT_ERRORS",
     "ERROR_EVENTS",
+    "HUGE_LINE_STARTS",
     "KEEPALIVE",
     "MALFORMED",
     "OLLAMA",
     "OPENAI",
+    "PINGS",
     "Fault",
     "ScriptedCall",
     "Turn",
@@ -51,6 +53,11 @@ class Fault(StrEnum):
     ERROR_EVENT = "error_event"  #: after ``fault_after`` events, an error inside the 200 stream
     MALFORMED = "malformed"  #: after ``fault_after`` events, an event whose JSON is cut
     CUT_TOOL_ARGS = "cut_tool_args"  #: tool-call arguments stop mid-JSON; the stream ends
+    # Hostile servers (DESIGN.md, "Untrusted input"); each stops at ``hostile_bytes``, when
+    # released, or when the client hangs up, and the server notes how much it sent.
+    HUGE_LINE = "huge_line"  #: after ``fault_after`` events, a line that never ends
+    PINGS = "pings"  #: after ``fault_after`` events, only keep-alives, every ``delay`` seconds
+    ENDLESS_ERROR = "endless_error"  #: the ``status`` with an error body that never ends
 
 
 @dataclass(frozen=True)
@@ -97,6 +104,7 @@ class Turn:
             many servers do. A text holding surrogates then sends them as escapes: an
             emoji's two halves (``"\\ud83d"``, ``"\\ude00"``) split across two events by
             ``chunk_size``, or a lone half no character can be made of.
+        hostile_bytes: the most a hostile fault (huge line, endless error) sends.
     """
 
     text: str = ""
@@ -117,6 +125,7 @@ class Turn:
     content_type: str | None = None
     usage: tuple[int, int] = (12, 34)
     escape_non_ascii: bool = False
+    hostile_bytes: int = 50 * 1024 * 1024
 
     def calls(self) -> list[ScriptedCall]:
         return [c if isinstance(c, ScriptedCall) else ScriptedCall(*c) for c in self.tool_calls]
@@ -413,6 +422,17 @@ def _render_ollama(turn: Turn, model: str) -> list[bytes]:
 
 
 KEEPALIVE = {OPENAI: b": keep-alive\n\n", ANTHROPIC: _sse({"type": "ping"}, "ping"), OLLAMA: b""}
+
+#: what a server that only keeps the connection alive sends (Ollama: blank lines)
+PINGS = {OPENAI: b": ping\n\n", ANTHROPIC: _sse({"type": "ping"}, "ping"), OLLAMA: b"\n"}
+
+#: the start of a line that never ends (then "x" for ever)
+HUGE_LINE_STARTS = {
+    OPENAI: b'data: {"choices":[{"index":0,"delta":{"content":"',
+    ANTHROPIC: b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
+    b'"delta":{"type":"text_delta","text":"',
+    OLLAMA: b'{"model":"loopback","message":{"role":"assistant","content":"',
+}
 
 ERROR_EVENTS = {
     OPENAI: _sse(

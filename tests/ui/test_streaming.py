@@ -236,3 +236,19 @@ async def test_wrong_key_says_so_and_points_to_settings(tmp_path, provider_serve
     assert "key" in window.error_banner.text().lower()
     # The question was stored; the model never answered: Resume asks again.
     await until(lambda: window.resume_button.isVisible())
+
+
+async def test_an_endless_error_body_is_kept_as_a_short_sentence(tmp_path, provider_server):
+    # DESIGN.md, "Untrusted input": the window keeps the engine's sentence (at most ~300
+    # characters of the server's words), never the body, which here never ends.
+    provider_server.script(Turn(status=400, fault=Fault.ENDLESS_ERROR, hostile_bytes=50 << 20))
+    store = await seed_provider(tmp_path, provider_server)
+    window = await open_window(tmp_path, settings_store=store)
+    _type_and_send(window, "Hello")
+    await until(lambda: window.error_banner.isVisible(), what="the error banner")
+    sid = window.controller.current
+    info = await window.controller.storage.get_session(sid)
+    stored = info.metadata["last_error"]["message"]
+    assert "400" in stored and len(stored) < 600, len(stored)
+    assert len(window.error_banner.text()) < 600
+    assert provider_server.wait_for_hostile(1)[0] < 50 << 20, "the whole body was read"

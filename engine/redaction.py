@@ -1,0 +1,154 @@
+"""Hiding credentials in text that a person, a log or a file may see.
+
+Whatever a server says can quote the key it was sent, and whatever a person typed as a base
+URL can carry one. A provider adapter passes every server text and every URL it shows
+through a `Redactor` before it reaches an error sentence, a stop message, stop details, a
+log line or a repr; `JSONLExtension` passes error texts through `redact_urls`. Hidden, each replaced by ``[redacted]``:
+
+- URL userinfo (``http://user:sk-...@host``) and the values of key-like parameters
+  (``key=``, ``api_key=``, ``api-key=``, ``token=``, ``access_token=``, ``secret=``...);
+- anything shaped like a well-known API key (``sk-...``, ``gsk_...``, ``AIza...``);
+- echoes of a configured secret: the secret in any letter case, with spaces inserted
+  anywhere, a word that shares its first or last eight characters (a shortened or masked
+  echo such as ``gsk_SECRETde****4321``), or a masked word (``*``, ``•``, ``…``) that shares
+  its first or last four.
+
+A secret shorter than eight characters is hidden only where it appears whole (any case):
+its fragments are too common to hide without hiding ordinary words.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable
+
+__all__ = ["REDACTED", "Redactor", "redact_urls", "shorten"]
+
+REDACTED = "[redacted]"
+
+#: ``scheme://userinfo@`` in any text; the userinfo (user, password or both) goes
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s@?#]*@")
+
+#: ``name=value`` where the name says it holds a credential (query strings, forms, prose)
+_KEY_VALUE = re.compile(
+    r"(?i)(?<![a-z0-9])((?:[a-z0-9]+[_-])*(?:key|apikey|token|secret|password|passwd|pwd|"
+    r"signature|sig|auth|credentials?)=)[^&\s\"'#<>,;]+"
+)
+
+#: the shapes of well-known API keys (OpenAI echoes them shortened: "sk-abc***xyz")
+_KEYLIKE = re.compile(
+    r"\b(?:(?:sk|rk|pk)-[A-Za-z0-9_\-*.]{4,}|(?:gsk|xai|hf|ghp|gho|github_pat|sk_live|"
+    r"sk_test)[-_][A-Za-z0-9_\-*.]{8,}|AIza[0-9A-Za-z_\-]{20,})"
+)
+
+#: a word, as far as an echo of a key goes (keys hold no spaces, quotes or brackets)
+_WORD = re.compile(r"[^\s\"'<>()\[\]{},;]+")
+
+#: the marks servers and people use to mask the middle of a key
+_MASK = re.compile(r"\*|•|…|\.\.\.")
+
+_LONG = 8  #: characters a long secret's echo must share at either end
+_MASKED = 4  #: characters a masked echo must share at either end
+
+
+def redact_urls(text: str) -> str:
+    """Hide URL userinfo and key-like ``name=value`` values; needs no configured secret."""
+    if "@" in text:
+        text = _USERINFO.sub(rf"\1{REDACTED}@", text)
+    if "=" in text:
+        text = _KEY_VALUE.sub(rf"\1{REDACTED}", text)
+    return text
+
+
+def shorten(text: str, limit: int) -> str:
+    """At most ``limit`` characters, cut at a word when one is near, marked with "…"."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space > limit * 3 // 4:
+        cut = cut[:space]
+    return cut.rstrip(" ,.;:") + "…"
+
+
+class Redactor:
+    """Hides the given secrets (and the generic shapes above) in text.
+
+    Args:
+        secrets: the credentials to hide; None and empty values are skipped.
+    """
+
+    __slots__ = ("_secrets",)
+
+    def __init__(self, secrets: Iterable[str | None] = ()) -> None:
+        found = {"".join(s.split()).lower() for s in secrets if s and s.strip()}
+        # Longest first, so a secret containing another is hidden whole.
+        self._secrets = tuple(sorted(found, key=len, reverse=True))
+
+    def __repr__(self) -> str:
+        return f"Redactor({len(self._secrets)} secrets)"  # never the secrets themselves
+
+    def __call__(self, text: str) -> str:
+        """Return ``text`` with every credential replaced by ``[redacted]``."""
+        text = redact_urls(text)
+        for secret in self._secrets:
+            text = _hide_spaced(text, secret)
+        if self._secrets:
+            text = _WORD.sub(self._word, text)
+        return _KEYLIKE.sub(REDACTED, text)
+
+    def _word(self, match: re.Match[str]) -> str:
+        word = match.group()
+        core = word.rstrip(".:!?")  # sentence punctuation after an echo stays
+        if core == REDACTED or len(core) < _MASKED:
+            return word
+        lowered = core.lower()
+        masked = _MASK.search(core) is not None
+        for secret in self._secrets:
+            if _echoes(lowered, secret, masked):
+                return REDACTED + word[len(core) :]
+        return word
+
+
+def _echoes(word: str, secret: str, masked: bool) -> bool:
+    """Whether a (lower-cased) word is a partial or masked echo of a (lower-cased) secret."""
+    if len(secret) < _LONG:
+        return False
+    if len(word) >= _LONG and (word.startswith(secret[:_LONG]) or word.endswith(secret[-_LONG:])):
+        return True
+    return masked and (word.startswith(secret[:_MASKED]) or word.endswith(secret[-_MASKED:]))
+
+
+def _hide_spaced(text: str, secret: str) -> str:
+    """Hide each whole occurrence of the secret, in any case, spaces inserted or not."""
+    lowered = text.lower()
+    if secret in lowered:
+        return re.sub(re.escape(secret), REDACTED, text, flags=re.IGNORECASE)
+    if len(secret) < _LONG:
+        return text
+    # Spaces inserted: find the secret in the text without its spaces, then map back.
+    kept = [i for i, ch in enumerate(lowered) if not ch.isspace()]
+    squeezed = "".join(lowered[i] for i in kept)
+    spans = []
+    start = squeezed.find(secret)
+    while start != -1:
+        spans.append((kept[start], kept[start + len(secret) - 1] + 1))
+        start = squeezed.find(secret, start + len(secret))
+    for begin, end in reversed(spans):
+        text = text[:begin] + REDACTED + text[end:]
+    return text
+
+
+class URLFilter(logging.Filter):
+    """A logging filter hiding URL userinfo and key-like values in a record's message.
+
+    Installed on httpx's logger by the adapters: httpx logs each request's URL at INFO.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        hidden = redact_urls(message)
+        if hidden != message:
+            record.msg, record.args = hidden, None
+        return True

@@ -1,0 +1,146 @@
+"""Nothing a server sends can hurt (DESIGN.md, "Untrusted input"), through each adapter.
+
+The loopback server plays a hostile provider: a line that never ends, an error body that never
+ends, a stream that keeps the connection alive with pings and sends nothing else. Each is
+bounded by the server itself (it stops at ``hostile_bytes``, when released, or when the
+client hangs up, and notes how much it sent), so a failing client cannot hang the suite.
+For each: what the request raises, that it raises soon, and that what arrived before is kept
+(stored with stop ``interrupted``, as for any mid-stream fault).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from engine import (
+    AssistantMessage,
+    ProviderResponseError,
+    ProviderStatusError,
+    ProviderTimeoutError,
+    StopReason,
+)
+from engine.providers.sse import MAX_EVENT_SIZE
+from tests.support.provider_server import Fault, Turn
+
+LONG = "The first part of a long answer, cut off somewhere in the middle."
+MB = 1024 * 1024
+
+
+async def stored_partial(store) -> AssistantMessage:
+    history = await store.history()
+    last = history[-1]
+    assert isinstance(last, AssistantMessage), history
+    assert last.stop is not None and last.stop.reason is StopReason.INTERRUPTED
+    return last
+
+
+async def test_a_line_that_never_ends_stops_at_the_cap_and_keeps_the_partial(
+    server, make_adapter, protocol, store
+) -> None:
+    # Before the cap, the whole 8 MB line was read (and then the stream "ended early").
+    server.script(
+        Turn(text=LONG, chunk_size=4, fault=Fault.HUGE_LINE, fault_after=8, hostile_bytes=8 * MB)
+    )
+    model = make_adapter(protocol, max_attempts=1, max_event_size=1 * MB)
+    agent = await store.agent(model)
+    async with asyncio.timeout(20):
+        with pytest.raises(ProviderResponseError) as info:
+            await agent.run("hi")
+    assert "larger than 1 MB" in str(info.value)
+    partial = await stored_partial(store)
+    assert partial.content and LONG.startswith(partial.content)
+    assert partial.stop.raw == "provider_error"
+    (sent,) = server.wait_for_hostile(1)
+    assert sent < 8 * MB, "the client read the whole line instead of hanging up at the cap"
+
+
+async def test_the_default_cap_is_16_mb(server, make_adapter, store) -> None:
+    assert MAX_EVENT_SIZE == 16 * MB
+    server.script(
+        Turn(text=LONG, chunk_size=4, fault=Fault.HUGE_LINE, fault_after=4, hostile_bytes=24 * MB)
+    )
+    # Reading 16 MB brings no model event: allow it more than the fixtures' 1 s between events.
+    model = make_adapter("openai", max_attempts=1, idle_timeout=30)
+    assert model.max_event_size == 16 * MB
+    agent = await store.agent(model)
+    async with asyncio.timeout(60):
+        with pytest.raises(ProviderResponseError, match="larger than 16 MB"):
+            await agent.run("hi")
+    assert (await stored_partial(store)).content
+    (sent,) = server.wait_for_hostile(1)
+    assert 16 * MB < sent < 24 * MB
+
+
+async def test_an_endless_error_body_is_read_up_to_64_kb(server, make_adapter, protocol) -> None:
+    # Before: the whole body was read into memory (50 MB here, 400 MB in the report).
+    server.script(Turn(status=400, fault=Fault.ENDLESS_ERROR, hostile_bytes=50 * MB))
+    model = make_adapter(protocol, max_attempts=1)
+    async with asyncio.timeout(20):
+        with pytest.raises(ProviderStatusError) as info:
+            async for _ in model.stream(_ask()):
+                pass
+    sentence = str(info.value)
+    assert info.value.status == 400
+    # The server's words are quoted at most ~300 characters: the sentence stays short,
+    # and so does anything that stores it (the window's last error).
+    assert "yyyy" in sentence and len(sentence) < 600, len(sentence)
+    (sent,) = server.wait_for_hostile(1)
+    assert sent < 50 * MB, "the client read the whole error body"
+
+
+async def test_a_long_error_message_is_quoted_short(server, make_adapter, protocol) -> None:
+    server.script(Turn(status=400, error="The request was rejected because " + "z" * 5000))
+    model = make_adapter(protocol, max_attempts=1)
+    with pytest.raises(ProviderStatusError) as info:
+        async for _ in model.stream(_ask()):
+            pass
+    sentence = str(info.value)
+    assert "The request was rejected because" in sentence
+    assert "…" in sentence and len(sentence) < 600, len(sentence)
+
+
+async def test_pings_are_not_progress(server, make_adapter, protocol, store) -> None:
+    # Before: every ping reset the read timeout, and the request lived until the server
+    # gave up (a minute here; for ever on a real one).
+    server.script(
+        Turn(text=LONG, chunk_size=4, fault=Fault.PINGS, fault_after=8, delay=0.05),
+    )
+    model = make_adapter(protocol, max_attempts=1, idle_timeout=0.5)
+    agent = await store.agent(model)
+    async with asyncio.timeout(10):
+        with pytest.raises(ProviderTimeoutError) as info:
+            await agent.run("hi")
+    assert "0.5 seconds" in str(info.value)
+    partial = await stored_partial(store)
+    assert partial.content and LONG.startswith(partial.content)
+    assert server.wait_for_hostile(1)[0] > 0, "the server sent no pings"
+
+
+async def test_an_answer_slower_than_the_idle_deadline_in_total_is_not_cut(
+    server, make_adapter, protocol
+) -> None:
+    # The deadline is between events, not for the whole answer.
+    server.script(Turn(text="x" * 40, chunk_size=1, delay=0.02))
+    model = make_adapter(protocol, max_attempts=1, idle_timeout=0.3)
+    events = [event async for event in model.stream(_ask())]
+    assert events[-1].response is not None
+    assert events[-1].response.message.content == "x" * 40
+
+
+def _ask():
+    from engine.messages import UserMessage
+    from engine.model import ModelRequest
+
+    return ModelRequest([UserMessage(content="hi")])
+
+
+async def test_the_idle_deadline_follows_the_read_timeout_unless_given() -> None:
+    from engine.providers import OpenAIChatModel
+
+    async with OpenAIChatModel("m") as default, OpenAIChatModel("m", timeout=300) as slow:
+        assert default.idle_timeout == 120.0  # DESIGN.md: 120 s by default
+        assert slow.idle_timeout == 300.0  # a slow model allowed longer reads is not cut at 120
+    async with OpenAIChatModel("m", timeout=300, idle_timeout=5) as given:
+        assert given.idle_timeout == 5
