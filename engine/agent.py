@@ -25,7 +25,7 @@ import asyncio
 import inspect
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -208,7 +208,7 @@ class Agent:
         model: Any,
         config: AgentRunConfig | None,
         goal: Goal | None,
-    ) -> AsyncIterator[AgentEvent]:
+    ) -> AsyncGenerator[AgentEvent, None]:
         """Run `_serve`, ending it with `LeaseLostError` once its lease is lost."""
         cfg = config or self.config
         watch = _LeaseWatch(cfg.session_id)
@@ -238,7 +238,7 @@ class Agent:
         cfg: AgentRunConfig,
         goal: Goal | None,
         watch: _LeaseWatch,
-    ) -> AsyncIterator[AgentEvent]:
+    ) -> AsyncGenerator[AgentEvent, None]:
         model = self.model if model is None else model
         ctx = RunContext(cfg.session_id, uuid.uuid4().hex, user, resumed=user is None)
         sid, rid = ctx.session_id, ctx.request_id
@@ -284,7 +284,7 @@ class Agent:
 
     async def _loop(
         self, ctx: RunContext, model: Any, cfg: AgentRunConfig, goal: Goal | None
-    ) -> AsyncIterator[AgentEvent]:
+    ) -> AsyncGenerator[AgentEvent, None]:
         sid, rid = ctx.session_id, ctx.request_id
         steps = pauses = rounds = 0
         while True:
@@ -385,7 +385,7 @@ class Agent:
 
     async def _run_tools(
         self, ctx: RunContext, calls: Sequence[ToolCall]
-    ) -> AsyncIterator[AgentEvent]:
+    ) -> AsyncGenerator[AgentEvent, None]:
         sid, rid = ctx.session_id, ctx.request_id
         running: str | None = None
         try:
@@ -498,7 +498,10 @@ class Agent:
             return lambda limit, before: self.store.restore_tail(ctx, limit, before)
 
         async def read(limit: int, before: int | None) -> Sequence[StoredMessage]:
-            return _list_reader(await self.store.restore(ctx))(limit, before)  # type: ignore[return-value]
+            records: Sequence[StoredMessage] = await _list_reader(await self.store.restore(ctx))(
+                limit, before
+            )
+            return records
 
         return read
 
@@ -577,13 +580,15 @@ class _Step:
         self._arguments: dict[int, TextJoiner] = {}
         self.call_names: dict[int, str] = {}
         self.got_output = False
-        self.stored: AssistantMessage | None = None  # type: ignore[assignment]
+        self._stored: AssistantMessage | None = None
         #: keeps the step's draft while it streams; None with a store that keeps none
         self.drafts: DraftWriter | None = None
         self._draft_id = new_id()
         self._started = time.time()
 
-    async def run(self, request: ModelRequest, ctx: RunContext) -> AsyncIterator[AgentEvent]:
+    async def run(
+        self, request: ModelRequest, ctx: RunContext
+    ) -> AsyncGenerator[AgentEvent, None]:
         sid, rid = ctx.session_id, ctx.request_id
         stream = self.model.stream(request)
         response: ModelResponse | None = None
@@ -645,10 +650,16 @@ class _Step:
                 key="agent.no_final_response",
                 provider=getattr(self.model, "provider_name", "the provider"),
             )
-        self.stored = _normalise(response, self.model)
-        if self.stored.stop is not None and self.stored.stop.reason is StopReason.INTERRUPTED:
-            stop = self.stored.stop
+        self._stored = stored = _normalise(response, self.model)
+        if stored.stop is not None and stored.stop.reason is StopReason.INTERRUPTED:
+            stop = stored.stop
             raise _Interrupted(stop.message or sentence("stop.provider_error"))
+
+    @property
+    def stored(self) -> AssistantMessage:
+        """The step's message as stored (set once the model completed the step)."""
+        assert self._stored is not None, "the step has not completed"
+        return self._stored
 
     def response_for(self, message: AssistantMessage) -> ModelResponse:
         return ModelResponse(message=message, stop=message.stop, usage=message.usage)

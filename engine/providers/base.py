@@ -482,7 +482,7 @@ class HTTPModel:
         if retry_after is not None:
             return float(retry_after)
         backoff = min(self.retry_backoff * 2 ** (attempt - 1), 8.0)
-        return backoff * (1.0 - 0.25 * random.random())
+        return float(backoff * (1.0 - 0.25 * random.random()))
 
     # -- request helpers ---------------------------------------------------------------
 
@@ -633,7 +633,7 @@ class HTTPModel:
                 provider=self.provider,
                 action=ErrorAction.CHECK_MODEL,
             )
-        err.retryable = retryable and not too_long  # type: ignore[attr-defined]
+        err.retryable = retryable and not too_long
         err.retry_after = retry_after  # type: ignore[attr-defined]
         return err
 
@@ -660,7 +660,7 @@ class HTTPModel:
             params={"who": self._who, "detail": text.rstrip(".")},
             provider=self.provider,
         )
-        err.retryable = transient  # type: ignore[attr-defined]
+        err.retryable = transient
         return err
 
     def _ended_early(self, response: httpx.Response | None = None) -> ProviderError:
@@ -673,7 +673,7 @@ class HTTPModel:
             provider=self.provider,
             action=ErrorAction.RESUME,
         )
-        err.retryable = True  # type: ignore[attr-defined]  (only ever before any output)
+        err.retryable = True  # only ever before any output
         return err
 
     async def _answer_empty_stream(self, response: httpx.Response) -> list[ModelEvent]:

@@ -270,10 +270,10 @@ class OpenAIChatModel(HTTPModel):
                             continue
                         choice = choices[0]  # one choice is asked for (no "n")
                         delta = choice.get("delta") or {}
-                        content = delta.get("content")
-                        if content:
-                            text.append(content)
-                            out.append(ModelEvent.text(content))
+                        piece = delta.get("content")
+                        if piece:
+                            text.append(piece)
+                            out.append(ModelEvent.text(piece))
                             if len(delta) == 1 and not choice.get("finish_reason"):
                                 continue  # the hot path: a chunk of text and nothing else
                         thought = delta.get("reasoning_content") or delta.get("reasoning")

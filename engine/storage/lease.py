@@ -264,7 +264,7 @@ def _windows_process_alive(pid: int) -> bool:  # pragma: no cover - exercised on
     kernel32 = ctypes.windll.kernel32  # type: ignore[attr-defined]
     handle = kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
     if not handle:
-        return kernel32.GetLastError() == 5  # access denied: it exists
+        return bool(kernel32.GetLastError() == 5)  # access denied: it exists
     try:
         code = ctypes.c_ulong()
         if not kernel32.GetExitCodeProcess(handle, ctypes.byref(code)):

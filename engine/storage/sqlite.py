@@ -272,9 +272,9 @@ class SQLiteSessionStorage:
         changes = clean_data(dict(mapping))
 
         async def body(db: aiosqlite.Connection) -> dict[str, Any]:
-            rows = await db.execute_fetchall(
+            rows = list(await db.execute_fetchall(
                 "SELECT metadata FROM sessions WHERE id = ?", (session_id,)
-            )
+            ))
             if not rows:
                 raise self._missing(session_id)
             merged = self._json_object(rows[0][0], session_id)
@@ -348,7 +348,7 @@ class SQLiteSessionStorage:
                 "title = COALESCE(sessions.title, excluded.title)",
                 (session_id, title, now, now),
             )
-            rows = await db.execute_fetchall(
+            rows = list(await db.execute_fetchall(
                 "INSERT INTO messages (session_id, seq, request_id, id, type, created_at, body) "
                 "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? "
                 "FROM messages WHERE session_id = ? RETURNING seq",
@@ -361,7 +361,7 @@ class SQLiteSessionStorage:
                     body_json,
                     session_id,
                 ),
-            )
+            ))
             if replaces_draft:
                 await db.execute(DELETE_REQUEST_DRAFT, (session_id, request_id))
             return int(next(iter(rows))[0])
@@ -489,9 +489,9 @@ class SQLiteSessionStorage:
 
         async def body(db: aiosqlite.Connection) -> LeaseHolder:
             now = time.time()
-            rows = await db.execute_fetchall(
+            rows = list(await db.execute_fetchall(
                 f"SELECT {_HOLDER_COLUMNS} FROM leases WHERE session_id = ?", (session_id,)
-            )
+            ))
             if rows:
                 current = LeaseHolder(*rows[0])
                 if not holder_is_gone(
@@ -536,10 +536,10 @@ class SQLiteSessionStorage:
         ``BEGIN IMMEDIATE`` holds the write lock from the start of the transaction, so no
         takeover can come between this check and the write that follows it.
         """
-        rows = await db.execute_fetchall(
+        rows = list(await db.execute_fetchall(
             f"SELECT token, {_HOLDER_COLUMNS} FROM leases WHERE session_id = ?",
             (lease.session_id,),
-        )
+        ))
         if rows and rows[0][0] == lease.token:
             return
         lease.mark_lost()

@@ -308,3 +308,36 @@ async def test_resume_point_reads_a_long_run_of_tool_results(store):
     point = await agent.resume_point()
     assert point is not None and point.kind is ResumeKind.RECOVER_TOOLS
     assert [c.id for c in point.unanswered_tool_calls] == ["c79"]
+
+
+class ListStore:
+    """A host's own storage with only the two required hooks (``restore`` and ``append``).
+
+    The extension API (engine.extensions) makes ``restore_tail`` optional; the agent then
+    reads the resume point from the whole history.
+    """
+
+    def __init__(self, messages: list) -> None:
+        self.messages = list(messages)
+
+    async def restore(self, ctx) -> list:
+        return list(self.messages)
+
+    async def append(self, ctx, message) -> None:
+        self.messages.append(message)
+
+
+async def test_a_store_without_restore_tail_reads_the_resume_point() -> None:
+    from engine import Agent, AgentRunConfig
+
+    history = [UserMessage(content="Hello?")]
+    agent = await Agent.create(
+        ScriptedModel([Turn(text="Hi.")]),
+        config=AgentRunConfig("s"),
+        extensions=[ListStore(history)],
+    )
+    point = await agent.resume_point()
+    assert point is not None and point.kind is ResumeKind.CALL_MODEL
+    final = await agent.resume()
+    assert final.content == "Hi."
+    assert await agent.resume_point() is None
