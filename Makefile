@@ -14,7 +14,10 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# Qt's X11 plugin needs system libraries a pip install cannot bring: name (or, as root on
+# Debian/Ubuntu, install) the missing ones before the window fails to start.
 run: $(STAMP)
+	$(PY) packaging/check_qt_libs.py
 	$(PY) -m ui $(ARGS)
 
 lint: $(STAMP)

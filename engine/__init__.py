@@ -60,6 +60,7 @@ from .model import (
     ModelOptions,
     ModelRequest,
     ModelResponse,
+    RetryInfo,
     ToolCallDelta,
     ToolSpec,
 )
@@ -109,6 +110,7 @@ __all__ = [
     "ProviderTimeoutError",
     "ResumeKind",
     "ResumePoint",
+    "RetryInfo",
     "RunContext",
     "SQLiteSessionExtension",
     "SQLiteSessionStorage",

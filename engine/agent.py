@@ -627,6 +627,9 @@ class _Step:
                     if arguments != delta.arguments or name != delta.name:
                         delta = replace(delta, name=name, arguments=arguments)
                     yield AgentEvent.tool_call_delta(sid, rid, delta)
+                elif kind is ModelEventKind.RETRYING and event.retry is not None:
+                    # News, not output: no partial, no draft (got_output stays as it was).
+                    yield AgentEvent.model_retrying(sid, rid, event.retry)
                 elif kind is ModelEventKind.COMPLETED:
                     response = event.response
                     # A high surrogate still held never got its low half: it shows as U+FFFD.

@@ -4,11 +4,16 @@ Order within one request::
 
     new input   MESSAGE_APPENDED (closing result of each unanswered call)... MESSAGE_APPENDED (user)
     resume      MESSAGE_APPENDED (each message the resume adds)...
-    each step   MODEL_STARTED ─► TEXT_DELTA | REASONING_DELTA | TOOL_CALL_DELTA ...
+    each step   MODEL_STARTED ─► [MODEL_RETRYING ...] ─► TEXT_DELTA | REASONING_DELTA | TOOL_CALL_DELTA ...
                 ─► MESSAGE_APPENDED (assistant) ─► MODEL_COMPLETED [─► MODEL_STOPPED if abnormal]
     each tool   TOOL_STARTED ─► TOOL_COMPLETED | TOOL_FAILED ─► MESSAGE_APPENDED (result)
     the end     RUN_COMPLETED (the final assistant message)
     a fault     [MESSAGE_APPENDED (the partial)] ─► MODEL_STOPPED ─► the exception is raised
+
+MODEL_RETRYING comes only before a step's first output: an attempt failed with nothing shown
+and the adapter tries again after ``retry.delay`` seconds ("Retrying in 0.4 s, 2 of 4…").
+It is not output: nothing is stored for it. When the last attempt fails too, the fault
+follows with no partial (MESSAGE_APPENDED) — nothing arrived, so nothing is saved.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from .messages import AssistantMessage, Message, ToolCall, ToolMessage
-from .model import ModelResponse, ToolCallDelta
+from .model import ModelResponse, RetryInfo, ToolCallDelta
 from .stop import StopInfo
 
 __all__ = ["AgentEvent", "AgentEventType"]
@@ -29,6 +34,7 @@ class AgentEventType(StrEnum):
     TEXT_DELTA = "text_delta"
     REASONING_DELTA = "reasoning_delta"
     TOOL_CALL_DELTA = "tool_call_delta"
+    MODEL_RETRYING = "model_retrying"
     MODEL_COMPLETED = "model_completed"
     MODEL_STOPPED = "model_stopped"
     TOOL_STARTED = "tool_started"
@@ -45,6 +51,7 @@ _REQUIRED: dict[AgentEventType, tuple[str, ...]] = {
     _T.TEXT_DELTA: ("delta",),
     _T.REASONING_DELTA: ("delta",),
     _T.TOOL_CALL_DELTA: ("tool_call",),
+    _T.MODEL_RETRYING: ("retry", "error"),
     _T.MODEL_COMPLETED: ("response",),
     _T.MODEL_STOPPED: ("stop",),
     _T.TOOL_STARTED: ("tool_call",),
@@ -67,6 +74,7 @@ class AgentEvent:
     response: ModelResponse | None = None
     stop: StopInfo | None = None
     error: BaseException | None = None
+    retry: RetryInfo | None = None
 
     def __post_init__(self) -> None:
         missing = [name for name in _REQUIRED[self.type] if getattr(self, name) is None]
@@ -94,6 +102,11 @@ class AgentEvent:
     @classmethod
     def tool_call_delta(cls, sid: str, rid: str, delta: ToolCallDelta) -> AgentEvent:
         return cls(_T.TOOL_CALL_DELTA, sid, rid, delta=delta.arguments, tool_call=delta)
+
+    @classmethod
+    def model_retrying(cls, sid: str, rid: str, retry: RetryInfo) -> AgentEvent:
+        """The model call failed before any output; attempt ``retry.attempt`` follows."""
+        return cls(_T.MODEL_RETRYING, sid, rid, retry=retry, error=retry.error)
 
     @classmethod
     def model_completed(cls, sid: str, rid: str, response: ModelResponse) -> AgentEvent:

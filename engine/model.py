@@ -2,7 +2,11 @@
 
 A model is any object with ``stream(request)``, an async iterator over `ModelEvent`s::
 
-    MODEL ─► text / reasoning / tool_call_delta ... ─► completed(ModelResponse)   (last)
+    MODEL ─► [retrying ...] ─► text / reasoning / tool_call_delta ... ─► completed(ModelResponse)
+
+``retrying`` (HTTP adapters) comes only before any output: an attempt failed with nothing
+shown and another follows after ``delay`` seconds. It is news for a person, not output: it
+makes no partial and is not stored.
 
 Deltas are for display; the `ModelResponse` in ``completed`` is the truth the agent stores.
 If the stream raises before ``completed``, the agent keeps what the deltas carried as a
@@ -31,6 +35,7 @@ __all__ = [
     "ModelOptions",
     "ModelRequest",
     "ModelResponse",
+    "RetryInfo",
     "ToolCallDelta",
     "ToolSpec",
 ]
@@ -95,10 +100,27 @@ class ToolCallDelta:
     arguments: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class RetryInfo:
+    """An attempt that failed before any output, and the one that follows.
+
+    A host shows it as "Retrying in 0.4 s, 2 of 4…": ``attempt`` is the number of the
+    attempt about to start (2 for the first retry), ``attempts`` the most there will be,
+    ``delay`` the seconds waited first, ``error`` why the last attempt failed (its sentence
+    is for a person; it never contains a credential).
+    """
+
+    attempt: int
+    attempts: int
+    delay: float
+    error: BaseException
+
+
 class ModelEventKind(StrEnum):
     TEXT = "text"
     REASONING = "reasoning"
     TOOL_CALL_DELTA = "tool_call_delta"
+    RETRYING = "retrying"
     COMPLETED = "completed"
 
 
@@ -116,6 +138,7 @@ class ModelEvent:
     delta: str = ""
     tool_call: ToolCallDelta | None = None
     response: ModelResponse | None = None
+    retry: RetryInfo | None = None
 
     @classmethod
     def text(cls, delta: str) -> ModelEvent:
@@ -134,6 +157,13 @@ class ModelEvent:
             delta=arguments,
             tool_call=ToolCallDelta(index, id, name, arguments),
         )
+
+    @classmethod
+    def retrying(
+        cls, attempt: int, attempts: int, delay: float, error: BaseException
+    ) -> ModelEvent:
+        """The next attempt starts in ``delay`` seconds (`RetryInfo`); not output."""
+        return cls(ModelEventKind.RETRYING, retry=RetryInfo(attempt, attempts, delay, error))
 
     @classmethod
     def completed(cls, response: ModelResponse) -> ModelEvent:

@@ -242,19 +242,26 @@ _SENTENCES: dict[str, tuple[str, str]] = {
         "{who} 停止了响应（{seconds} 秒没有数据）。请检查网络后重试，或把超时时间设长一些。",
     ),
     "provider.connect": (
-        "Could not connect to {provider} at {base_url}. Check your network connection and "
+        "Could not connect to {provider} ({base_url}). Check your network connection and "
         "the base URL.",
-        "无法连接到 {base_url} 上的 {provider}。请检查网络连接和服务地址。",
+        "无法连接到 {provider}（{base_url}）。请检查网络连接和服务地址。",
     ),
     "provider.connect.local": (
-        "Could not connect to {provider} at {base_url}. Check your network connection, and "
+        "Could not connect to {provider} ({base_url}). Check your network connection, and "
         "that the server is running if it is a local one, then the base URL.",
-        "无法连接到 {base_url} 上的 {provider}。请检查网络连接；如果是本地服务器，请确认它正在运行，再检查服务地址。",
+        "无法连接到 {provider}（{base_url}）。请检查网络连接；如果是本地服务器，请确认它正在运行，再检查服务地址。",
     ),
     "provider.connect.ollama": (
-        "Could not connect to {provider} at {base_url}. Is Ollama running? Start it "
+        "Could not connect to {provider} ({base_url}). Is Ollama running? Start it "
         "(`ollama serve`) and check the address.",
-        "无法连接到 {base_url} 上的 {provider}。Ollama 在运行吗？请启动它（`ollama serve`）并检查地址。",
+        "无法连接到 {provider}（{base_url}）。Ollama 在运行吗？请启动它（`ollama serve`）并检查地址。",
+    ),
+    "provider.connect.no_answer": (
+        "Could not connect to {provider} ({base_url}): the server closed the connection "
+        "without answering. Check that the server is running and that the base URL is its "
+        "API's address.",
+        "无法连接到 {provider}（{base_url}）：服务器未作任何回答就关闭了连接。请确认服务器正在运行，"
+        "并且服务地址是它的 API 地址。",
     ),
     "provider.connection_broke": (
         "The connection to {provider} broke before the answer was complete. Check your "

@@ -13,7 +13,8 @@ details (``_map_errors``, ``_context_raw``) and the model list (``_models_url``,
                  retryable (connection, timeout, 408/409/429/5xx/529) and attempts,
                  Retry-After cap and total time allow? ─ no ─► raise
                        │ yes
-                 wait (Retry-After, else exponential backoff with jitter) ─► next attempt
+                 yield ModelEvent.retrying(...) ─► wait (Retry-After, else exponential
+                 backoff with jitter) ─► next attempt
 
   An error event saying the server is in trouble (overloaded, server error) counts as
   retryable too, still only before any event; a connection that breaks after the stop
@@ -357,11 +358,13 @@ class HTTPModel:
         while True:
             attempt += 1
             produced = False
+            answered = False  # the response's head arrived: the connection was made
             try:
                 with self._map_errors():
                     async with self._client.stream(
                         "POST", self._chat_url(), json=body, headers=self._stream_headers
                     ) as response:
+                        answered = True
                         parse: AsyncIterator[list[ModelEvent]] | None = None
                         try:
                             if response.status_code >= 400:
@@ -402,9 +405,12 @@ class HTTPModel:
                             await _close_stream(response, parse)
                 return
             except ProviderError as exc:
-                wait = None if produced else self._retry_wait(exc, attempt)
+                failure = exc if answered else self._unanswered(exc)
+                wait = None if produced else self._retry_wait(failure, attempt)
                 if wait is None or time.monotonic() + wait > deadline:
-                    raise
+                    if failure is exc:
+                        raise
+                    raise failure from exc.__cause__
                 log.warning(
                     "%s request failed (%s); retrying in %.2f s (attempt %d of %d)",
                     self._who,
@@ -413,7 +419,10 @@ class HTTPModel:
                     attempt + 1,
                     self.max_attempts,
                 )
-                await asyncio.sleep(wait)
+            # Outside the except block: a host that stops here (a Stop during the retry
+            # news) must not see this attempt's error as the context of its cancellation.
+            yield ModelEvent.retrying(attempt + 1, self.max_attempts, wait, failure)
+            await asyncio.sleep(wait)
 
     async def list_models(self) -> list[ModelInfo]:
         """Return the models the provider offers, for the model picker."""
@@ -545,6 +554,23 @@ class HTTPModel:
             ) from exc
         except EventTooLarge as exc:
             raise self._too_large(exc) from exc
+
+    def _unanswered(self, exc: ProviderError) -> ProviderError:
+        """The error for a connection that closed before any answer began, else ``exc``.
+
+        httpx calls a connection the server resets before its response "broke"; nothing
+        arrived, so a person reads that the provider could not be reached, not that an
+        answer was cut off.
+        """
+        if exc.key != "provider.connection_broke":
+            return exc
+        err = ProviderConnectionError(
+            key="provider.connect.no_answer",
+            params={"provider": self.provider, "base_url": self._shown_url},
+            provider=self.provider,
+        )
+        err.retryable = True
+        return err
 
     def _too_large(self, exc: EventTooLarge) -> ProviderError:
         """The error for a stream line, event or body larger than ``max_event_size``."""

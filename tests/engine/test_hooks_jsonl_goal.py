@@ -305,6 +305,7 @@ def test_public_api_is_curated_and_sorted():
         "AgentClient",
         "SyncAgent",
         "Goal",
+        "RetryInfo",
         "tool",
     ):
         assert name in engine.__all__

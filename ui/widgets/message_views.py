@@ -439,12 +439,16 @@ class NoticeView(_RowView):
         self.caption.setObjectName("noticeCaption")
         self.caption.setStyleSheet("color: palette(placeholder-text); font-size: small;")
         self.caption.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        for side in (0, 2):
-            line = QFrame(self)
-            line.setFrameShape(QFrame.Shape.HLine)
-            line.setFrameShadow(QFrame.Shadow.Sunken)
-            layout.insertWidget(side, line, 1)
-        layout.insertWidget(1, self.caption, 0)
+        # Line, caption, line, added in order (inserting the second line at 2 into a
+        # one-item layout printed "QBoxLayout::insert: index 2 out of range").
+        for widget in (self._line(), self.caption, self._line()):
+            layout.addWidget(widget, 0 if widget is self.caption else 1)
+
+    def _line(self) -> QFrame:
+        line = QFrame(self)
+        line.setFrameShape(QFrame.Shape.HLine)
+        line.setFrameShadow(QFrame.Shadow.Sunken)
+        return line
 
     def caption_for(self, item: TranscriptItem) -> str:
         captions = {
