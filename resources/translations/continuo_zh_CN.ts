@@ -82,25 +82,30 @@
 <context>
     <name>Controller</name>
     <message>
-        <location filename="../../ui/controller.py" line="106"/>
+        <location filename="../../ui/errors.py" line="68"/>
+        <source>Something went wrong inside the app ({name}); the details are in its log.</source>
+        <translation>应用内部出错（{name}）；详细信息已写入日志。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="75"/>
         <source>Could not reach the provider.</source>
-        <extracomment>messages loaded per page of a conversation&apos;s history Builds a model adapter for a provider config (or None: no provider) and a model id. what was kept of the answer a failed request cut off (``last_error[&quot;kept&quot;]``)</extracomment>
         <translation>无法连接到服务商。</translation>
     </message>
     <message>
-        <location filename="../../ui/controller.py" line="109"/>
+        <location filename="../../ui/errors.py" line="78"/>
         <source>Something went wrong ({name}).</source>
         <translation>出了点问题（{name}）。</translation>
     </message>
     <message>
-        <location filename="../../ui/controller.py" line="674"/>
+        <location filename="../../ui/controller.py" line="429"/>
         <source>This conversation is open in another window.</source>
-        <extracomment>a conversation is now shown: (session id or &quot;&quot;, its transcript model or None) (session id, ResumePoint or None, text when the lease is held elsewhere, else &quot;&quot;) (session id, message, action, kept) — message &quot;&quot; clears the banner; kept is `KEPT_SAVED`, `KEPT_LOST` or &quot;&quot; (nothing of an answer was cut off) the model picker&apos;s entries changed: (list[ModelChoice], the current choice or None) the current conversation&apos;s system prompt (after opening it) settings loaded or changed: (Settings) a start-up or storage problem the person must see (plain words) session id → its request One listing or reload at a time: a reload racing the listing at start built a second adapter for the same provider (the first was dropped with its connection open) and the older list could land last. the language of the engine&apos;s sentences (&quot;en&quot;, &quot;zh_CN&quot;): the window&apos;s (`set_language`) what was kept of an answer the failure cut off: KEPT_SAVED / KEPT_LOST</extracomment>
+        <extracomment>messages loaded per page of a conversation&apos;s history a conversation is now shown: (session id or &quot;&quot;, its transcript model or None) (session id, ResumePoint or None, text when the lease is held elsewhere, else &quot;&quot;) (session id, message, action, kept) — message &quot;&quot; clears the banner; kept is `KEPT_SAVED`, `KEPT_LOST` or &quot;&quot; (nothing of an answer was cut off) the model picker&apos;s entries changed: (list[ModelChoice], the current choice or None) the current conversation&apos;s system prompt (after opening it) settings loaded or changed: (Settings) a start-up or storage problem the person must see (plain words) the language of the engine&apos;s sentences (&quot;en&quot;, &quot;zh_CN&quot;): the window&apos;s (`set_language`)</extracomment>
         <translation>这个对话已在另一个窗口中打开。</translation>
     </message>
     <message>
-        <location filename="../../ui/controller.py" line="709"/>
+        <location filename="../../ui/errors.py" line="40"/>
         <source>No model provider is set up yet. Open Settings and add one (for example Ollama or OpenAI).</source>
+        <extracomment>what was kept of the answer a failed request cut off (``last_error[&quot;kept&quot;]``)</extracomment>
         <translation>还没有设置模型服务商。请打开设置添加一个（例如 Ollama 或 OpenAI）。</translation>
     </message>
 </context>
