@@ -16,6 +16,15 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication
 
 from engine import ContinuoError, ErrorAction
+from engine.errors import (
+    ProviderAuthError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderRateLimitError,
+    ProviderResponseError,
+    ProviderStatusError,
+    ProviderTimeoutError,
+)
 from engine.sentences import has_sentence, sentence
 
 __all__ = [
@@ -49,16 +58,32 @@ class InternalError(Exception):
     stream was closed, so the conversation is free again."""
 
 
-def describe_error(exc: BaseException, language: str = "en") -> tuple[str, str]:
+def describe_error(
+    exc: BaseException, language: str = "en", *, where: str | None = None, secret: str | None = None
+) -> tuple[str, str]:
     """Say what went wrong in plain words, in ``language``, and which action helps.
 
     The engine's errors carry their own sentence (in any language) and an `ErrorAction`;
-    the window adds its own words for the action (`MainWindow`), so they are not here.
+    the window adds its own words for the action (`MainWindow`), so they are not here. With
+    ``where`` (the address a connection test in Settings tried) the sentence speaks of that
+    test instead. ``secret`` (the key tried) is blanked out in case a server echoed it back.
 
     Returns:
         ``(message, action)``; action is an `ErrorAction` value (``"check_key"``,
         ``"resume"``...), ``"settings"`` (no provider is set up) or ``""``.
     """
+    if where is not None:
+        message, action = _connection_test(exc, language, where), _action(exc)
+    else:
+        message, action = _request_failure(exc, language)
+    return (message.replace(secret, "***") if secret else message), action
+
+
+def _action(exc: BaseException) -> str:
+    return exc.action.value if isinstance(exc, ContinuoError) else ""
+
+
+def _request_failure(exc: BaseException, language: str) -> tuple[str, str]:
     if isinstance(exc, NoProviderError):
         return str(exc), "settings"
     if isinstance(exc, InternalError):
@@ -78,6 +103,54 @@ def describe_error(exc: BaseException, language: str = "en") -> tuple[str, str]:
     return QCoreApplication.translate("Controller", "Something went wrong ({name}).").format(
         name=type(exc).__name__
     ), "resume"
+
+
+def _connection_test(exc: BaseException, language: str, base_url: str) -> str:
+    """One or two sentences for a failed connection test against ``base_url``."""
+    import httpx  # only Settings' tests reach here: not loaded at start-up
+
+    from .settings import SettingsError
+
+    # The engine's sentence in the window's language (other errors have only their own words).
+    detail = (exc.sentence(language) if isinstance(exc, ContinuoError) else str(exc)).strip()
+    where = base_url or QCoreApplication.translate("SettingsDialog", "the server")
+    if isinstance(exc, ProviderAuthError):
+        text = QCoreApplication.translate(
+            "SettingsDialog",
+            "The server refused the API key (HTTP {status}). Check that the key is "
+            "correct and still active, then test again.",
+        ).format(status=exc.status)
+    elif isinstance(exc, ProviderRateLimitError):
+        text = QCoreApplication.translate(
+            "SettingsDialog",
+            "The server says too many requests were made. Wait a minute and test again.",
+        )
+    elif isinstance(exc, ProviderStatusError):
+        text = QCoreApplication.translate(
+            "SettingsDialog", "The server answered with an error (HTTP {status}): {detail}"
+        ).format(status=exc.status, detail=detail)
+    elif isinstance(exc, ProviderTimeoutError | httpx.TimeoutException):
+        text = QCoreApplication.translate(
+            "SettingsDialog", "{url} did not answer in time. Check the address, or try again later."
+        ).format(url=where)
+    elif isinstance(exc, ProviderConnectionError | httpx.TransportError):
+        text = QCoreApplication.translate(
+            "SettingsDialog",
+            "Could not connect to {url}. Check the address and that the server is running.",
+        ).format(url=where)
+    elif isinstance(exc, ProviderResponseError):
+        text = QCoreApplication.translate(
+            "SettingsDialog",
+            "The server's answer was not understood ({detail}). Check that the address "
+            "points to this kind of server.",
+        ).format(detail=detail)
+    elif isinstance(exc, ProviderError | SettingsError):
+        text = detail
+    else:
+        text = QCoreApplication.translate(
+            "SettingsDialog", "The connection test failed: {detail}"
+        ).format(detail=f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__)
+    return text
 
 
 def error_record(exc: BaseException, language: str, kept: str) -> dict[str, Any]:

@@ -82,17 +82,17 @@
 <context>
     <name>Controller</name>
     <message>
-        <location filename="../../ui/errors.py" line="68"/>
+        <location filename="../../ui/errors.py" line="93"/>
         <source>Something went wrong inside the app ({name}); the details are in its log.</source>
         <translation>应用内部出错（{name}）；详细信息已写入日志。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="75"/>
+        <location filename="../../ui/errors.py" line="100"/>
         <source>Could not reach the provider.</source>
         <translation>无法连接到服务商。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="78"/>
+        <location filename="../../ui/errors.py" line="103"/>
         <source>Something went wrong ({name}).</source>
         <translation>出了点问题（{name}）。</translation>
     </message>
@@ -103,7 +103,7 @@
         <translation>这个对话已在另一个窗口中打开。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="40"/>
+        <location filename="../../ui/errors.py" line="49"/>
         <source>No model provider is set up yet. Open Settings and add one (for example Ollama or OpenAI).</source>
         <extracomment>what was kept of the answer a failed request cut off (``last_error[&quot;kept&quot;]``)</extracomment>
         <translation>还没有设置模型服务商。请打开设置添加一个（例如 Ollama 或 OpenAI）。</translation>
@@ -405,99 +405,99 @@
 <context>
     <name>ProviderPage</name>
     <message>
-        <location filename="../../ui/provider_page.py" line="258"/>
+        <location filename="../../ui/provider_page.py" line="197"/>
         <source>Add</source>
         <extracomment>a connection test finished: (it worked, what to tell the person) provider id → new key (&quot;&quot; = forget) id of the provider in the form</extracomment>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="259"/>
+        <location filename="../../ui/provider_page.py" line="198"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="260"/>
+        <location filename="../../ui/provider_page.py" line="199"/>
         <source>Forget key</source>
         <translation>清除密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="261"/>
+        <location filename="../../ui/provider_page.py" line="200"/>
         <source>Ask the server</source>
         <translation>由服务器决定</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="262"/>
+        <location filename="../../ui/provider_page.py" line="201"/>
         <source>Use for new conversations</source>
         <translation>用于新对话</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="263"/>
+        <location filename="../../ui/provider_page.py" line="202"/>
         <source>Test connection</source>
         <translation>测试连接</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="264"/>
+        <location filename="../../ui/provider_page.py" line="203"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="265"/>
+        <location filename="../../ui/provider_page.py" line="204"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="266"/>
+        <location filename="../../ui/provider_page.py" line="205"/>
         <source>Base URL</source>
         <translation>基础 URL</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="267"/>
-        <location filename="../../ui/provider_page.py" line="270"/>
+        <location filename="../../ui/provider_page.py" line="206"/>
+        <location filename="../../ui/provider_page.py" line="209"/>
         <source>API key</source>
         <translation>API 密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="268"/>
+        <location filename="../../ui/provider_page.py" line="207"/>
         <source>Default model</source>
         <translation>默认模型</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="269"/>
+        <location filename="../../ui/provider_page.py" line="208"/>
         <source>Providers</source>
         <translation>服务商</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="300"/>
+        <location filename="../../ui/provider_page.py" line="239"/>
         <source>{name} (default)</source>
         <translation>{name}（默认）</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="371"/>
+        <location filename="../../ui/provider_page.py" line="310"/>
         <source>The saved key will be forgotten</source>
         <translation>已保存的密钥将被清除</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="373"/>
+        <location filename="../../ui/provider_page.py" line="312"/>
         <source>A key is saved; leave empty to keep it</source>
         <translation>已保存密钥；留空则保持不变</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="375"/>
+        <location filename="../../ui/provider_page.py" line="314"/>
         <source>Not set (local servers need none)</source>
         <translation>未设置（本地服务器无需密钥）</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="491"/>
+        <location filename="../../ui/provider_page.py" line="430"/>
         <source>Connecting…</source>
         <translation>正在连接…</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="515"/>
+        <location filename="../../ui/provider_page.py" line="454"/>
         <source>Connected. {count} model(s): {names}</source>
         <translation>连接成功。共 {count} 个模型：{names}</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="519"/>
+        <location filename="../../ui/provider_page.py" line="458"/>
         <source>Connected, but the server lists no models.</source>
         <translation>连接成功，但服务器没有列出任何模型。</translation>
     </message>
@@ -513,153 +513,153 @@
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../ui/provider_page.py" line="78"/>
+        <location filename="../../ui/provider_page.py" line="66"/>
         <source>OpenAI-compatible</source>
         <extracomment>Seconds a connection test may take; one attempt, so a wrong address fails promptly.</extracomment>
         <translation>OpenAI 兼容</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="79"/>
+        <location filename="../../ui/provider_page.py" line="67"/>
         <source>Anthropic</source>
         <translation>Anthropic</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="80"/>
+        <location filename="../../ui/provider_page.py" line="68"/>
         <source>Ollama</source>
         <translation>Ollama</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="93"/>
+        <location filename="../../ui/errors.py" line="116"/>
         <source>the server</source>
         <translation>服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="95"/>
+        <location filename="../../ui/errors.py" line="118"/>
         <source>The server refused the API key (HTTP {status}). Check that the key is correct and still active, then test again.</source>
         <translation>服务器拒绝了该 API 密钥（HTTP {status}）。请确认密钥正确且仍然有效，然后重新测试。</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="101"/>
+        <location filename="../../ui/errors.py" line="124"/>
         <source>The server says too many requests were made. Wait a minute and test again.</source>
         <translation>服务器提示请求过于频繁。请稍等一分钟后重新测试。</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="106"/>
+        <location filename="../../ui/errors.py" line="129"/>
         <source>The server answered with an error (HTTP {status}): {detail}</source>
         <translation>服务器返回了错误（HTTP {status}）：{detail}</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="110"/>
+        <location filename="../../ui/errors.py" line="133"/>
         <source>{url} did not answer in time. Check the address, or try again later.</source>
         <translation>{url} 没有及时响应。请检查地址，或稍后再试。</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="114"/>
+        <location filename="../../ui/errors.py" line="137"/>
         <source>Could not connect to {url}. Check the address and that the server is running.</source>
         <translation>无法连接到 {url}。请检查地址，并确认服务器正在运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="119"/>
+        <location filename="../../ui/errors.py" line="142"/>
         <source>The server&apos;s answer was not understood ({detail}). Check that the address points to this kind of server.</source>
         <translation>无法识别服务器的响应（{detail}）。请确认该地址指向的是这种类型的服务器。</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="127"/>
+        <location filename="../../ui/errors.py" line="150"/>
         <source>The connection test failed: {detail}</source>
         <translation>连接测试失败：{detail}</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="315"/>
-        <location filename="../../ui/settings_dialog.py" line="316"/>
+        <location filename="../../ui/settings_dialog.py" line="317"/>
+        <location filename="../../ui/settings_dialog.py" line="318"/>
         <source>Settings</source>
-        <extracomment>None while looking saves: finish even if the dialog closes</extracomment>
+        <extracomment>None while looking probes, tests and saves; saves (``keep``) finish even if the dialog closes</extracomment>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="319"/>
+        <location filename="../../ui/settings_dialog.py" line="321"/>
         <source>No system keychain was found, so API keys are saved in {path}, a file only your user account can read. Anyone with access to your account can read them.</source>
         <translation>未找到系统钥匙串，因此 API 密钥保存在 {path} 中，该文件只有你的用户账户可以读取。能访问你账户的任何人都能读取这些密钥。</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="323"/>
+        <location filename="../../ui/settings_dialog.py" line="325"/>
         <source>Providers</source>
         <translation>服务商</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="324"/>
+        <location filename="../../ui/settings_dialog.py" line="326"/>
         <source>Found on this computer</source>
         <translation>在本机发现</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="325"/>
+        <location filename="../../ui/settings_dialog.py" line="327"/>
         <source>Language and look</source>
         <translation>语言与外观</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="326"/>
+        <location filename="../../ui/settings_dialog.py" line="328"/>
         <source>Error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="327"/>
+        <location filename="../../ui/settings_dialog.py" line="329"/>
         <source>Move the damaged settings file aside and save</source>
         <translation>将损坏的设置文件移到一旁并保存</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="330"/>
+        <location filename="../../ui/settings_dialog.py" line="332"/>
         <source>Continuo looked for model servers running on this computer and for API keys set in your environment. Add any of them with one click, or add a provider by hand on the Providers page.</source>
         <translation>Continuo 查找了本机正在运行的模型服务器，以及环境变量中设置的 API 密钥。点一下即可添加其中任意一项，也可以在“服务商”页面手动添加。</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="348"/>
+        <location filename="../../ui/settings_dialog.py" line="350"/>
         <source>Looking for model servers…</source>
         <translation>正在查找模型服务器…</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="336"/>
+        <location filename="../../ui/settings_dialog.py" line="338"/>
         <source>Look again</source>
         <translation>重新查找</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="337"/>
+        <location filename="../../ui/settings_dialog.py" line="339"/>
         <source>Add a provider by hand</source>
         <translation>手动添加服务商</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="340"/>
         <location filename="../../ui/settings_dialog.py" line="342"/>
+        <location filename="../../ui/settings_dialog.py" line="344"/>
         <source>System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="342"/>
+        <location filename="../../ui/settings_dialog.py" line="344"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="342"/>
+        <location filename="../../ui/settings_dialog.py" line="344"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="338"/>
-        <location filename="../../ui/settings_dialog.py" line="341"/>
+        <location filename="../../ui/settings_dialog.py" line="340"/>
+        <location filename="../../ui/settings_dialog.py" line="343"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="339"/>
-        <location filename="../../ui/settings_dialog.py" line="344"/>
+        <location filename="../../ui/settings_dialog.py" line="341"/>
+        <location filename="../../ui/settings_dialog.py" line="346"/>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="350"/>
+        <location filename="../../ui/settings_dialog.py" line="352"/>
         <source>Found {count}:</source>
         <translation>找到 {count} 项：</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="353"/>
+        <location filename="../../ui/settings_dialog.py" line="355"/>
         <source>Nothing found. Start Ollama, LM Studio, llama.cpp or vLLM and press Look again, or add a provider by hand on the Providers page.</source>
         <translation>未找到任何服务。请启动 Ollama、LM Studio、llama.cpp 或 vLLM 后点击“重新查找”，或在“服务商”页面手动添加。</translation>
     </message>
@@ -739,29 +739,29 @@
 <context>
     <name>_FoundRow</name>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="135"/>
+        <location filename="../../ui/settings_dialog.py" line="137"/>
         <source>API key from {variable}</source>
         <extracomment>The Providers page&apos;s widgets, also reachable as attributes of the dialog (tests use them). provider id → key to store (&quot;&quot; = forget)</extracomment>
         <translation>来自 {variable} 的 API 密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="137"/>
+        <location filename="../../ui/settings_dialog.py" line="139"/>
         <source>running at {address}, {count} model(s)</source>
         <translation>运行于 {address}，共 {count} 个模型</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="141"/>
-        <location filename="../../ui/settings_dialog.py" line="145"/>
+        <location filename="../../ui/settings_dialog.py" line="143"/>
+        <location filename="../../ui/settings_dialog.py" line="147"/>
         <source>Added</source>
         <translation>已添加</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="141"/>
+        <location filename="../../ui/settings_dialog.py" line="143"/>
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="143"/>
+        <location filename="../../ui/settings_dialog.py" line="145"/>
         <source>Add {name}</source>
         <translation>添加 {name}</translation>
     </message>
