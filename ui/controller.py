@@ -82,6 +82,8 @@ class Controller(QObject):
     #: a start-up or storage problem the person must see (plain words)
     problem = Signal(str)
 
+    ready = True  #: the window's `ControllerPlaceholder` says False
+
     def __init__(
         self,
         data_dir: str | os.PathLike[str],
