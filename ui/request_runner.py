@@ -101,7 +101,8 @@ class RequestRunner:
         task = asyncio.current_task()
         assert task is not None
         self.running[sid] = task
-        rows = c.transcript(sid)
+        convs = c.conversations
+        rows = convs.transcript(sid)
         c.busyChanged.emit(sid, True)
         c.resumeChanged.emit(sid, None, "")
         c.errorChanged.emit(sid, "", "", "")
@@ -130,18 +131,18 @@ class RequestRunner:
                 failure = exc
                 log.info("request failed: %s", type(exc).__name__)
             else:
-                await c.set_error(sid, None)
+                await convs.set_error(sid, None)
         finally:
             self.running.pop(sid, None)
             c.busyChanged.emit(sid, False)
         if reread:
             rows.finish_request(stopped=True, saved=False)
-            await c.reread(sid)
+            await convs.reread(sid)
         if failure is not None:
-            await c.set_error(sid, failure, outcome.kept)
-        await c.touch(sid)
-        await c.refresh_resume(sid)
-        c.forget_unless_shown(sid)
+            await convs.set_error(sid, failure, outcome.kept)
+        await convs.touch(sid)
+        await c.resume_points.refresh(sid)
+        convs.forget_unless_shown(sid)
 
     async def _stream(self, sid: str, text: str | None, outcome: _Outcome) -> None:
         """Run the engine's stream to its end, folding each event into the transcript.
@@ -150,9 +151,10 @@ class RequestRunner:
             InternalError: folding an event failed (the stream is closed all the same).
         """
         c = self._c
-        rows = c.transcript(sid)
-        adapter = await c.catalog.model_for(c.metadata(sid))
-        metadata = c.metadata(sid)
+        convs = c.conversations
+        rows = convs.transcript(sid)
+        metadata = convs.metadata(sid)
+        adapter = await c.catalog.model_for(metadata)
         config = AgentRunConfig(
             sid, system_prompt=metadata.get("system_prompt") or None, language=c.language
         )
@@ -164,7 +166,7 @@ class RequestRunner:
                     rows.apply_event(event)
                     if event.type is AgentEventType.MESSAGE_APPENDED:
                         if isinstance(event.message, UserMessage):
-                            await c.touch(sid)
+                            await convs.touch(sid)
                         elif _is_partial(event.message):
                             outcome.kept = KEPT_SAVED  # the engine announces a partial once stored
                 except Exception as exc:
