@@ -21,7 +21,7 @@ run: $(STAMP)
 	$(PY) -m ui $(ARGS)
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check engine ui tests bench packaging
+	$(VENV)/bin/ruff check engine ui tests bench packaging devtools
 	$(VENV)/bin/lint-imports --no-cache
 	$(VENV)/bin/mypy engine
 
@@ -36,7 +36,7 @@ bench: $(STAMP)
 
 screenshots: $(STAMP)
 	@fc-list :lang=zh | grep -q . || (apt-get update -qq && apt-get install -y -qq --no-install-recommends fonts-noto-cjk) || echo 'Install a CJK font (fonts-noto-cjk) to render Chinese text.'
-	$(OFFSCREEN) $(PY) -m ui.screenshots screenshots
+	$(OFFSCREEN) $(PY) -m devtools.screenshots screenshots
 
 translations: $(STAMP)
 	$(VENV)/bin/pyside6-lupdate $$(find ui -name '*.py' | sort) -ts resources/translations/continuo_zh_CN.ts -no-obsolete

@@ -52,6 +52,7 @@ from .messages import (
     SystemMessage,
     ToolCall,
     ToolMessage,
+    ToolOutcome,
     UserMessage,
     new_id,
 )
@@ -424,9 +425,12 @@ class Agent:
         for call in calls:
             if call.id in answered:
                 continue
-            text = CANCELLED_TOOL_TEXT if call.id == running else NOT_RUN_TOOL_TEXT
+            if call.id == running:
+                result = interrupted_tool_result(call, CANCELLED_TOOL_TEXT)
+            else:
+                result = interrupted_tool_result(call, NOT_RUN_TOOL_TEXT, ToolOutcome.NOT_RUN)
             try:
-                await self._append(ctx, interrupted_tool_result(call, text))
+                await self._append(ctx, result)
             except asyncio.CancelledError:
                 continue  # cancelled again: that write still finished; answer the rest too
 
@@ -437,7 +441,8 @@ class Agent:
                 denial = await _maybe_await(ext.before_tool(ctx, call))
                 if denial is not None:
                     reason = denial.reason if isinstance(denial, ToolDenial) else str(denial)
-                    return _failed(call, f"The user declined to run this tool. {reason}".strip())
+                    text = f"The user declined to run this tool. {reason}".strip()
+                    return _failed(call, text, ToolOutcome.DECLINED)
         return None
 
     async def _run_tool(self, call: ToolCall) -> ToolMessage:
@@ -768,8 +773,10 @@ def _list_reader(messages: Sequence[Message]) -> Any:
     return read
 
 
-def _failed(call: ToolCall, text: str) -> ToolMessage:
-    return ToolMessage(tool_call_id=call.id, name=call.name, content=text, success=False)
+def _failed(call: ToolCall, text: str, outcome: ToolOutcome = ToolOutcome.FAILED) -> ToolMessage:
+    return ToolMessage(
+        tool_call_id=call.id, name=call.name, content=text, success=False, outcome=outcome
+    )
 
 
 def _model_name(model: Any) -> str | None:

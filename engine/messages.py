@@ -20,6 +20,7 @@ import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, ClassVar
 
 from .errors import UnknownMessageTypeError
@@ -33,6 +34,7 @@ __all__ = [
     "SystemMessage",
     "ToolCall",
     "ToolMessage",
+    "ToolOutcome",
     "Usage",
     "UserMessage",
     "message_from_dict",
@@ -177,18 +179,39 @@ class AssistantMessage(Message):
         _clean_fields(self, "content", "reasoning")
 
 
+class ToolOutcome(StrEnum):
+    """How a tool call ended, for hosts to read (a card's state); never sent to the model,
+    which reads ``content`` and ``success``."""
+
+    OK = "ok"
+    FAILED = "failed"  #: it failed, or could not run (unknown tool, bad arguments)
+    DECLINED = "declined"  #: a ``before_tool`` hook (the person, a policy) refused it
+    INTERRUPTED = "interrupted"  #: running when the request or the app stopped: may have acted
+    NOT_RUN = "not_run"  #: the request stopped before it started
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolMessage(Message):
-    """The result of one tool call; ``success`` is False for a failure the model should see."""
+    """The result of one tool call; ``success`` is False for a failure the model should see.
+
+    ``outcome`` says how the call ended in machine-readable form (by default `ToolOutcome.OK`
+    or `ToolOutcome.FAILED`, following ``success``).
+    """
 
     type_name: ClassVar[str] = "tool"
     tool_call_id: str
     name: str = ""
     content: str = ""
     success: bool = True
+    outcome: ToolOutcome | None = None
 
     def __post_init__(self) -> None:
         _clean_fields(self, "content", "name")
+        if self.outcome is None:
+            implied = ToolOutcome.OK if self.success else ToolOutcome.FAILED
+            object.__setattr__(self, "outcome", implied)
+        elif not isinstance(self.outcome, ToolOutcome):
+            object.__setattr__(self, "outcome", ToolOutcome(self.outcome))
 
 
 def _clean_fields(message: Message, *names: str) -> None:
@@ -234,6 +257,8 @@ def message_to_dict(message: Message) -> dict[str, Any]:
             content=message.content,
             success=message.success,
         )
+        if message.outcome not in (ToolOutcome.OK, ToolOutcome.FAILED):
+            data["outcome"] = str(message.outcome)  # the default follows ``success``
     elif isinstance(message, InternalMessage):
         data["content"] = message.content
         if message.tag is not None:
@@ -278,10 +303,19 @@ def message_from_dict(data: Mapping[str, Any]) -> Message:
             name=data.get("name", ""),
             content=content,
             success=bool(data.get("success", True)),
+            outcome=_outcome(data.get("outcome")),
         )
     if cls is InternalMessage:
         return InternalMessage(**common, content=content, tag=data.get("tag"))
     return cls(**common, content=content)  # type: ignore[call-arg]
+
+
+def _outcome(value: Any) -> ToolOutcome | None:
+    """A stored outcome; one this version does not know reads as the default."""
+    try:
+        return ToolOutcome(value) if value is not None else None
+    except ValueError:
+        return None
 
 
 def _text(content: Any) -> str:

@@ -40,6 +40,7 @@ from .messages import (
     SystemMessage,
     ToolCall,
     ToolMessage,
+    ToolOutcome,
     UserMessage,
 )
 from .sentences import sentence
@@ -104,9 +105,16 @@ class ResumePoint:
     stop: StopInfo | None = None
 
 
-def interrupted_tool_result(call: ToolCall, text: str = INTERRUPTED_TOOL_TEXT) -> ToolMessage:
-    """A failed result answering ``call`` without running it."""
-    return ToolMessage(tool_call_id=call.id, name=call.name, content=text, success=False)
+def interrupted_tool_result(
+    call: ToolCall,
+    text: str = INTERRUPTED_TOOL_TEXT,
+    outcome: ToolOutcome = ToolOutcome.INTERRUPTED,
+) -> ToolMessage:
+    """A failed result answering ``call`` that did not finish (``outcome``: interrupted while
+    running, or not run at all)."""
+    return ToolMessage(
+        tool_call_id=call.id, name=call.name, content=text, success=False, outcome=outcome
+    )
 
 
 def resume_notice(kind: ResumeKind) -> InternalMessage | None:

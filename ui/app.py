@@ -47,8 +47,8 @@ if TYPE_CHECKING:
 
     from PySide6.QtNetwork import QLocalServer
 
-    from .controller import ModelFactory
     from .main_window import MainWindow
+    from .model_catalog import ModelFactory
 
 __all__ = ["EventLoop", "build_window", "default_data_dir", "main"]
 

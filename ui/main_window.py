@@ -38,13 +38,16 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QMainWindow
 
+from .controller_placeholder import ControllerPlaceholder
+
 if TYPE_CHECKING:
     import asyncio
 
     from PySide6.QtCore import QEvent, QModelIndex
     from PySide6.QtGui import QAction, QCloseEvent
 
-    from .controller import Controller, ModelChoice
+    from .controller import Controller
+    from .model_catalog import ModelChoice
 
 __all__ = ["MainWindow"]
 
@@ -68,7 +71,8 @@ class MainWindow(QMainWindow):
         frame_only: bool = False,
     ) -> None:
         super().__init__()
-        self.controller: Controller = None  # type: ignore[assignment]  # set by attach()
+        #: a placeholder until `attach` gives the real one (start-up paints first)
+        self.controller: Controller | ControllerPlaceholder = ControllerPlaceholder()
         self._first_run_dialog = first_run_dialog
         self._closing = False
         self._close_pending = False  #: closed before the controller arrived
@@ -378,8 +382,7 @@ class MainWindow(QMainWindow):
         self.chat_menu.setTitle(self.tr("&Conversation"))
 
     def _load_older(self) -> None:
-        if self.controller is not None:
-            self.controller.spawn(self.controller.load_older(), "older")
+        self.controller.spawn(self.controller.load_older(), "older")
 
     # ------------------------------------------------------------------ start
 
@@ -516,10 +519,9 @@ class MainWindow(QMainWindow):
 
     def _tell_language(self) -> None:
         """Give the controller the window's language, for the engine's sentences."""
-        if self.controller is not None:
-            from .i18n import engine_language
+        from .i18n import engine_language
 
-            self.controller.set_language(engine_language())
+        self.controller.set_language(engine_language())
 
     def _on_busy(self, session_id: str, busy: bool) -> None:
         if session_id != (self.controller.current or ""):
@@ -575,36 +577,33 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ widgets → controller
 
     def _new_chat(self) -> None:
-        if self.controller is None:
-            return
         self.controller.spawn(self.controller.new_session(), "new chat")
         self.composer.setFocus()
 
     def _on_list_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
         from .models.sessions import SESSION_ID_ROLE
 
-        if not current.isValid() or self.controller is None:
+        if not current.isValid():
             return
         sid = current.data(SESSION_ID_ROLE)
         if sid and sid != self.controller.current:
             self.controller.spawn(self.controller.open_session(sid), "open")
 
     def _send(self, text: str) -> None:
-        if not text.strip() or self.controller is None:
-            return  # before the controller arrives the text stays in the composer
+        if not text.strip():
+            return
         if self.controller.send(text) is not None:
             self.composer.clear()
 
     def _stop(self) -> None:
-        if self.controller is not None:
-            self.controller.stop()
+        self.controller.stop()
 
     def _resume(self) -> None:
-        if self.controller is not None and self.controller.resume() is not None:
+        if self.controller.resume() is not None:
             self.resume_button.setVisible(False)
 
     def _on_model_picked(self, index: int) -> None:
-        from .controller import ModelChoice
+        from .model_catalog import ModelChoice
 
         choice = self.model_picker.itemData(index)
         if isinstance(choice, ModelChoice):
@@ -612,8 +611,6 @@ class MainWindow(QMainWindow):
 
     def _save_prompt(self) -> None:
         text = self.system_prompt.toPlainText().strip()
-        if self.controller is None:
-            return
         self.controller.spawn(self.controller.set_system_prompt(text), "system prompt")
         self._has_prompt = bool(text)
         self._show_prompt_toggle()
@@ -629,7 +626,7 @@ class MainWindow(QMainWindow):
     def _rename_current(self) -> None:
         from PySide6.QtWidgets import QInputDialog
 
-        sid = self.controller.current if self.controller is not None else None
+        sid = self.controller.current
         if not sid:
             return
         info = self.controller.sessions.info(sid)
@@ -649,7 +646,7 @@ class MainWindow(QMainWindow):
     def _delete_current(self) -> None:
         from PySide6.QtWidgets import QMessageBox
 
-        sid = self.controller.current if self.controller is not None else None
+        sid = self.controller.current
         if not sid:
             return
         info = self.controller.sessions.info(sid)
@@ -676,7 +673,7 @@ class MainWindow(QMainWindow):
 
     def open_settings(self, first_run: bool = False) -> Any:
         """Open the settings dialog (non-blocking); returns it."""
-        store = self.controller.settings_store if self.controller is not None else None
+        store = self.controller.settings_store
         if store is None:
             return None
         if self.settings_dialog is not None and self.settings_dialog.isVisible():
@@ -700,7 +697,7 @@ class MainWindow(QMainWindow):
             event.accept()
             return
         event.ignore()
-        if self.controller is None:
+        if not self.controller.ready:
             self._close_pending = True  # attach() closes it properly (the store is not open)
             return
         self._closing = True

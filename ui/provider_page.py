@@ -24,7 +24,6 @@ from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import replace
 from typing import Any
 
-import httpx
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtWidgets import (
@@ -41,28 +40,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.errors import (
-    ContinuoError,
-    ProviderAuthError,
-    ProviderConnectionError,
-    ProviderError,
-    ProviderRateLimitError,
-    ProviderResponseError,
-    ProviderStatusError,
-    ProviderTimeoutError,
-)
-
+from .errors import describe_error
 from .i18n import engine_language
 from .settings import (
     DEFAULT_BASE_URLS,
     KINDS,
     ProviderConfig,
-    SettingsError,
     SettingsStore,
     new_provider_id,
 )
 
-__all__ = ["TEST_TIMEOUT", "ProviderPage", "describe_error", "kind_label"]
+__all__ = ["TEST_TIMEOUT", "ProviderPage", "kind_label"]
 
 log = logging.getLogger(__name__)
 
@@ -79,55 +67,6 @@ def kind_label(kind: str) -> str:
         "anthropic": QCoreApplication.translate("SettingsDialog", "Anthropic"),
         "ollama": QCoreApplication.translate("SettingsDialog", "Ollama"),
     }[kind]
-
-
-def describe_error(exc: BaseException, base_url: str = "", secret: str | None = None) -> str:
-    """Return one or two sentences a person understands for a failed connection test.
-
-    The key, if given, is blanked out of the result in case a server echoed it back.
-    """
-    # The engine's sentence in the window's language (other errors have only their own words).
-    detail = (
-        exc.sentence(engine_language()) if isinstance(exc, ContinuoError) else str(exc)
-    ).strip()
-    where = base_url or QCoreApplication.translate("SettingsDialog", "the server")
-    if isinstance(exc, ProviderAuthError):
-        text = QCoreApplication.translate(
-            "SettingsDialog",
-            "The server refused the API key (HTTP {status}). Check that the key is "
-            "correct and still active, then test again.",
-        ).format(status=exc.status)
-    elif isinstance(exc, ProviderRateLimitError):
-        text = QCoreApplication.translate(
-            "SettingsDialog",
-            "The server says too many requests were made. Wait a minute and test again.",
-        )
-    elif isinstance(exc, ProviderStatusError):
-        text = QCoreApplication.translate(
-            "SettingsDialog", "The server answered with an error (HTTP {status}): {detail}"
-        ).format(status=exc.status, detail=detail)
-    elif isinstance(exc, ProviderTimeoutError | httpx.TimeoutException):
-        text = QCoreApplication.translate(
-            "SettingsDialog", "{url} did not answer in time. Check the address, or try again later."
-        ).format(url=where)
-    elif isinstance(exc, ProviderConnectionError | httpx.TransportError):
-        text = QCoreApplication.translate(
-            "SettingsDialog",
-            "Could not connect to {url}. Check the address and that the server is running.",
-        ).format(url=where)
-    elif isinstance(exc, ProviderResponseError):
-        text = QCoreApplication.translate(
-            "SettingsDialog",
-            "The server's answer was not understood ({detail}). Check that the address "
-            "points to this kind of server.",
-        ).format(detail=detail)
-    elif isinstance(exc, ProviderError | SettingsError):
-        text = detail
-    else:
-        text = QCoreApplication.translate(
-            "SettingsDialog", "The connection test failed: {detail}"
-        ).format(detail=f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__)
-    return text.replace(secret, "***") if secret else text
 
 
 def _model_names(models: Sequence[Any]) -> list[str]:
@@ -502,7 +441,7 @@ class ProviderPage(QWidget):
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            message = describe_error(exc, config.base_url, secret=key)
+            message = describe_error(exc, engine_language(), where=config.base_url, secret=key)[0]
             log.info("Connection test for %s failed: %s", config.name, message)
             self._finish_test(config.id, False, message)
             return

@@ -50,9 +50,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .errors import describe_error
 from .first_run import DEFAULT_SERVERS, Discovery, LocalServer, discover
-from .i18n import install_translator, installed_language
-from .provider_page import TEST_TIMEOUT, ProviderPage, describe_error
+from .i18n import engine_language, install_translator, installed_language
+from .provider_page import TEST_TIMEOUT, ProviderPage
 from .settings import (
     ProviderConfig,
     Settings,
@@ -60,9 +61,10 @@ from .settings import (
     SettingsFileError,
     SettingsStore,
 )
+from .tasks import OwnedTasks
 from .theme import apply_palette
 
-__all__ = ["TEST_TIMEOUT", "SettingsDialog", "describe_error"]
+__all__ = ["TEST_TIMEOUT", "SettingsDialog"]
 
 log = logging.getLogger(__name__)
 
@@ -182,8 +184,8 @@ class SettingsDialog(QDialog):
         self._environ = environ
         self._settings = Settings()
         self._found: list[Discovery] | None = None  #: None while looking
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._kept: set[asyncio.Task[Any]] = set()  #: saves: finish even if the dialog closes
+        #: probes, tests and saves; saves (``keep``) finish even if the dialog closes
+        self._tasks = OwnedTasks("settings dialog", self._task_failed)
         self.is_loaded = False
         self.is_saving = False
 
@@ -359,28 +361,16 @@ class SettingsDialog(QDialog):
 
     def _spawn(self, coro: Coroutine[Any, Any, Any], *, keep: bool = False) -> asyncio.Task[Any]:
         """Run ``coro`` as a task the dialog owns; ``keep`` ones survive closing (saves)."""
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        if keep:
-            self._kept.add(task)
-        task.add_done_callback(self._task_done)
-        return task
+        return self._tasks.spawn(coro, "settings", keep=keep)
 
     async def wait_idle(self) -> None:
         """Wait until every task the dialog started has finished (the window's shutdown)."""
-        while self._tasks:
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self._tasks.wait_idle()
 
-    def _task_done(self, task: asyncio.Task[Any]) -> None:
-        self._tasks.discard(task)
-        self._kept.discard(task)
-        if task.cancelled():
-            return
-        exc = task.exception()
-        if exc is not None:  # a bug, not a provider failure (those are caught): show it
-            log.error("Settings dialog task failed", exc_info=exc)
-            if self._alive():
-                self._show_save_error(describe_error(exc))
+    def _task_failed(self, exc: BaseException) -> None:
+        # a bug, not a provider failure (those are caught; OwnedTasks logged it): show it
+        if self._alive():
+            self._show_save_error(describe_error(exc, engine_language())[0])
 
     def _alive(self) -> bool:
         """False once Qt has deleted the dialog (``deleteLater`` after closing)."""
@@ -388,8 +378,7 @@ class SettingsDialog(QDialog):
 
     def _cancel_background(self) -> None:
         """On close, stop probes and tests; a save in progress is left to finish."""
-        for task in self._tasks - self._kept:
-            task.cancel()
+        self._tasks.cancel()
 
     # ------------------------------------------------------------------ loading
 

@@ -82,294 +82,298 @@
 <context>
     <name>Controller</name>
     <message>
-        <location filename="../../ui/controller.py" line="106"/>
+        <location filename="../../ui/errors.py" line="93"/>
+        <source>Something went wrong inside the app ({name}); the details are in its log.</source>
+        <translation>应用内部出错（{name}）；详细信息已写入日志。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="100"/>
         <source>Could not reach the provider.</source>
-        <extracomment>messages loaded per page of a conversation&apos;s history Builds a model adapter for a provider config (or None: no provider) and a model id. what was kept of the answer a failed request cut off (``last_error[&quot;kept&quot;]``)</extracomment>
         <translation>无法连接到服务商。</translation>
     </message>
     <message>
-        <location filename="../../ui/controller.py" line="109"/>
+        <location filename="../../ui/errors.py" line="103"/>
         <source>Something went wrong ({name}).</source>
         <translation>出了点问题（{name}）。</translation>
     </message>
     <message>
-        <location filename="../../ui/controller.py" line="674"/>
+        <location filename="../../ui/resume_points.py" line="41"/>
         <source>This conversation is open in another window.</source>
-        <extracomment>a conversation is now shown: (session id or &quot;&quot;, its transcript model or None) (session id, ResumePoint or None, text when the lease is held elsewhere, else &quot;&quot;) (session id, message, action, kept) — message &quot;&quot; clears the banner; kept is `KEPT_SAVED`, `KEPT_LOST` or &quot;&quot; (nothing of an answer was cut off) the model picker&apos;s entries changed: (list[ModelChoice], the current choice or None) the current conversation&apos;s system prompt (after opening it) settings loaded or changed: (Settings) a start-up or storage problem the person must see (plain words) session id → its request One listing or reload at a time: a reload racing the listing at start built a second adapter for the same provider (the first was dropped with its connection open) and the older list could land last. the language of the engine&apos;s sentences (&quot;en&quot;, &quot;zh_CN&quot;): the window&apos;s (`set_language`) what was kept of an answer the failure cut off: KEPT_SAVED / KEPT_LOST</extracomment>
         <translation>这个对话已在另一个窗口中打开。</translation>
     </message>
     <message>
-        <location filename="../../ui/controller.py" line="709"/>
+        <location filename="../../ui/errors.py" line="49"/>
         <source>No model provider is set up yet. Open Settings and add one (for example Ollama or OpenAI).</source>
+        <extracomment>what was kept of the answer a failed request cut off (``last_error[&quot;kept&quot;]``)</extracomment>
         <translation>还没有设置模型服务商。请打开设置添加一个（例如 Ollama 或 OpenAI）。</translation>
     </message>
 </context>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="335"/>
+        <location filename="../../ui/main_window.py" line="339"/>
         <source>Continuo</source>
-        <extracomment>error actions the window answers with a link to its settings closed before the controller arrived times a second launch brought this window forward &quot;open in another window&quot; instead of Resume, else &quot;&quot; (message, action, kept) the banner shows (see `Controller.errorChanged`) the conversation has a system prompt</extracomment>
+        <extracomment>error actions the window answers with a link to its settings a placeholder until `attach` gives the real one (start-up paints first) closed before the controller arrived times a second launch brought this window forward &quot;open in another window&quot; instead of Resume, else &quot;&quot; (message, action, kept) the banner shows (see `Controller.errorChanged`) the conversation has a system prompt</extracomment>
         <translation>Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="338"/>
-        <location filename="../../ui/main_window.py" line="339"/>
+        <location filename="../../ui/main_window.py" line="342"/>
+        <location filename="../../ui/main_window.py" line="343"/>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="340"/>
+        <location filename="../../ui/main_window.py" line="344"/>
         <source>Start a new conversation (Ctrl+N)</source>
         <translation>开始新的对话（Ctrl+N）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="341"/>
+        <location filename="../../ui/main_window.py" line="345"/>
         <source>Filter conversations</source>
         <translation>筛选对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="342"/>
+        <location filename="../../ui/main_window.py" line="346"/>
         <source>Filter conversations by title</source>
         <translation>按标题筛选对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="343"/>
+        <location filename="../../ui/main_window.py" line="347"/>
         <source>Conversations</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="344"/>
+        <location filename="../../ui/main_window.py" line="348"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="345"/>
+        <location filename="../../ui/main_window.py" line="349"/>
         <source>The model that answers in this conversation</source>
         <translation>在此对话中回答的模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="346"/>
+        <location filename="../../ui/main_window.py" line="350"/>
         <source>No model</source>
         <translation>未选择模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="369"/>
+        <location filename="../../ui/main_window.py" line="373"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="552"/>
+        <location filename="../../ui/main_window.py" line="554"/>
         <source>System prompt</source>
         <translation>系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="347"/>
+        <location filename="../../ui/main_window.py" line="351"/>
         <source>Show the system prompt</source>
         <translation>显示系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="349"/>
-        <location filename="../../ui/main_window.py" line="350"/>
+        <location filename="../../ui/main_window.py" line="353"/>
+        <location filename="../../ui/main_window.py" line="354"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="351"/>
+        <location filename="../../ui/main_window.py" line="355"/>
         <source>System prompt for this conversation</source>
         <translation>此对话的系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="354"/>
+        <location filename="../../ui/main_window.py" line="358"/>
         <source>Instructions the model gets with every message of this conversation (optional)</source>
         <translation>此对话中每条消息都会附带给模型的指示（可选）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="357"/>
+        <location filename="../../ui/main_window.py" line="361"/>
         <source>Error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="359"/>
-        <location filename="../../ui/main_window.py" line="360"/>
+        <location filename="../../ui/main_window.py" line="363"/>
+        <location filename="../../ui/main_window.py" line="364"/>
         <source>Resume</source>
         <translation>继续</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="361"/>
+        <location filename="../../ui/main_window.py" line="365"/>
         <source>Why the conversation can be resumed</source>
         <translation>为什么可以继续这段对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="363"/>
-        <location filename="../../ui/main_window.py" line="364"/>
+        <location filename="../../ui/main_window.py" line="367"/>
+        <location filename="../../ui/main_window.py" line="368"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="365"/>
+        <location filename="../../ui/main_window.py" line="369"/>
         <source>Send (Enter)</source>
         <translation>发送（Enter）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="366"/>
-        <location filename="../../ui/main_window.py" line="367"/>
+        <location filename="../../ui/main_window.py" line="370"/>
+        <location filename="../../ui/main_window.py" line="371"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="370"/>
+        <location filename="../../ui/main_window.py" line="374"/>
         <source>&amp;New chat</source>
         <translation>新对话(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="371"/>
+        <location filename="../../ui/main_window.py" line="375"/>
         <source>&amp;Rename…</source>
         <translation>重命名(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="372"/>
+        <location filename="../../ui/main_window.py" line="376"/>
         <source>&amp;Delete…</source>
         <translation>删除(&amp;D)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="373"/>
+        <location filename="../../ui/main_window.py" line="377"/>
         <source>&amp;Settings…</source>
         <translation>设置(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="374"/>
+        <location filename="../../ui/main_window.py" line="378"/>
         <source>&amp;Find conversation</source>
         <translation>查找对话(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="375"/>
+        <location filename="../../ui/main_window.py" line="379"/>
         <source>Write a &amp;message</source>
         <translation>输入消息(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="376"/>
+        <location filename="../../ui/main_window.py" line="380"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="377"/>
+        <location filename="../../ui/main_window.py" line="381"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="378"/>
+        <location filename="../../ui/main_window.py" line="382"/>
         <source>&amp;Conversation</source>
         <translation>对话(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="460"/>
+        <location filename="../../ui/main_window.py" line="463"/>
         <source>The model has not answered yet.</source>
         <translation>模型尚未回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="461"/>
+        <location filename="../../ui/main_window.py" line="464"/>
         <source>The app stopped while a tool was running.</source>
         <translation>工具运行期间应用停止了。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="462"/>
+        <location filename="../../ui/main_window.py" line="465"/>
         <source>The answer was cut off before it finished.</source>
         <translation>回答在完成前被中断。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="463"/>
+        <location filename="../../ui/main_window.py" line="466"/>
         <source>The answer reached the output limit.</source>
         <translation>回答已达到输出长度上限。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="487"/>
+        <location filename="../../ui/main_window.py" line="490"/>
         <source>Open settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="496"/>
+        <location filename="../../ui/main_window.py" line="499"/>
         <source>What arrived is saved.</source>
         <translation>已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="498"/>
+        <location filename="../../ui/main_window.py" line="501"/>
         <source>What arrived could not be saved.</source>
         <translation>已收到的内容没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="504"/>
+        <location filename="../../ui/main_window.py" line="507"/>
         <source>Press Resume to carry on.</source>
         <translation>按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="505"/>
-        <location filename="../../ui/main_window.py" line="506"/>
+        <location filename="../../ui/main_window.py" line="508"/>
+        <location filename="../../ui/main_window.py" line="509"/>
         <source>Then press Resume to carry on.</source>
         <translation>然后按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="507"/>
+        <location filename="../../ui/main_window.py" line="510"/>
         <source>Free some disk space, then press Resume.</source>
         <translation>请腾出一些磁盘空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="508"/>
+        <location filename="../../ui/main_window.py" line="511"/>
         <source>Check the data folder and its permissions, then press Resume.</source>
         <translation>请检查数据文件夹及其权限，然后点击“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="509"/>
+        <location filename="../../ui/main_window.py" line="512"/>
         <source>Close the conversation in the other window first.</source>
         <translation>请先在另一个窗口中关闭这个对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="510"/>
+        <location filename="../../ui/main_window.py" line="513"/>
         <source>Start a new conversation with New chat.</source>
         <translation>请用“新对话”开始一个新对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="511"/>
+        <location filename="../../ui/main_window.py" line="514"/>
         <source>Install a newer Continuo to open it.</source>
         <translation>请安装更新版本的 Continuo 来打开它。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="512"/>
+        <location filename="../../ui/main_window.py" line="515"/>
         <source>Restore the conversation file from a backup.</source>
         <translation>请从备份恢复对话文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="513"/>
+        <location filename="../../ui/main_window.py" line="516"/>
         <source>Check your account on the provider&apos;s website.</source>
         <translation>请到服务商的网站上检查你的账户。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="552"/>
+        <location filename="../../ui/main_window.py" line="554"/>
         <source>System prompt ●</source>
         <translation>系统提示词 ●</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="638"/>
+        <location filename="../../ui/main_window.py" line="635"/>
         <source>Rename conversation</source>
         <translation>重命名对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="639"/>
+        <location filename="../../ui/main_window.py" line="636"/>
         <source>Title:</source>
         <translation>标题：</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="661"/>
+        <location filename="../../ui/main_window.py" line="658"/>
         <source>Delete conversation</source>
         <translation>删除对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="663"/>
+        <location filename="../../ui/main_window.py" line="660"/>
         <source>Delete “{title}”? This cannot be undone.</source>
         <translation>删除“{title}”？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="666"/>
+        <location filename="../../ui/main_window.py" line="663"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -400,99 +404,99 @@
 <context>
     <name>ProviderPage</name>
     <message>
-        <location filename="../../ui/provider_page.py" line="258"/>
+        <location filename="../../ui/provider_page.py" line="197"/>
         <source>Add</source>
         <extracomment>a connection test finished: (it worked, what to tell the person) provider id → new key (&quot;&quot; = forget) id of the provider in the form</extracomment>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="259"/>
+        <location filename="../../ui/provider_page.py" line="198"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="260"/>
+        <location filename="../../ui/provider_page.py" line="199"/>
         <source>Forget key</source>
         <translation>清除密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="261"/>
+        <location filename="../../ui/provider_page.py" line="200"/>
         <source>Ask the server</source>
         <translation>由服务器决定</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="262"/>
+        <location filename="../../ui/provider_page.py" line="201"/>
         <source>Use for new conversations</source>
         <translation>用于新对话</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="263"/>
+        <location filename="../../ui/provider_page.py" line="202"/>
         <source>Test connection</source>
         <translation>测试连接</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="264"/>
+        <location filename="../../ui/provider_page.py" line="203"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="265"/>
+        <location filename="../../ui/provider_page.py" line="204"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="266"/>
+        <location filename="../../ui/provider_page.py" line="205"/>
         <source>Base URL</source>
         <translation>基础 URL</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="267"/>
-        <location filename="../../ui/provider_page.py" line="270"/>
+        <location filename="../../ui/provider_page.py" line="206"/>
+        <location filename="../../ui/provider_page.py" line="209"/>
         <source>API key</source>
         <translation>API 密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="268"/>
+        <location filename="../../ui/provider_page.py" line="207"/>
         <source>Default model</source>
         <translation>默认模型</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="269"/>
+        <location filename="../../ui/provider_page.py" line="208"/>
         <source>Providers</source>
         <translation>服务商</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="300"/>
+        <location filename="../../ui/provider_page.py" line="239"/>
         <source>{name} (default)</source>
         <translation>{name}（默认）</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="371"/>
+        <location filename="../../ui/provider_page.py" line="310"/>
         <source>The saved key will be forgotten</source>
         <translation>已保存的密钥将被清除</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="373"/>
+        <location filename="../../ui/provider_page.py" line="312"/>
         <source>A key is saved; leave empty to keep it</source>
         <translation>已保存密钥；留空则保持不变</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="375"/>
+        <location filename="../../ui/provider_page.py" line="314"/>
         <source>Not set (local servers need none)</source>
         <translation>未设置（本地服务器无需密钥）</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="491"/>
+        <location filename="../../ui/provider_page.py" line="430"/>
         <source>Connecting…</source>
         <translation>正在连接…</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="515"/>
+        <location filename="../../ui/provider_page.py" line="454"/>
         <source>Connected. {count} model(s): {names}</source>
         <translation>连接成功。共 {count} 个模型：{names}</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="519"/>
+        <location filename="../../ui/provider_page.py" line="458"/>
         <source>Connected, but the server lists no models.</source>
         <translation>连接成功，但服务器没有列出任何模型。</translation>
     </message>
@@ -508,153 +512,153 @@
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../../ui/provider_page.py" line="78"/>
+        <location filename="../../ui/provider_page.py" line="66"/>
         <source>OpenAI-compatible</source>
         <extracomment>Seconds a connection test may take; one attempt, so a wrong address fails promptly.</extracomment>
         <translation>OpenAI 兼容</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="79"/>
+        <location filename="../../ui/provider_page.py" line="67"/>
         <source>Anthropic</source>
         <translation>Anthropic</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="80"/>
+        <location filename="../../ui/provider_page.py" line="68"/>
         <source>Ollama</source>
         <translation>Ollama</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="93"/>
+        <location filename="../../ui/errors.py" line="116"/>
         <source>the server</source>
         <translation>服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="95"/>
+        <location filename="../../ui/errors.py" line="118"/>
         <source>The server refused the API key (HTTP {status}). Check that the key is correct and still active, then test again.</source>
         <translation>服务器拒绝了该 API 密钥（HTTP {status}）。请确认密钥正确且仍然有效，然后重新测试。</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="101"/>
+        <location filename="../../ui/errors.py" line="124"/>
         <source>The server says too many requests were made. Wait a minute and test again.</source>
         <translation>服务器提示请求过于频繁。请稍等一分钟后重新测试。</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="106"/>
+        <location filename="../../ui/errors.py" line="129"/>
         <source>The server answered with an error (HTTP {status}): {detail}</source>
         <translation>服务器返回了错误（HTTP {status}）：{detail}</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="110"/>
+        <location filename="../../ui/errors.py" line="133"/>
         <source>{url} did not answer in time. Check the address, or try again later.</source>
         <translation>{url} 没有及时响应。请检查地址，或稍后再试。</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="114"/>
+        <location filename="../../ui/errors.py" line="137"/>
         <source>Could not connect to {url}. Check the address and that the server is running.</source>
         <translation>无法连接到 {url}。请检查地址，并确认服务器正在运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="119"/>
+        <location filename="../../ui/errors.py" line="142"/>
         <source>The server&apos;s answer was not understood ({detail}). Check that the address points to this kind of server.</source>
         <translation>无法识别服务器的响应（{detail}）。请确认该地址指向的是这种类型的服务器。</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="127"/>
+        <location filename="../../ui/errors.py" line="150"/>
         <source>The connection test failed: {detail}</source>
         <translation>连接测试失败：{detail}</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="315"/>
-        <location filename="../../ui/settings_dialog.py" line="316"/>
+        <location filename="../../ui/settings_dialog.py" line="317"/>
+        <location filename="../../ui/settings_dialog.py" line="318"/>
         <source>Settings</source>
-        <extracomment>None while looking saves: finish even if the dialog closes</extracomment>
+        <extracomment>None while looking probes, tests and saves; saves (``keep``) finish even if the dialog closes</extracomment>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="319"/>
+        <location filename="../../ui/settings_dialog.py" line="321"/>
         <source>No system keychain was found, so API keys are saved in {path}, a file only your user account can read. Anyone with access to your account can read them.</source>
         <translation>未找到系统钥匙串，因此 API 密钥保存在 {path} 中，该文件只有你的用户账户可以读取。能访问你账户的任何人都能读取这些密钥。</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="323"/>
+        <location filename="../../ui/settings_dialog.py" line="325"/>
         <source>Providers</source>
         <translation>服务商</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="324"/>
+        <location filename="../../ui/settings_dialog.py" line="326"/>
         <source>Found on this computer</source>
         <translation>在本机发现</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="325"/>
+        <location filename="../../ui/settings_dialog.py" line="327"/>
         <source>Language and look</source>
         <translation>语言与外观</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="326"/>
+        <location filename="../../ui/settings_dialog.py" line="328"/>
         <source>Error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="327"/>
+        <location filename="../../ui/settings_dialog.py" line="329"/>
         <source>Move the damaged settings file aside and save</source>
         <translation>将损坏的设置文件移到一旁并保存</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="330"/>
+        <location filename="../../ui/settings_dialog.py" line="332"/>
         <source>Continuo looked for model servers running on this computer and for API keys set in your environment. Add any of them with one click, or add a provider by hand on the Providers page.</source>
         <translation>Continuo 查找了本机正在运行的模型服务器，以及环境变量中设置的 API 密钥。点一下即可添加其中任意一项，也可以在“服务商”页面手动添加。</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="348"/>
+        <location filename="../../ui/settings_dialog.py" line="350"/>
         <source>Looking for model servers…</source>
         <translation>正在查找模型服务器…</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="336"/>
+        <location filename="../../ui/settings_dialog.py" line="338"/>
         <source>Look again</source>
         <translation>重新查找</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="337"/>
+        <location filename="../../ui/settings_dialog.py" line="339"/>
         <source>Add a provider by hand</source>
         <translation>手动添加服务商</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="340"/>
         <location filename="../../ui/settings_dialog.py" line="342"/>
+        <location filename="../../ui/settings_dialog.py" line="344"/>
         <source>System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="342"/>
+        <location filename="../../ui/settings_dialog.py" line="344"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="342"/>
+        <location filename="../../ui/settings_dialog.py" line="344"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="338"/>
-        <location filename="../../ui/settings_dialog.py" line="341"/>
+        <location filename="../../ui/settings_dialog.py" line="340"/>
+        <location filename="../../ui/settings_dialog.py" line="343"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="339"/>
-        <location filename="../../ui/settings_dialog.py" line="344"/>
+        <location filename="../../ui/settings_dialog.py" line="341"/>
+        <location filename="../../ui/settings_dialog.py" line="346"/>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="350"/>
+        <location filename="../../ui/settings_dialog.py" line="352"/>
         <source>Found {count}:</source>
         <translation>找到 {count} 项：</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="353"/>
+        <location filename="../../ui/settings_dialog.py" line="355"/>
         <source>Nothing found. Start Ollama, LM Studio, llama.cpp or vLLM and press Look again, or add a provider by hand on the Providers page.</source>
         <translation>未找到任何服务。请启动 Ollama、LM Studio、llama.cpp 或 vLLM 后点击“重新查找”，或在“服务商”页面手动添加。</translation>
     </message>
@@ -734,29 +738,29 @@
 <context>
     <name>_FoundRow</name>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="135"/>
+        <location filename="../../ui/settings_dialog.py" line="137"/>
         <source>API key from {variable}</source>
         <extracomment>The Providers page&apos;s widgets, also reachable as attributes of the dialog (tests use them). provider id → key to store (&quot;&quot; = forget)</extracomment>
         <translation>来自 {variable} 的 API 密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="137"/>
+        <location filename="../../ui/settings_dialog.py" line="139"/>
         <source>running at {address}, {count} model(s)</source>
         <translation>运行于 {address}，共 {count} 个模型</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="141"/>
-        <location filename="../../ui/settings_dialog.py" line="145"/>
+        <location filename="../../ui/settings_dialog.py" line="143"/>
+        <location filename="../../ui/settings_dialog.py" line="147"/>
         <source>Added</source>
         <translation>已添加</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="141"/>
+        <location filename="../../ui/settings_dialog.py" line="143"/>
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="143"/>
+        <location filename="../../ui/settings_dialog.py" line="145"/>
         <source>Add {name}</source>
         <translation>添加 {name}</translation>
     </message>

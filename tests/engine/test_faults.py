@@ -22,6 +22,7 @@ from engine import (
     StopReason,
     ToolCall,
     ToolMessage,
+    ToolOutcome,
     UserMessage,
     tool,
 )
@@ -228,6 +229,8 @@ async def test_cancel_mid_tool_answers_the_cut_call_and_the_unstarted_one(store)
         ("1", False, CANCELLED_TOOL_TEXT),
         ("2", False, NOT_RUN_TOOL_TEXT),
     ]
+    # Hosts read how each ended from a machine-readable field, not from these words.
+    assert [r.outcome for r in results] == [ToolOutcome.INTERRUPTED, ToolOutcome.NOT_RUN]
     assert ran == ["first"]
     point = await agent.resume_point()
     assert point.kind is ResumeKind.CALL_MODEL, "already answered as cancelled"

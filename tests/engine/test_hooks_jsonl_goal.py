@@ -25,6 +25,7 @@ from engine import (
     ToolCall,
     ToolDenial,
     ToolMessage,
+    ToolOutcome,
     UserMessage,
     tool,
 )
@@ -97,6 +98,7 @@ async def test_hook_order_on_run_and_denial(store):
     assert agent_input.content == "hello"
     denied = [m for m in await store.history() if isinstance(m, ToolMessage)][1]
     assert denied.content == "The user declined to run this tool. Not today."
+    assert denied.outcome is ToolOutcome.DECLINED
 
 
 async def test_hooks_on_resume_and_on_errors(store):

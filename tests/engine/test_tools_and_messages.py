@@ -17,6 +17,7 @@ from engine import (
     ToolCall,
     ToolDefinitionError,
     ToolMessage,
+    ToolOutcome,
     UnknownMessageTypeError,
     Usage,
     UserMessage,
@@ -147,6 +148,13 @@ MESSAGES = [
         ),
     ),
     ToolMessage(tool_call_id="c1", name="weather", content="sunny", success=False),
+    ToolMessage(
+        tool_call_id="c2",
+        name="write",
+        content="stopped",
+        success=False,
+        outcome=ToolOutcome.NOT_RUN,
+    ),
 ]
 
 
@@ -162,6 +170,16 @@ def test_unknown_types_and_newer_versions_are_refused():
         message_from_json('{"v":1,"type":"hologram","id":"x","created_at":0}')
     with pytest.raises(UnknownMessageTypeError):
         message_from_json('{"v":99,"type":"user","id":"x","created_at":0,"content":"hi"}')
+
+
+def test_a_tool_result_says_how_it_ended_in_a_machine_readable_field():
+    assert ToolMessage(tool_call_id="a").outcome is ToolOutcome.OK
+    assert ToolMessage(tool_call_id="a", success=False).outcome is ToolOutcome.FAILED
+    # Written only when it says more than ``success``; an unknown one reads as the default.
+    default = json.loads(message_to_json(ToolMessage(tool_call_id="a", success=False)))
+    assert "outcome" not in default
+    later = '{"v":1,"type":"tool","id":"x","created_at":0,"tool_call_id":"a","success":false,"outcome":"teleported"}'
+    assert message_from_json(later).outcome is ToolOutcome.FAILED
 
 
 def test_content_parts_are_read_as_text():

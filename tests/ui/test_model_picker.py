@@ -60,7 +60,7 @@ async def test_picker_lists_a_new_providers_models_while_settings_is_open(
     window.model_picker.setFocus()
     qtbot.keyClick(window.model_picker, Qt.Key.Key_Down)
     assert window.model_picker.currentText() == "loopback-think — Loopback"
-    await until(lambda: window.controller._choice.model == "loopback-think", what="the choice")
+    await until(lambda: window.controller.catalog.choice.model == "loopback-think", what="the choice")
     with ProviderServer(models=("other-model",)) as other:
         await _add_provider(qtbot, window, dialog, "Other", other.openai_url)
         assert dialog.isVisible()
@@ -99,10 +99,10 @@ async def test_settings_saved_during_the_first_model_listing_leave_the_newest_li
         )
         await store.save(settings)
         # What the window does on the dialog's settingsChanged, while "list models" runs.
-        assert any(t.get_name() == "list models" for t in controller._tasks)
+        assert any(t.get_name() == "list models" for t in controller.tasks)
         await controller.spawn(controller.reload_settings(), "reload settings")
         await until(
-            lambda: not any(t.get_name() == "list models" for t in controller._tasks),
+            lambda: not any(t.get_name() == "list models" for t in controller.tasks),
             what="the first listing to end",
         )
         assert _picker(window) == [

@@ -13,6 +13,7 @@ from engine import (
     StoredMessage,
     ToolCall,
     ToolMessage,
+    ToolOutcome,
     UserMessage,
 )
 from tests.support.wait import until
@@ -20,6 +21,52 @@ from tests.ui.conftest import close_window, open_window, seed_provider
 from ui.controller import DB_FILE_NAME
 from ui.models.sessions import SESSION_ID_ROLE, SessionFilterModel, SessionListModel
 from ui.models.transcript import ItemKind, ItemState, TranscriptModel
+
+
+def test_tool_cards_follow_the_engines_outcome_not_its_words():
+    """A card's state comes from ``ToolMessage.outcome``: the same English words with another
+    outcome give another state, and reworded results keep theirs."""
+    from engine.resume import INTERRUPTED_TOOL_TEXT, NOT_RUN_TOOL_TEXT
+
+    calls = tuple(ToolCall(f"c{i}", "write", {}) for i in range(6))
+    results = [
+        ToolMessage(
+            tool_call_id="c0",
+            content="Arrêté pendant l'exécution.",
+            success=False,
+            outcome=ToolOutcome.INTERRUPTED,
+        ),
+        ToolMessage(
+            tool_call_id="c1", content="Pas lancé.", success=False, outcome=ToolOutcome.NOT_RUN
+        ),
+        ToolMessage(
+            tool_call_id="c2",
+            content=INTERRUPTED_TOOL_TEXT,
+            success=False,
+            outcome=ToolOutcome.FAILED,
+        ),
+        ToolMessage(
+            tool_call_id="c3",
+            content=NOT_RUN_TOOL_TEXT,
+            success=False,
+            outcome=ToolOutcome.DECLINED,
+        ),
+        ToolMessage(tool_call_id="c4", content="boom", success=False),
+        ToolMessage(tool_call_id="c5", content="ok"),
+    ]
+    records = [StoredMessage(1, "r", AssistantMessage(tool_calls=calls))]
+    records += [StoredMessage(i + 2, "r", m) for i, m in enumerate(results)]
+    model = TranscriptModel("s")
+    model.reset_records(records, has_more=False)
+    cards = [i for i in model.items() if i.kind is ItemKind.TOOL]
+    assert [c.state for c in cards] == [
+        ItemState.INTERRUPTED,
+        ItemState.INTERRUPTED,
+        ItemState.FAILED,
+        ItemState.FAILED,
+        ItemState.FAILED,
+        ItemState.DONE,
+    ]
 
 
 def test_transcript_model_passes_the_model_tester(qtmodeltester):

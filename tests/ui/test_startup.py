@@ -13,9 +13,10 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from tests.support.wait import until
-from tests.ui.conftest import WINDOW_OBJECT_NAMES, app_env, next_signal, read_until
+from tests.ui.conftest import WINDOW_OBJECT_NAMES, app_env, close_window, next_signal, read_until
 from ui.app import attach_controller
 from ui.main_window import MainWindow
 
@@ -28,6 +29,7 @@ SLOW_MODULES = ("engine", "asyncio", "qasync", "httpx", "aiosqlite", "keyring", 
 _FIRST_FRAME = """
 import json, sys
 from pathlib import Path
+from typing import Any
 from PySide6.QtWidgets import QApplication, QPushButton, QWidget
 from ui.app import show_first_frame
 app = QApplication(sys.argv[:1])
@@ -97,6 +99,40 @@ async def test_a_window_closed_before_its_controller_arrives_closes_once_it_does
     await closed
     assert window.controller._closed
     assert not window.isVisible()
+
+
+async def test_every_action_before_the_controller_arrives_is_harmless(
+    tmp_path: Path, qtbot: Any
+) -> None:
+    """Between the widgets (step 2) and the controller (step 3) the window holds a
+    placeholder: every action is valid, does nothing, and typed text stays."""
+    window = MainWindow(frame_only=True, first_run_dialog=False)
+    qtbot.addWidget(window)
+    window.build_contents()
+    window.show()
+    assert not window.controller.ready
+    window.composer.setPlainText("Typed before the engine loaded")
+    window.send_button.click()
+    for action in (
+        window.new_action,
+        window.rename_action,
+        window.delete_action,
+        window.settings_action,
+        window.find_action,
+    ):
+        action.trigger()
+    window.stop_button.click()
+    window.resume_button.click()
+    window._load_older()
+    window._save_prompt()
+    assert window.open_settings() is None
+    assert window.composer.toPlainText() == "Typed before the engine loaded"
+    attach_controller(window, tmp_path)
+    assert window.controller.ready
+    await window.started()
+    window.send_button.click()  # now it goes: the composer empties once the message is taken
+    await until(lambda: window.composer.toPlainText() == "", what="the message to be taken")
+    await close_window(window)
 
 
 async def test_a_second_launch_brings_the_first_window_forward(tmp_path: Path) -> None:

@@ -41,6 +41,7 @@ from engine.messages import (
     SystemMessage,
     ToolCall,
     ToolMessage,
+    ToolOutcome,
     UserMessage,
 )
 from engine.sentences import describe_stop
@@ -79,24 +80,20 @@ def _state_for_stop(stop: StopInfo | None) -> ItemState:
     return _STOP_STATES.get(stop.reason, ItemState.OTHER)
 
 
-def _interrupted_texts() -> frozenset[str]:
-    # The engine's own words for results it wrote without running the tool; nothing else
-    # marks them, and a card should say "interrupted" rather than "failed" for them.
-    from engine import resume
-
-    names = ("INTERRUPTED_TOOL_TEXT", "CANCELLED_TOOL_TEXT", "NOT_RUN_TOOL_TEXT")
-    return frozenset(getattr(resume, n) for n in names if hasattr(resume, n))
-
-
-_INTERRUPTED_TEXTS = _interrupted_texts()
+#: A card's state for each way a tool call ended (the engine's `ToolOutcome`, never its words).
+_TOOL_STATES = {
+    ToolOutcome.OK: ItemState.DONE,
+    ToolOutcome.FAILED: ItemState.FAILED,
+    ToolOutcome.DECLINED: ItemState.FAILED,
+    ToolOutcome.INTERRUPTED: ItemState.INTERRUPTED,
+    ToolOutcome.NOT_RUN: ItemState.INTERRUPTED,
+}
 
 
 def _tool_state(result: ToolMessage) -> ItemState:
-    if result.success:
-        return ItemState.DONE
-    if result.content in _INTERRUPTED_TEXTS:
-        return ItemState.INTERRUPTED
-    return ItemState.FAILED
+    if result.outcome is None:  # not built through ToolMessage's own defaults
+        return ItemState.DONE if result.success else ItemState.FAILED
+    return _TOOL_STATES.get(result.outcome, ItemState.FAILED)
 
 
 def _arguments_text(arguments: Any) -> str:

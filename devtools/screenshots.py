@@ -1,4 +1,4 @@
-"""``python -m ui.screenshots OUTDIR`` (``make screenshots``): PNGs of the window's main states.
+"""``python -m devtools.screenshots OUTDIR`` (``make screenshots``): PNGs of the window's states.
 
 Each state is reached by driving a real window the way a person would, over a throw-away data
 folder, with an in-process scripted model (no network) whose stream waits on events so a
@@ -112,7 +112,7 @@ class _Scripted:
 
 
 async def _settings(data_dir: Path) -> Any:
-    from .settings import ProviderConfig, Settings, SettingsStore
+    from ui.settings import ProviderConfig, Settings, SettingsStore
 
     store = SettingsStore(data_dir, use_keychain=False)
     config = ProviderConfig(
@@ -127,7 +127,7 @@ async def _settings(data_dir: Path) -> Any:
 
 
 async def _window(data_dir: Path, model: Any, tools: Any = (), *, maximised: bool = False) -> Any:
-    from .app import build_window
+    from ui.app import build_window
 
     store = await _settings(data_dir)
 
@@ -171,7 +171,7 @@ async def _close(window: Any) -> None:
 
 
 async def _seed(data_dir: Path, sid: str, title: str, messages: list[Any]) -> None:
-    from .controller import DB_FILE_NAME
+    from ui.controller import DB_FILE_NAME
 
     storage = SQLiteSessionStorage(data_dir / DB_FILE_NAME)
     try:
@@ -185,13 +185,13 @@ async def _seed(data_dir: Path, sid: str, title: str, messages: list[Any]) -> No
 async def _warm() -> None:
     # Markdown's libraries load in a worker thread when the first row appears; a code block
     # rendered on the GUI thread before that is done could race it. Pictures wait for it.
-    from .markdown import wait_warm
+    from ui.markdown import wait_warm
 
     await asyncio.to_thread(wait_warm, 30)
 
 
 async def _run(out: Path) -> int:
-    from .theme import apply_palette
+    from ui.theme import apply_palette
 
     app = QApplication.instance()
     assert isinstance(app, QApplication)
@@ -266,7 +266,7 @@ async def _run(out: Path) -> int:
         await _shot(window, out / "error.png")
         await _close(window)
 
-        from .i18n import install_translator
+        from ui.i18n import install_translator
 
         install_translator(app, "zh_CN")
         apply_palette(app, "light")
@@ -295,7 +295,7 @@ async def _run(out: Path) -> int:
 
 async def _run_scaled(out: Path) -> int:
     """The ``scaled-200`` shot; run in a process started at 200% (see `_scaled_shot`)."""
-    from .theme import apply_palette
+    from ui.theme import apply_palette
 
     app = QApplication.instance()
     assert isinstance(app, QApplication)
@@ -337,7 +337,7 @@ def _scaled_shot(out: Path) -> int:
         env = dict(os.environ, QT_QPA_PLATFORM=f"offscreen:configfile={config}")
         env["QT_SCALE_FACTOR"] = "2"
         done = subprocess.run(
-            [sys.executable, "-m", "ui.screenshots", "--scaled", str(out)], env=env, timeout=180
+            [sys.executable, "-m", "devtools.screenshots", "--scaled", str(out)], env=env, timeout=180
         )
     return done.returncode
 
@@ -350,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
         args.remove("--scaled")
     out = Path(args[0] if args else "screenshots")
     out.mkdir(parents=True, exist_ok=True)
-    from .app import EventLoop
+    from ui.app import EventLoop
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setQuitOnLastWindowClosed(False)

@@ -1,0 +1,200 @@
+"""The open conversations: which one is shown, its transcript pages, its metadata and its kept
+error, and the list's create, rename and delete.
+
+One `TranscriptModel` is kept per conversation that is shown or still answering (a request
+keeps folding into its model while the person looks at another conversation). Pages of
+`PAGE_SIZE` messages load from the end; older ones are put in front on demand. A failed
+request's error is kept in the conversation's metadata (``last_error``, see `ui.errors`) and
+shown again when the conversation is opened, in the window's language, until a request
+succeeds.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from engine import ContinuoError
+
+from .errors import error_record, error_text
+from .models.sessions import SESSION_ID_ROLE
+from .models.transcript import TranscriptModel
+
+if TYPE_CHECKING:
+    from .controller import Controller
+
+__all__ = ["PAGE_SIZE", "Conversations"]
+
+log = logging.getLogger(__name__)
+
+PAGE_SIZE = 60  #: messages loaded per page of a conversation's history
+
+
+class Conversations:
+    """The conversations of one window (announced through its controller's signals)."""
+
+    def __init__(self, controller: Controller) -> None:
+        self._c = controller
+        self.current: str | None = None
+        self._transcripts: dict[str, TranscriptModel] = {}
+        self._metadata: dict[str, dict[str, Any]] = {}
+        self._open_generation = 0
+
+    def transcript(self, session_id: str) -> TranscriptModel:
+        model = self._transcripts.get(session_id)
+        if model is None:
+            model = TranscriptModel(session_id, self._c)
+            self._transcripts[session_id] = model
+        return model
+
+    def metadata(self, sid: str) -> dict[str, Any]:
+        """A conversation's metadata as last read or written."""
+        return self._metadata.get(sid, {})
+
+    async def update_metadata(self, sid: str, changes: dict[str, Any]) -> None:
+        self._metadata[sid] = await self._c.storage.update_metadata(sid, changes)
+
+    def forget_unless_shown(self, sid: str) -> None:
+        """Drop the transcript of a conversation neither shown nor answering."""
+        if not self._c.is_running(sid) and sid != self.current:
+            self._transcripts.pop(sid, None)
+
+    async def _last_page(self, sid: str) -> tuple[list[Any], bool]:
+        """The latest page, ending in the answer a killed process was streaming (a draft,
+        shown as the stopped answer it becomes when the lease is next taken)."""
+        storage = self._c.storage
+        records = await storage.load_tail(sid, PAGE_SIZE + 1)
+        draft = await storage.load_draft(sid)
+        shown = list(records[-PAGE_SIZE:])
+        return ([*shown, draft] if draft is not None else shown), len(records) > PAGE_SIZE
+
+    async def open(self, session_id: str) -> None:
+        """Show a conversation: its latest page, its system prompt, error and resume point."""
+        c = self._c
+        self._open_generation += 1
+        generation = self._open_generation
+        previous = self.current
+        self.current = session_id
+        if previous and previous != session_id and not c.is_running(previous):
+            self._transcripts.pop(previous, None)
+        model = self.transcript(session_id)
+        if not c.is_running(session_id):
+            records, has_more = await self._last_page(session_id)
+            if generation != self._open_generation:
+                return
+            model.reset_records(records, has_more)
+        info = await c.storage.get_session(session_id)
+        if generation != self._open_generation:
+            return
+        metadata = dict(info.metadata) if info is not None else {}
+        self._metadata[session_id] = metadata
+        c.currentChanged.emit(session_id, model)
+        c.systemPromptChanged.emit(str(metadata.get("system_prompt") or ""))
+        c.catalog.select_for(metadata)
+        if not c.is_running(session_id):
+            self.show_kept_error(session_id)
+        else:
+            c.errorChanged.emit(session_id, "", "", "")
+        c.busyChanged.emit(session_id, c.is_running(session_id))
+        await c.resume_points.refresh(session_id)
+        await c.remember_current(session_id)
+
+    async def reread(self, sid: str) -> None:
+        """Show what the store really kept of a conversation (after the window failed)."""
+        if sid != self.current or self._c.is_running(sid):
+            return
+        records, has_more = await self._last_page(sid)
+        self.transcript(sid).reset_records(records, has_more)
+
+    async def load_older(self) -> int:
+        """Put the page before the first shown message in front; return rows added."""
+        sid = self.current
+        if not sid:
+            return 0
+        model = self.transcript(sid)
+        before = model.first_seq
+        if not model.has_more or before is None:
+            return 0
+        records = await self._c.storage.load_tail(sid, PAGE_SIZE + 1, before_seq=before)
+        # Another load (or a reopening) may have put rows in front meanwhile: this page
+        # belongs in front of rows that are no longer first, so it is dropped.
+        if self.current != sid or self._transcripts.get(sid) is not model:
+            return 0
+        if model.first_seq != before:
+            return 0
+        has_more = len(records) > PAGE_SIZE
+        return model.prepend_records(records[-PAGE_SIZE:], has_more)
+
+    async def create(self) -> str:
+        """Create an empty conversation (with the current model), show it, return its id."""
+        c = self._c
+        sid = uuid.uuid4().hex
+        await c.storage.create_session(session_id=sid, metadata=c.catalog.metadata_for_new())
+        await self.touch(sid)
+        await self.open(sid)
+        return sid
+
+    async def touch(self, sid: str) -> None:
+        """Read the conversation's entry again (title, time) and move it to the top."""
+        info = await self._c.storage.get_session(sid)
+        if info is not None:
+            self._c.sessions.upsert(info)
+
+    async def rename(self, session_id: str, title: str) -> None:
+        c = self._c
+        await c.storage.rename_session(session_id, title.strip() or None)
+        info = await c.storage.get_session(session_id)
+        if info is not None:
+            c.sessions.upsert(info, move=False)
+
+    async def delete(self, session_id: str) -> None:
+        """Delete a conversation (stopping its request first) and show the next one."""
+        c = self._c
+        await c.requests.stop_and_wait(session_id)
+        row = c.sessions.row_of(session_id)
+        await c.storage.delete_session(session_id)
+        c.sessions.remove(session_id)
+        self._transcripts.pop(session_id, None)
+        if self.current == session_id:
+            self.current = None
+            count = c.sessions.rowCount()
+            if count:
+                index = c.sessions.index(min(max(row, 0), count - 1), 0)
+                await self.open(c.sessions.data(index, SESSION_ID_ROLE))
+            else:
+                c.currentChanged.emit("", None)
+                c.resumeChanged.emit("", None, "")
+                c.errorChanged.emit("", "", "", "")
+
+    async def set_system_prompt(self, text: str) -> None:
+        sid = self.current
+        if not sid or str(self.metadata(sid).get("system_prompt") or "") == text:
+            return
+        await self.update_metadata(sid, {"system_prompt": text or None})
+
+    async def set_error(self, sid: str, exc: BaseException | None, kept: str = "") -> None:
+        """Keep (and announce) a request's failure, or clear the kept one (``exc`` None)."""
+        c = self._c
+        if exc is None:
+            if self.metadata(sid).get("last_error"):
+                await self.update_metadata(sid, {"last_error": None})
+            c.errorChanged.emit(sid, "", "", "")
+            return
+        record = error_record(exc, c.language, kept)
+        try:
+            await self.update_metadata(sid, {"last_error": record})
+        except ContinuoError as store_error:
+            log.warning("could not keep the error: %s", store_error)
+            self._metadata.setdefault(sid, {})["last_error"] = record
+        c.errorChanged.emit(sid, record["message"], record["action"], kept)
+
+    def show_kept_error(self, sid: str) -> None:
+        """Announce the conversation's kept error (or none), in the current language."""
+        record = self.metadata(sid).get("last_error") or {}
+        self._c.errorChanged.emit(
+            sid,
+            error_text(record, self._c.language) if record else "",
+            str(record.get("action", "")),
+            str(record.get("kept", "")),
+        )

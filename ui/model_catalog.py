@@ -1,0 +1,171 @@
+"""The model catalog: which models the configured providers offer, which one a conversation
+uses, and the built provider adapters (one per provider and model, reused, closed together).
+
+There is one way to build an adapter: the catalog's ``build`` function. The app's is
+`threaded_builder` (the settings store builds it in a worker thread); tests pass their own.
+Listing and reloading take one lock: a reload racing the listing at start built a second
+adapter for the same provider (the first was dropped with its connection open) and the older
+list could land last.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import NoProviderError
+
+__all__ = ["ModelCatalog", "ModelChoice", "ModelFactory", "threaded_builder"]
+
+log = logging.getLogger(__name__)
+
+#: Builds a model adapter for a provider config (or None: no provider) and a model id.
+ModelFactory = Callable[[Any, str | None], Awaitable[Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelChoice:
+    """One entry of the model picker."""
+
+    provider_id: str
+    model: str
+    label: str
+
+
+def threaded_builder(settings_store: Any) -> ModelFactory:
+    """The app's build path: ``settings_store.build_model`` run in a worker thread.
+
+    An adapter's HTTP client loads the CA certificates (about 50-130 ms of OpenSSL work that
+    releases the GIL) and imports httpcore's connection code on first use; on the event loop
+    that froze the window just as an answer began to stream. The key lookup runs in that
+    thread's own loop.
+    """
+
+    def built(config: Any, model: str | None) -> Any:
+        adapter = asyncio.run(settings_store.build_model(config, model))
+        # anyio loads its asyncio backend on the first request (about 40 ms); load it here.
+        with contextlib.suppress(ImportError):
+            importlib.import_module("anyio._backends._asyncio")
+        return adapter
+
+    async def build(config: Any, model: str | None) -> Any:
+        if config is None:
+            raise NoProviderError()
+        return await asyncio.to_thread(built, config, model)
+
+    return build
+
+
+class ModelCatalog:
+    """Choices for the picker, the current choice, and the adapters built so far."""
+
+    def __init__(
+        self,
+        build: ModelFactory | None,
+        announce: Callable[[list[ModelChoice], ModelChoice | None], None],
+    ) -> None:
+        self._build = build
+        self._announce = announce
+        self.settings: Any = None
+        self.choices: list[ModelChoice] = []
+        self.choice: ModelChoice | None = None
+        self._adapters: dict[tuple[str, str | None], Any] = {}
+        self.lock = asyncio.Lock()
+
+    def providers(self) -> list[Any]:
+        return list(getattr(self.settings, "providers", []) or [])
+
+    async def close_adapters(self) -> None:
+        """Close and forget every built adapter (their HTTP connections with them)."""
+        adapters, self._adapters = self._adapters, {}
+        for adapter in adapters.values():
+            close = getattr(adapter, "aclose", None)
+            if close is not None:
+                with contextlib.suppress(Exception):
+                    await close()
+
+    async def adapter(self, config: Any, model: str | None) -> Any:
+        """The adapter for ``config`` and ``model``, built once."""
+        key = (getattr(config, "id", ""), model)
+        adapter = self._adapters.get(key)
+        if adapter is None:
+            if self._build is None:
+                raise NoProviderError()
+            adapter = await self._build(config, model)
+            self._adapters[key] = adapter
+        return adapter
+
+    async def list_models(self, metadata: dict[str, Any]) -> None:
+        """Ask every provider for its models (concurrently); choose for ``metadata``.
+
+        The caller holds `lock`.
+        """
+        providers = self.providers()
+
+        async def listed(config: Any) -> list[str]:
+            names = [config.default_model] if config.default_model else []
+            try:
+                adapter = await self.adapter(config, None)
+                async with asyncio.timeout(10):
+                    found = await adapter.list_models()
+            except Exception as exc:  # offline or refused: the configured default still shows
+                log.info("could not list models of %s: %s", config.name, type(exc).__name__)
+                return names
+            for name in found:
+                name = str(getattr(name, "id", name))
+                if name not in names:
+                    names.append(name)
+            return names
+
+        results = await asyncio.gather(*(listed(p) for p in providers))
+        choices: list[ModelChoice] = []
+        for config, names in zip(providers, results, strict=True):
+            for name in names:
+                choices.append(ModelChoice(config.id, name, f"{name} — {config.name}"))
+        self.choices = choices
+        self.select_for(metadata)
+
+    def select_for(self, metadata: dict[str, Any]) -> None:
+        """Choose the conversation's model (else the last choice, else the default) and
+        announce the picker's entries."""
+        choice = None
+        provider_id, model = metadata.get("provider_id"), metadata.get("model")
+        for candidate in self.choices:
+            if candidate.provider_id == provider_id and candidate.model == model:
+                choice = candidate
+                break
+        if choice is None and self.choice in self.choices:
+            choice = self.choice
+        if choice is None and self.choices:
+            default = self.settings.default_provider() if self.settings is not None else None
+            same = [c for c in self.choices if default is not None and c.provider_id == default.id]
+            wanted = [c for c in same if c.model == getattr(default, "default_model", None)]
+            choice = (wanted or same or self.choices)[0]
+        self.choice = choice
+        self._announce(list(self.choices), choice)
+
+    def metadata_for_new(self) -> dict[str, Any]:
+        """A new conversation starts with the current choice."""
+        if self.choice is None:
+            return {}
+        return {"provider_id": self.choice.provider_id, "model": self.choice.model}
+
+    async def model_for(self, metadata: dict[str, Any]) -> Any:
+        """The adapter a conversation with ``metadata`` uses now."""
+        provider_id = metadata.get("provider_id")
+        model = metadata.get("model")
+        if self.choice is not None and not provider_id:
+            provider_id, model = self.choice.provider_id, self.choice.model
+        config = None
+        if self.settings is not None:
+            config = self.settings.provider(provider_id) or self.settings.default_provider()
+            if config is not None and config.id != provider_id:
+                model = None
+        if config is None and self._build is None:
+            raise NoProviderError()
+        return await self.adapter(config, model or getattr(config, "default_model", None) or None)
