@@ -676,7 +676,7 @@ class MainWindow(QMainWindow):
         store = self.controller.settings_store
         if store is None:
             return None
-        if self.settings_dialog is not None and self.settings_dialog.isVisible():
+        if self.settings_dialog is not None:  # open already (a closed one is forgotten)
             self.settings_dialog.raise_()
             return self.settings_dialog
         from .settings_dialog import SettingsDialog
@@ -685,10 +685,17 @@ class MainWindow(QMainWindow):
         dialog.settingsChanged.connect(
             lambda: self.controller.spawn(self.controller.reload_settings(), "reload settings")
         )
-        dialog.finished.connect(dialog.deleteLater)
+        # The closed dialog is deleted: forget it first, or the next open would touch a
+        # deleted C++ object (Settings opened only once per run).
+        dialog.finished.connect(lambda _result: self._forget_settings_dialog(dialog))
         self.settings_dialog = dialog
         dialog.open()
         return dialog
+
+    def _forget_settings_dialog(self, dialog: Any) -> None:
+        if self.settings_dialog is dialog:
+            self.settings_dialog = None
+        dialog.deleteLater()
 
     # ------------------------------------------------------------------ closing
 
