@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
@@ -104,7 +105,7 @@ async def test_settings_opens_again_by_every_route_after_every_way_of_closing(tm
             )
             close(dialog)
             await until(
-                lambda: window.settings_dialog is None,
+                lambda d=dialog: not shiboken6.isValid(d) or not d.isVisible(),
                 what=f"{close.__name__} closes Settings (opened by {route.__name__})",
             )
     assert len(seen) == len(ROUTES) * len(CLOSINGS)
