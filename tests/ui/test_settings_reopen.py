@@ -90,9 +90,7 @@ async def test_settings_opens_again_by_every_route_after_every_way_of_closing(tm
             # A desktop's window manager gives the window back its focus; offscreen has none.
             window.activateWindow()
             window.composer.setFocus()
-            await until(
-                lambda: QApplication.focusWidget() is window.composer, what="focus back"
-            )
+            await until(lambda: QApplication.focusWidget() is window.composer, what="focus back")
             route(window)
             dialog = window.settings_dialog
             assert isinstance(dialog, SettingsDialog), route.__name__
