@@ -10,7 +10,7 @@ loop). The object names DESIGN.md lists are set here and stay stable: ``sessionL
 
 ``resumeButton``, ``resumeLabel`` and ``errorBanner`` are permanent children shown and hidden
 with ``setVisible``; they sit under the last message, so an error reads under whatever was
-streamed before it.
+streamed before it. Above them ``retryStatus`` says while the provider is tried again.
 
 The window is built in three steps, so that it is on screen before the slow parts load:
 

@@ -130,7 +130,8 @@ async def test_an_unreachable_provider_shows_its_retries_then_says_it_could_not_
 async def test_saving_settings_while_an_answer_streams_lets_it_finish(
     tmp_path, provider_server
 ) -> None:
-    provider_server.script(Turn(text=STORY, chunk_size=3, delay=0.03))
+    # A slow drip (about 6 s): long enough for Settings to open, load and save meanwhile.
+    provider_server.script(Turn(text=STORY, chunk_size=3, delay=0.05))
     store = await seed_provider(tmp_path, provider_server)
     window = await open_window(tmp_path, settings_store=store)
     _send(window, "Tell me a story")
