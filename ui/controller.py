@@ -74,6 +74,10 @@ class Controller(QObject):
     settingsLoaded = Signal(object)  # noqa: N815
     #: a start-up or storage problem the person must see (plain words)
     problem = Signal(str)
+    #: the person's message is stored: (session id, its text) — it may leave the composer
+    messageStored = Signal(str, str)  # noqa: N815
+    #: (session id, `RetryInfo` or None): the provider is being tried again / no longer
+    retryChanged = Signal(str, object)  # noqa: N815
 
     ready = True  #: the window's `ControllerPlaceholder` says False
 
@@ -188,7 +192,7 @@ class Controller(QObject):
         # Requests store their partial answers as they are cancelled; other work (listing
         # models, opening a conversation) gets a moment to finish, then is dropped.
         await self.tasks.finish()
-        await self.catalog.close_adapters()
+        await self.catalog.close_adapters(held_too=True)
         await self.extension.close()
         await self.storage.close()
 
@@ -210,7 +214,9 @@ class Controller(QObject):
             await self.settings_store.save(self.settings)
 
     async def reload_settings(self) -> None:
-        """The settings changed (the dialog saved): drop built adapters and list models again."""
+        """The settings changed (the dialog saved): drop built adapters (one a request holds
+        closes when that request ends) and list models again. A "no provider" error is over
+        once there is one."""
         if self.settings_store is None:
             return
         async with self.catalog.lock:
@@ -218,6 +224,9 @@ class Controller(QObject):
             self.settingsLoaded.emit(self.settings)
             await self.catalog.close_adapters()
             await self.catalog.list_models(self.conversations.metadata(self.current or ""))
+        sid = self.current
+        if sid and not self.is_running(sid) and not self._closed:
+            self.conversations.show_kept_error(sid)
 
     def set_language(self, language: str) -> None:
         """Speak ``language`` ("en", "zh_CN") from now on; say the current error and resume

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine import ContinuoError
 
-from .errors import error_record, error_text
+from .errors import NoProviderError, error_record, error_text
 from .models.sessions import SESSION_ID_ROLE
 from .models.transcript import TranscriptModel
 
@@ -189,9 +189,27 @@ class Conversations:
             self._metadata.setdefault(sid, {})["last_error"] = record
         c.errorChanged.emit(sid, record["message"], record["action"], kept)
 
+    async def clear_error(self, sid: str) -> None:
+        """A new request starts: the kept error was an earlier request's; forget it (a
+        store that cannot forget it now is told at the request's end, if at all)."""
+        try:
+            await self.set_error(sid, None)
+        except ContinuoError as exc:
+            log.warning("could not clear the kept error: %s", exc)
+            self._metadata.get(sid, {}).pop("last_error", None)
+            self._c.errorChanged.emit(sid, "", "", "")
+
+    def kept_error(self, sid: str) -> dict[str, Any]:
+        """The conversation's kept error record ({} when none, or when it said no provider
+        was set up and one is now)."""
+        record = self.metadata(sid).get("last_error") or {}
+        if record.get("kind") == NoProviderError.__name__ and self._c.providers():
+            return {}
+        return dict(record)
+
     def show_kept_error(self, sid: str) -> None:
         """Announce the conversation's kept error (or none), in the current language."""
-        record = self.metadata(sid).get("last_error") or {}
+        record = self.kept_error(sid)
         self._c.errorChanged.emit(
             sid,
             error_text(record, self._c.language) if record else "",

@@ -10,7 +10,7 @@ loop). The object names DESIGN.md lists are set here and stay stable: ``sessionL
 
 ``resumeButton``, ``resumeLabel`` and ``errorBanner`` are permanent children shown and hidden
 with ``setVisible``; they sit under the last message, so an error reads under whatever was
-streamed before it.
+streamed before it. Above them ``retryStatus`` says while the provider is tried again.
 
 The window is built in three steps, so that it is on screen before the slow parts load:
 
@@ -130,6 +130,8 @@ class MainWindow(QMainWindow):
         c.systemPromptChanged.connect(self._on_system_prompt)
         c.settingsLoaded.connect(self._on_settings)
         c.problem.connect(self._on_problem)
+        c.messageStored.connect(self._on_message_stored)
+        c.retryChanged.connect(self._on_retry)
         self._tell_language()
         if self._close_pending:
             QTimer.singleShot(0, self.close)
@@ -212,7 +214,13 @@ class MainWindow(QMainWindow):
         self.transcript = TranscriptView(right)
         right_layout.addWidget(self.transcript, 1)
 
-        # The footer under the last message: the error, then the Resume row.
+        # The footer under the last message: a retry in progress, the error, the Resume row.
+        self.retry_label = QLabel(self)
+        self.retry_label.setObjectName("retryStatus")
+        self.retry_label.setWordWrap(True)
+        self.retry_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.retry_label.setVisible(False)
+        self.transcript.add_footer_widget(self.retry_label)
         self.error_banner = QLabel(self)
         self.error_banner.setObjectName("errorBanner")
         self.error_banner.setWordWrap(True)
@@ -408,6 +416,7 @@ class MainWindow(QMainWindow):
     def _on_current(self, session_id: str, model: Any) -> None:
         self.transcript.setModel(model)
         self._select_in_list(session_id)
+        self.retry_label.setVisible(False)  # another conversation's retry (the next one shows)
         self.rename_action.setEnabled(bool(session_id))
         self.delete_action.setEnabled(bool(session_id))
         if not session_id:
@@ -590,10 +599,38 @@ class MainWindow(QMainWindow):
             self.controller.spawn(self.controller.open_session(sid), "open")
 
     def _send(self, text: str) -> None:
-        if not text.strip():
-            return
-        if self.controller.send(text) is not None:
+        # The text stays in the composer until the message is stored (`_on_message_stored`):
+        # a message that could not be stored is still there to send again.
+        if text.strip():
+            self.controller.send(text)
+
+    def _on_message_stored(self, _session_id: str, text: str) -> None:
+        if self.composer.toPlainText().strip() == text.strip():
             self.composer.clear()
+
+    def _on_retry(self, session_id: str, retry: Any) -> None:
+        if session_id != (self.controller.current or ""):
+            return
+        if retry is None:
+            self.retry_label.setVisible(False)
+            self.retry_label.clear()
+            return
+        self.retry_label.setText(self.retry_text(retry))
+        self.retry_label.setToolTip(self._error_sentence(retry.error))
+        self.retry_label.setVisible(True)
+        self.transcript.scroll_to_bottom()
+
+    def retry_text(self, retry: Any) -> str:
+        """The line "Retrying in 0.4 s, 2 of 4…" for the engine's `RetryInfo`."""
+        return self.tr("Retrying in {delay} s, {attempt} of {attempts}…").format(
+            delay=self.locale().toString(float(retry.delay), "f", 1),
+            attempt=retry.attempt,
+            attempts=retry.attempts,
+        )
+
+    def _error_sentence(self, error: Any) -> str:
+        sentence = getattr(error, "sentence", None)
+        return str(sentence(getattr(self.controller, "language", "en"))) if sentence else ""
 
     def _stop(self) -> None:
         self.controller.stop()
@@ -676,7 +713,7 @@ class MainWindow(QMainWindow):
         store = self.controller.settings_store
         if store is None:
             return None
-        if self.settings_dialog is not None and self.settings_dialog.isVisible():
+        if self.settings_dialog is not None:  # open already (a closed one is forgotten)
             self.settings_dialog.raise_()
             return self.settings_dialog
         from .settings_dialog import SettingsDialog
@@ -685,10 +722,17 @@ class MainWindow(QMainWindow):
         dialog.settingsChanged.connect(
             lambda: self.controller.spawn(self.controller.reload_settings(), "reload settings")
         )
-        dialog.finished.connect(dialog.deleteLater)
+        # The closed dialog is deleted: forget it first, or the next open would touch a
+        # deleted C++ object (Settings opened only once per run).
+        dialog.finished.connect(lambda _result: self._forget_settings_dialog(dialog))
         self.settings_dialog = dialog
         dialog.open()
         return dialog
+
+    def _forget_settings_dialog(self, dialog: Any) -> None:
+        if self.settings_dialog is dialog:
+            self.settings_dialog = None
+        dialog.deleteLater()
 
     # ------------------------------------------------------------------ closing
 

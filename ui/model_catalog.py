@@ -6,6 +6,10 @@ There is one way to build an adapter: the catalog's ``build`` function. The app'
 Listing and reloading take one lock: a reload racing the listing at start built a second
 adapter for the same provider (the first was dropped with its connection open) and the older
 list could land last.
+
+A running request holds its adapter (`hold` ... `release`). Saving Settings drops every
+adapter (`close_adapters`), but one a request still holds is only retired: it is closed when
+the last request holding it ends, not under it (that cut a streaming answer off).
 """
 
 from __future__ import annotations
@@ -75,19 +79,48 @@ class ModelCatalog:
         self.choices: list[ModelChoice] = []
         self.choice: ModelChoice | None = None
         self._adapters: dict[tuple[str, str | None], Any] = {}
+        #: id(adapter) → how many running requests hold it
+        self._holds: dict[int, int] = {}
+        #: adapters dropped while held, closed when the last hold is released (by id)
+        self._retired: dict[int, Any] = {}
         self.lock = asyncio.Lock()
 
     def providers(self) -> list[Any]:
         return list(getattr(self.settings, "providers", []) or [])
 
-    async def close_adapters(self) -> None:
-        """Close and forget every built adapter (their HTTP connections with them)."""
+    async def close_adapters(self, *, held_too: bool = False) -> None:
+        """Forget every built adapter and close it (its HTTP connections with it); one a
+        running request holds is closed when that request releases it (or now: ``held_too``,
+        at the window's close)."""
         adapters, self._adapters = self._adapters, {}
         for adapter in adapters.values():
-            close = getattr(adapter, "aclose", None)
-            if close is not None:
-                with contextlib.suppress(Exception):
-                    await close()
+            if self._holds.get(id(adapter)) and not held_too:
+                self._retired[id(adapter)] = adapter
+            else:
+                await _close(adapter)
+        if held_too:
+            retired, self._retired = list(self._retired.values()), {}
+            for adapter in retired:
+                await _close(adapter)
+
+    async def hold(self, metadata: dict[str, Any]) -> Any:
+        """The adapter a request of a conversation with ``metadata`` uses, held until
+        `release` (a settings reload does not close it meanwhile)."""
+        adapter = await self.model_for(metadata)
+        self._holds[id(adapter)] = self._holds.get(id(adapter), 0) + 1
+        return adapter
+
+    async def release(self, adapter: Any) -> None:
+        """A request ended: close its adapter if it was retired and nobody holds it now."""
+        key = id(adapter)
+        left = self._holds.get(key, 0) - 1
+        if left > 0:
+            self._holds[key] = left
+            return
+        self._holds.pop(key, None)
+        retired = self._retired.pop(key, None)
+        if retired is not None:
+            await _close(retired)
 
     async def adapter(self, config: Any, model: str | None) -> Any:
         """The adapter for ``config`` and ``model``, built once."""
@@ -169,3 +202,10 @@ class ModelCatalog:
         if config is None and self._build is None:
             raise NoProviderError()
         return await self.adapter(config, model or getattr(config, "default_model", None) or None)
+
+
+async def _close(adapter: Any) -> None:
+    close = getattr(adapter, "aclose", None)
+    if close is not None:
+        with contextlib.suppress(Exception):
+            await close()

@@ -11,6 +11,16 @@ every exit (``aclosing``), so the conversation's lease is released even when the
 while folding an event; such a failure is an `InternalError` (logged with its traceback, said
 as the app's own failure, never as "what arrived is saved"), and the transcript is read back
 from the store so it shows what was really kept.
+
+An error belongs to its request: a new request clears the kept one (``last_error``) as it
+starts, so a later Stop never shows an earlier failure again. The person's message is
+announced (``messageStored``) once the engine stored it, and only then leaves the composer.
+With no provider set up, the request still runs with `_NoProvider` in the model's place: the
+engine stores the message, then the model call fails with `NoProviderError`, so the message
+waits for Resume (its resume point is ``call_model``) instead of being lost. While the
+adapter retries a connection before any output, ``retryChanged`` says so (cleared by the
+first output and at the end). The request holds its adapter (`ModelCatalog.hold`), so saving
+Settings meanwhile does not close it under the answer.
 """
 
 from __future__ import annotations
@@ -18,10 +28,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from engine import (
     Agent,
+    AgentEvent,
     AgentEventType,
     AgentResumeError,
     AgentRunConfig,
@@ -46,6 +58,7 @@ class RequestRunner:
     def __init__(self, controller: Controller) -> None:
         self._c = controller
         self.running: dict[str, asyncio.Task[Any]] = {}  #: session id → its request
+        self._starting: asyncio.Task[Any] | None = None  #: a send creating its conversation
 
     def is_running(self, session_id: str) -> bool:
         return session_id in self.running
@@ -61,9 +74,13 @@ class RequestRunner:
         """Send ``text`` in conversation ``sid`` (a new one when None)."""
         if sid and sid in self.running:
             return None
+        if not sid and self._starting is not None and not self._starting.done():
+            return None  # a first message is already starting its conversation
         task = self._c.spawn(self._send(sid, text), "send")
         if sid:
             self.running[sid] = task  # busy from now on, not from the task's first step
+        else:
+            self._starting = task
         return task
 
     async def _send(self, sid: str | None, text: str) -> None:
@@ -105,13 +122,13 @@ class RequestRunner:
         rows = convs.transcript(sid)
         c.busyChanged.emit(sid, True)
         c.resumeChanged.emit(sid, None, "")
-        c.errorChanged.emit(sid, "", "", "")
         failure: BaseException | None = None
         #: what was kept of an answer the failure cut off: KEPT_SAVED / KEPT_LOST
         outcome = _Outcome()
         reread = False
         try:
             try:
+                await convs.clear_error(sid)  # an earlier request's error is not this one's
                 await self._stream(sid, text, outcome)
             except asyncio.CancelledError:
                 # A Stop: the engine stored the partial (it raises StorageError when not).
@@ -134,6 +151,7 @@ class RequestRunner:
                 await convs.set_error(sid, None)
         finally:
             self.running.pop(sid, None)
+            c.retryChanged.emit(sid, None)
             c.busyChanged.emit(sid, False)
         if reread:
             rows.finish_request(stopped=True, saved=False)
@@ -152,34 +170,86 @@ class RequestRunner:
         """
         c = self._c
         convs = c.conversations
-        rows = convs.transcript(sid)
         metadata = convs.metadata(sid)
-        adapter = await c.catalog.model_for(metadata)
-        config = AgentRunConfig(
-            sid, system_prompt=metadata.get("system_prompt") or None, language=c.language
-        )
-        agent = await Agent.create(adapter, config=config, tools=c.tools, extensions=[c.extension])
-        events = agent.stream(text) if text is not None else agent.stream_resume()
-        async with contextlib.aclosing(events) as stream:
-            async for event in stream:
-                try:
-                    rows.apply_event(event)
-                    if event.type is AgentEventType.MESSAGE_APPENDED:
-                        if isinstance(event.message, UserMessage):
+        held: Any = None
+        try:
+            adapter = held = await c.catalog.hold(metadata)
+        except NoProviderError:
+            adapter = _NoProvider()  # the message is stored all the same, for Resume
+        try:
+            config = AgentRunConfig(
+                sid, system_prompt=metadata.get("system_prompt") or None, language=c.language
+            )
+            agent = await Agent.create(
+                adapter, config=config, tools=c.tools, extensions=[c.extension]
+            )
+            events = agent.stream(text) if text is not None else agent.stream_resume()
+            async with contextlib.aclosing(events) as stream:
+                async for event in stream:
+                    try:
+                        self._fold(sid, event, outcome)
+                        if event.type is AgentEventType.MESSAGE_APPENDED and isinstance(
+                            event.message, UserMessage
+                        ):
                             await convs.touch(sid)
-                        elif _is_partial(event.message):
-                            outcome.kept = KEPT_SAVED  # the engine announces a partial once stored
-                except Exception as exc:
-                    raise InternalError(str(exc)) from exc
+                    except Exception as exc:
+                        raise InternalError(str(exc)) from exc
+        finally:
+            if held is not None:
+                await c.catalog.release(held)
+
+    def _fold(self, sid: str, event: AgentEvent, outcome: _Outcome) -> None:
+        """Fold one event into the transcript and announce what the window shows apart."""
+        c = self._c
+        c.conversations.transcript(sid).apply_event(event)
+        kind = event.type
+        if kind is AgentEventType.MODEL_RETRYING:
+            c.retryChanged.emit(sid, event.retry)
+            outcome.retrying = True
+        elif outcome.retrying and kind in _OUTPUT:
+            c.retryChanged.emit(sid, None)
+            outcome.retrying = False
+        if kind is AgentEventType.MESSAGE_APPENDED:
+            message = event.message
+            if isinstance(message, UserMessage):
+                c.messageStored.emit(sid, message.content)
+            elif _is_partial(message):
+                outcome.kept = KEPT_SAVED  # the engine announces a partial once stored
+
+
+#: events that are output (or the stored message): a retry notice is over
+_OUTPUT = frozenset(
+    {
+        AgentEventType.TEXT_DELTA,
+        AgentEventType.REASONING_DELTA,
+        AgentEventType.TOOL_CALL_DELTA,
+        AgentEventType.MESSAGE_APPENDED,
+        AgentEventType.MODEL_STOPPED,
+    }
+)
 
 
 class _Outcome:
-    """What a request kept of an answer a failure cut off (set as events arrive)."""
+    """What a request kept of an answer a failure cut off, and whether a retry is shown
+    (set as events arrive)."""
 
-    __slots__ = ("kept",)
+    __slots__ = ("kept", "retrying")
 
     def __init__(self) -> None:
         self.kept = ""
+        self.retrying = False
+
+
+class _NoProvider:
+    """The model while no provider is set up: the engine stores the person's message, then
+    this call fails with `NoProviderError` (the message waits for Resume)."""
+
+    provider_name = "no provider"
+    name = ""
+
+    async def stream(self, request: Any) -> AsyncIterator[Any]:
+        raise NoProviderError()
+        yield  # an async generator, as a model's stream is
 
 
 def _is_partial(message: Any) -> bool:

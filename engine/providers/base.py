@@ -411,7 +411,8 @@ class HTTPModel:
                     if failure is exc:
                         raise
                     raise failure from exc.__cause__
-                log.warning(
+                # INFO, not a warning: the window shows the retry (MODEL_RETRYING).
+                log.info(
                     "%s request failed (%s); retrying in %.2f s (attempt %d of %d)",
                     self._who,
                     type(exc).__name__,

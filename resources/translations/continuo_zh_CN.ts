@@ -111,269 +111,274 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="339"/>
+        <location filename="../../ui/main_window.py" line="347"/>
         <source>Continuo</source>
         <extracomment>error actions the window answers with a link to its settings a placeholder until `attach` gives the real one (start-up paints first) closed before the controller arrived times a second launch brought this window forward &quot;open in another window&quot; instead of Resume, else &quot;&quot; (message, action, kept) the banner shows (see `Controller.errorChanged`) the conversation has a system prompt</extracomment>
         <translation>Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="342"/>
-        <location filename="../../ui/main_window.py" line="343"/>
+        <location filename="../../ui/main_window.py" line="350"/>
+        <location filename="../../ui/main_window.py" line="351"/>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="344"/>
+        <location filename="../../ui/main_window.py" line="352"/>
         <source>Start a new conversation (Ctrl+N)</source>
         <translation>开始新的对话（Ctrl+N）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="345"/>
+        <location filename="../../ui/main_window.py" line="353"/>
         <source>Filter conversations</source>
         <translation>筛选对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="346"/>
+        <location filename="../../ui/main_window.py" line="354"/>
         <source>Filter conversations by title</source>
         <translation>按标题筛选对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="347"/>
+        <location filename="../../ui/main_window.py" line="355"/>
         <source>Conversations</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="348"/>
+        <location filename="../../ui/main_window.py" line="356"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="349"/>
+        <location filename="../../ui/main_window.py" line="357"/>
         <source>The model that answers in this conversation</source>
         <translation>在此对话中回答的模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="350"/>
+        <location filename="../../ui/main_window.py" line="358"/>
         <source>No model</source>
         <translation>未选择模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="373"/>
+        <location filename="../../ui/main_window.py" line="381"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="554"/>
+        <location filename="../../ui/main_window.py" line="563"/>
         <source>System prompt</source>
         <translation>系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="351"/>
+        <location filename="../../ui/main_window.py" line="359"/>
         <source>Show the system prompt</source>
         <translation>显示系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="353"/>
-        <location filename="../../ui/main_window.py" line="354"/>
+        <location filename="../../ui/main_window.py" line="361"/>
+        <location filename="../../ui/main_window.py" line="362"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="355"/>
+        <location filename="../../ui/main_window.py" line="363"/>
         <source>System prompt for this conversation</source>
         <translation>此对话的系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="358"/>
+        <location filename="../../ui/main_window.py" line="366"/>
         <source>Instructions the model gets with every message of this conversation (optional)</source>
         <translation>此对话中每条消息都会附带给模型的指示（可选）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="361"/>
+        <location filename="../../ui/main_window.py" line="369"/>
         <source>Error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="363"/>
-        <location filename="../../ui/main_window.py" line="364"/>
+        <location filename="../../ui/main_window.py" line="371"/>
+        <location filename="../../ui/main_window.py" line="372"/>
         <source>Resume</source>
         <translation>继续</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="365"/>
+        <location filename="../../ui/main_window.py" line="373"/>
         <source>Why the conversation can be resumed</source>
         <translation>为什么可以继续这段对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="367"/>
-        <location filename="../../ui/main_window.py" line="368"/>
+        <location filename="../../ui/main_window.py" line="375"/>
+        <location filename="../../ui/main_window.py" line="376"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="369"/>
+        <location filename="../../ui/main_window.py" line="377"/>
         <source>Send (Enter)</source>
         <translation>发送（Enter）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="370"/>
-        <location filename="../../ui/main_window.py" line="371"/>
+        <location filename="../../ui/main_window.py" line="378"/>
+        <location filename="../../ui/main_window.py" line="379"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="374"/>
+        <location filename="../../ui/main_window.py" line="382"/>
         <source>&amp;New chat</source>
         <translation>新对话(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="375"/>
+        <location filename="../../ui/main_window.py" line="383"/>
         <source>&amp;Rename…</source>
         <translation>重命名(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="376"/>
+        <location filename="../../ui/main_window.py" line="384"/>
         <source>&amp;Delete…</source>
         <translation>删除(&amp;D)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="377"/>
+        <location filename="../../ui/main_window.py" line="385"/>
         <source>&amp;Settings…</source>
         <translation>设置(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="378"/>
+        <location filename="../../ui/main_window.py" line="386"/>
         <source>&amp;Find conversation</source>
         <translation>查找对话(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="379"/>
+        <location filename="../../ui/main_window.py" line="387"/>
         <source>Write a &amp;message</source>
         <translation>输入消息(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="380"/>
+        <location filename="../../ui/main_window.py" line="388"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="381"/>
+        <location filename="../../ui/main_window.py" line="389"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="382"/>
+        <location filename="../../ui/main_window.py" line="390"/>
         <source>&amp;Conversation</source>
         <translation>对话(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="463"/>
+        <location filename="../../ui/main_window.py" line="472"/>
         <source>The model has not answered yet.</source>
         <translation>模型尚未回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="464"/>
+        <location filename="../../ui/main_window.py" line="473"/>
         <source>The app stopped while a tool was running.</source>
         <translation>工具运行期间应用停止了。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="465"/>
+        <location filename="../../ui/main_window.py" line="474"/>
         <source>The answer was cut off before it finished.</source>
         <translation>回答在完成前被中断。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="466"/>
+        <location filename="../../ui/main_window.py" line="475"/>
         <source>The answer reached the output limit.</source>
         <translation>回答已达到输出长度上限。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="490"/>
+        <location filename="../../ui/main_window.py" line="499"/>
         <source>Open settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="499"/>
+        <location filename="../../ui/main_window.py" line="508"/>
         <source>What arrived is saved.</source>
         <translation>已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="501"/>
+        <location filename="../../ui/main_window.py" line="510"/>
         <source>What arrived could not be saved.</source>
         <translation>已收到的内容没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="507"/>
+        <location filename="../../ui/main_window.py" line="516"/>
         <source>Press Resume to carry on.</source>
         <translation>按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="508"/>
-        <location filename="../../ui/main_window.py" line="509"/>
+        <location filename="../../ui/main_window.py" line="517"/>
+        <location filename="../../ui/main_window.py" line="518"/>
         <source>Then press Resume to carry on.</source>
         <translation>然后按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="510"/>
+        <location filename="../../ui/main_window.py" line="519"/>
         <source>Free some disk space, then press Resume.</source>
         <translation>请腾出一些磁盘空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="511"/>
+        <location filename="../../ui/main_window.py" line="520"/>
         <source>Check the data folder and its permissions, then press Resume.</source>
         <translation>请检查数据文件夹及其权限，然后点击“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="512"/>
+        <location filename="../../ui/main_window.py" line="521"/>
         <source>Close the conversation in the other window first.</source>
         <translation>请先在另一个窗口中关闭这个对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="513"/>
+        <location filename="../../ui/main_window.py" line="522"/>
         <source>Start a new conversation with New chat.</source>
         <translation>请用“新对话”开始一个新对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="514"/>
+        <location filename="../../ui/main_window.py" line="523"/>
         <source>Install a newer Continuo to open it.</source>
         <translation>请安装更新版本的 Continuo 来打开它。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="515"/>
+        <location filename="../../ui/main_window.py" line="524"/>
         <source>Restore the conversation file from a backup.</source>
         <translation>请从备份恢复对话文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="516"/>
+        <location filename="../../ui/main_window.py" line="525"/>
         <source>Check your account on the provider&apos;s website.</source>
         <translation>请到服务商的网站上检查你的账户。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="554"/>
+        <location filename="../../ui/main_window.py" line="563"/>
         <source>System prompt ●</source>
         <translation>系统提示词 ●</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="635"/>
+        <location filename="../../ui/main_window.py" line="625"/>
+        <source>Retrying in {delay} s, {attempt} of {attempts}…</source>
+        <translation>{delay} 秒后重试（第 {attempt} 次，共 {attempts} 次）…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="672"/>
         <source>Rename conversation</source>
         <translation>重命名对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="636"/>
+        <location filename="../../ui/main_window.py" line="673"/>
         <source>Title:</source>
         <translation>标题：</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="658"/>
+        <location filename="../../ui/main_window.py" line="695"/>
         <source>Delete conversation</source>
         <translation>删除对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="660"/>
+        <location filename="../../ui/main_window.py" line="697"/>
         <source>Delete “{title}”? This cannot be undone.</source>
         <translation>删除“{title}”？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="663"/>
+        <location filename="../../ui/main_window.py" line="700"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -381,22 +386,22 @@
 <context>
     <name>NoticeView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="451"/>
+        <location filename="../../ui/widgets/message_views.py" line="455"/>
         <source>Resumed: the cut-off answer is redone</source>
         <translation>已继续：重新生成被中断的回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="452"/>
+        <location filename="../../ui/widgets/message_views.py" line="456"/>
         <source>Resumed: continuing after the output limit</source>
         <translation>已继续：从输出上限处接着写</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="453"/>
+        <location filename="../../ui/widgets/message_views.py" line="457"/>
         <source>Goal not reached yet: carrying on</source>
         <translation>目标尚未达成：继续进行</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="458"/>
+        <location filename="../../ui/widgets/message_views.py" line="462"/>
         <source>Resumed</source>
         <translation>已继续</translation>
     </message>

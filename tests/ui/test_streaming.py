@@ -48,7 +48,8 @@ async def test_text_streams_in_incrementally_and_renders_markdown(tmp_path, prov
     store = await seed_provider(tmp_path, provider_server)
     window = await open_window(tmp_path, settings_store=store)
     _type_and_send(window, "Tell me a story")
-    assert window.composer.toPlainText() == ""
+    # The text leaves the composer once the message is stored (the answer has not begun).
+    await until(lambda: window.composer.toPlainText() == "", what="the message to be stored")
     await until(lambda: window.controller.current and _answers(window), what="the answer row")
     seen: list[str] = []
     rendered: list[str] = []
