@@ -141,7 +141,6 @@ class MainWindow(QMainWindow):
     def _build(self) -> None:
         from PySide6.QtCore import Qt
         from PySide6.QtWidgets import (
-            QComboBox,
             QHBoxLayout,
             QLabel,
             QPlainTextEdit,
@@ -155,6 +154,7 @@ class MainWindow(QMainWindow):
 
         from .models.sessions import SessionFilterModel
         from .widgets.composer import Composer
+        from .widgets.model_picker import ModelPicker
         from .widgets.session_list import SessionFilterField, SessionListView
         from .widgets.transcript_view import TranscriptView
 
@@ -179,10 +179,7 @@ class MainWindow(QMainWindow):
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(4, 8, 8, 8)
         header = QHBoxLayout()
-        self.model_picker = QComboBox(right)
-        self.model_picker.setObjectName("modelPicker")
-        self.model_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.model_picker.setMinimumContentsLength(16)
+        self.model_picker = ModelPicker(right)  # fits the narrowest window (elides)
         self.prompt_toggle = QToolButton(right)
         self.prompt_toggle.setObjectName("systemPromptToggle")
         self.prompt_toggle.setCheckable(True)

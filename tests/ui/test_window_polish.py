@@ -205,3 +205,25 @@ async def test_about_shows_version_data_folder_and_licences(tmp_path) -> None:
         assert dialog.licences.accessibleName()
         QTest.keyClick(dialog, Qt.Key.Key_Escape)
         await until(lambda: not _dialogs("aboutDialog"))
+
+
+async def test_model_picker_fits_the_narrowest_window(tmp_path, provider_server) -> None:
+    model = "qwen2.5-coder-32b-instruct-q4_k_m.gguf"
+    store = await seed_provider(tmp_path, provider_server, model=model)
+    window = await open_window(tmp_path, settings_store=store)
+    picker = window.model_picker
+    await until(lambda: picker.count() > 0, what="the model list")
+    label = picker.currentText()
+    assert label.startswith(model) and label.endswith("Loopback")
+    metrics = picker.fontMetrics()
+    for size in ((640, 400), (1400, 800), (640, 400)):
+        window.resize(*size)
+        await until(lambda size=size: window.width() == size[0])
+        shown = picker.shown_text()
+        # What is drawn fits the box and keeps both ends: the model and the provider.
+        assert metrics.horizontalAdvance(shown) <= picker.width()
+        assert shown[:6] == label[:6] and shown.endswith("Loopback")
+        assert window.settings_button.geometry().right() <= window.width()
+    assert picker.full_tooltip().startswith(label)
+    # The list that opens shows every label whole.
+    assert picker.view().minimumWidth() >= metrics.horizontalAdvance(label)
