@@ -388,13 +388,13 @@ class MainWindow(QMainWindow):
 
     def _show_title(self, *_args: Any) -> None:
         """The window's title names the open conversation: "Title — Continuo"."""
-        from .models.sessions import session_title
-
         sid = self.controller.current if self.controller is not None else None
         info = self.controller.sessions.info(sid) if sid else None
-        if info is None:
+        if info is None:  # the bare frame at start-up comes here: it imports nothing more
             self.setWindowTitle(self.tr("Continuo"))
         else:
+            from .models.sessions import session_title
+
             self.setWindowTitle(self.tr("{title} — Continuo").format(title=session_title(info)))
 
     def _on_filter_text(self, text: str) -> None:
