@@ -4,23 +4,26 @@ Two sources keep `SessionListModel.set_waiting` true: every resume point the win
 anyway (the controller's ``resumeChanged``: opening a conversation, the end of a request), and
 one pass over the listed conversations after start-up. That pass reads each conversation's tail
 with the engine's own resume logic (`Agent.resume_point`: a short range scan, no lease, no
-write), one conversation after the other, on the shared store's thread. It starts only once the
-open conversation is shown, so start-up does not wait for it; it checks at most
-`SCAN_LIMIT` conversations (the newest).
+write), one conversation after the other, on the shared store's thread. It starts
+`SCAN_DELAY` seconds after the open conversation is shown, so neither start-up nor the first
+conversation the person opens waits behind it (its reads share the store's one thread); it
+checks at most `SCAN_LIMIT` conversations (the newest).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
 from engine import Agent, AgentRunConfig, SQLiteSessionExtension
 
-__all__ = ["SCAN_LIMIT", "follow", "scan"]
+__all__ = ["SCAN_DELAY", "SCAN_LIMIT", "follow", "scan"]
 
 log = logging.getLogger(__name__)
 
 SCAN_LIMIT = 200  #: conversations checked after start-up, the newest first
+SCAN_DELAY = 1.0  #: seconds after start-up before the pass begins
 
 
 def follow(controller: Any) -> None:
@@ -35,6 +38,7 @@ def follow(controller: Any) -> None:
 
 async def scan(controller: Any) -> None:
     """Mark the listed conversations that wait for Resume (see the module docstring)."""
+    await asyncio.sleep(SCAN_DELAY)  # after what the person is waiting for, not a sync point
     extension = SQLiteSessionExtension(controller.storage)  # shares the open store
     for sid in list(controller.sessions.session_ids())[:SCAN_LIMIT]:
         if controller._closed:
