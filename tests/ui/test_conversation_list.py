@@ -237,6 +237,13 @@ async def test_the_filter_never_switches_the_open_conversation(tmp_path) -> None
         assert window.session_list.selectionModel().isSelected(current)
         await _settled(c)
         assert c.current == "alpha"
+    # Ctrl+F (Conversation › Find conversation) reaches the filter from the composer.
+    window.composer.setFocus()
+    QTest.keyClick(window.composer, Qt.Key.Key_F, _CTRL)
+    assert QApplication.focusWidget() is field
+    QTest.keyClicks(field, "zz")
+    QTest.keyClick(field, Qt.Key.Key_Escape)
+    assert field.text() == "" and c.current == "alpha"
     # Choosing a filtered row still opens it.
     QTest.keyClicks(field, "beta")
     index = window.filter_model.index(0, 0)

@@ -190,7 +190,7 @@ async def test_enter_while_an_answer_streams_says_why(tmp_path, provider_server)
 async def test_about_shows_version_data_folder_and_licences(tmp_path) -> None:
     window = await open_window(tmp_path)
     names = [a.text() for a in window.help_menu.actions()]
-    assert "&About Continuo" in names
+    assert "&About Continuo" in names and window.help_menu.title() == "&Help"  # Alt+H, A
     for _round in range(3):  # open, close, open again
         window.help_menu.actions()[0].trigger()
         await until(lambda: _dialogs("aboutDialog"), what="the About dialog")
@@ -202,7 +202,17 @@ async def test_about_shows_version_data_folder_and_licences(tmp_path) -> None:
         for name, licence in (("PySide6", "LGPL"), ("httpx", "BSD"), ("Qt", "LGPL")):
             line = next(x for x in text.splitlines() if x.split()[0].startswith(name))
             assert licence in line, line
-        assert dialog.licences.accessibleName()
+        assert dialog.licences.accessibleName() and dialog.folder_label.accessibleName()
+        # Reachable without a mouse: Tab goes from the folder to the list to Close.
+        dialog.folder_label.setFocus()
+        chain, widget = [], dialog.folder_label
+        for _ in range(3):
+            widget = widget.nextInFocusChain()
+            while widget.focusPolicy() == Qt.FocusPolicy.NoFocus:
+                widget = widget.nextInFocusChain()
+            chain.append(widget)
+        assert dialog.licences in chain
+        assert dialog.buttons.button(dialog.buttons.StandardButton.Close) in chain
         QTest.keyClick(dialog, Qt.Key.Key_Escape)
         await until(lambda: not _dialogs("aboutDialog"))
 
