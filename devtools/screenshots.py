@@ -7,6 +7,7 @@ the light or dark palette explicitly. The Chinese shot needs the shipped transla
 CJK font (``fonts-noto-cjk``).
 
 States: ``empty``, ``streaming``, ``tool-card``, ``resume-offered``, ``error``, ``chinese``, and
+``session-groups``, ``filter-no-matches``, ``about``, and
 ``scaled-200``: a finished conversation with a tool card, a code block and a table at 200%
 scaling, maximised on a 1920x1080 screen (960x540 logical pixels). Scaling is fixed when a
 process starts, so that shot is taken by a second run of this module (``--scaled``) with
@@ -290,7 +291,60 @@ async def _run(out: Path) -> int:
         model.release.set()
         await _close(window)
         install_translator(app, "en")
+        await _run_list_states(root / "list", out)
     return 0
+
+
+async def _run_list_states(data: Path, out: Path) -> None:
+    """``session-groups`` (dated sections, a conversation waiting for Resume, the reading
+    column centred on a wide window), ``filter-no-matches`` and ``about``."""
+    import sqlite3
+    import time
+
+    from .controller import DB_FILE_NAME
+    from .theme import apply_palette
+
+    apply_palette(QApplication.instance(), "light")  # type: ignore[arg-type]
+    day = 86400.0
+    now = time.time()
+    rows = [
+        ("s-today", "Backoff helper", 0.0, True),
+        ("s-today-2", "Dinner ideas for six", 0.0, False),
+        ("s-yesterday", "Quarterly report outline", 1 * day, False),
+        ("s-week", "Rust lifetimes explained", 4 * day, True),
+        ("s-old", "Trip to Lisbon", 40 * day, False),
+        ("s-older", "Sourdough starter", 75 * day, False),
+    ]
+    for sid, title, _age, cut in reversed(rows):
+        messages: list[Any] = [UserMessage(content=f"About {title.lower()}")]
+        if cut:
+            stop = StopInfo(StopReason.INTERRUPTED, raw="network_error", message="Cut off.")
+            messages.append(AssistantMessage(content=ANSWER[:200], stop=stop))
+        else:
+            messages.append(AssistantMessage(content=ANSWER[:400]))
+        await _seed(data, sid, title, messages)
+    with sqlite3.connect(data / DB_FILE_NAME) as db:  # the dates the sections show
+        for sid, _title, age, _cut in rows:
+            db.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now - age, sid))
+    window = await _window(data, _Scripted("Done."))
+    window.resize(1700, 760)
+    await _until(
+        lambda: (
+            window.controller.sessions.is_waiting("s-week")
+            and window.controller.sessions.is_waiting("s-today")
+        )
+    )
+    await _shot(window, out / "session-groups.png")
+    window.session_filter.setText("zebra")
+    await _shot(window, out / "filter-no-matches.png")
+    window.session_filter.clear()
+    dialog = window.open_about()
+    await dialog.wait_read()
+    await asyncio.sleep(0.05)  # a picture, not synchronisation
+    dialog.grab().save(str(out / "about.png"))
+    print(f"wrote {out / 'about.png'}")
+    dialog.reject()
+    await _close(window)
 
 
 async def _run_scaled(out: Path) -> int:

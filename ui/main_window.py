@@ -82,6 +82,8 @@ class MainWindow(QMainWindow):
         #: (message, action, kept) the banner shows (see `Controller.errorChanged`)
         self._error: tuple[str, str, str] = ("", "", "")
         self._has_prompt = False  #: the conversation has a system prompt
+        self._filtering = False  #: the filter, not the person, is moving the list's selection
+        self.about_dialog: Any = None
         self.settings_dialog: Any = None
         self.setObjectName("mainWindow")
         # Sizes are in device-independent pixels: at 200% a 1080p screen is 960x540 of them,
@@ -132,6 +134,10 @@ class MainWindow(QMainWindow):
         c.problem.connect(self._on_problem)
         c.messageStored.connect(self._on_message_stored)
         c.retryChanged.connect(self._on_retry)
+        from . import resume_marks
+
+        resume_marks.follow(c)  # the list's marks on conversations waiting for Resume
+        c.sessions.dataChanged.connect(self._show_title)
         self._tell_language()
         if self._close_pending:
             QTimer.singleShot(0, self.close)
@@ -141,12 +147,8 @@ class MainWindow(QMainWindow):
     def _build(self) -> None:
         from PySide6.QtCore import Qt
         from PySide6.QtWidgets import (
-            QAbstractItemView,
-            QComboBox,
             QHBoxLayout,
             QLabel,
-            QLineEdit,
-            QListView,
             QPlainTextEdit,
             QPushButton,
             QSizePolicy,
@@ -158,6 +160,8 @@ class MainWindow(QMainWindow):
 
         from .models.sessions import SessionFilterModel
         from .widgets.composer import Composer
+        from .widgets.model_picker import ModelPicker
+        from .widgets.session_list import SessionFilterField, SessionListView
         from .widgets.transcript_view import TranscriptView
 
         # Left: filter, list, new chat.
@@ -167,19 +171,11 @@ class MainWindow(QMainWindow):
         left_layout.setContentsMargins(8, 8, 4, 8)
         self.new_chat_button = QPushButton(left)
         self.new_chat_button.setObjectName("newChatButton")
-        self.session_filter = QLineEdit(left)
-        self.session_filter.setObjectName("sessionFilter")
-        self.session_filter.setClearButtonEnabled(True)
+        self.session_filter = SessionFilterField(left)
         self.filter_model = SessionFilterModel(None, self)
-        self.session_list = QListView(left)
-        self.session_list.setObjectName("sessionList")
+        self.session_list = SessionListView(left)
         self.session_list.setModel(self.filter_model)
-        self.session_list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.session_list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.session_list.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
-        self.session_list.setUniformItemSizes(True)
-        self.session_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.session_list.setTextElideMode(Qt.TextElideMode.ElideRight)
         left_layout.addWidget(self.new_chat_button)
         left_layout.addWidget(self.session_filter)
         left_layout.addWidget(self.session_list, 1)
@@ -189,10 +185,7 @@ class MainWindow(QMainWindow):
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(4, 8, 8, 8)
         header = QHBoxLayout()
-        self.model_picker = QComboBox(right)
-        self.model_picker.setObjectName("modelPicker")
-        self.model_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.model_picker.setMinimumContentsLength(16)
+        self.model_picker = ModelPicker(right)  # fits the narrowest window (elides)
         self.prompt_toggle = QToolButton(right)
         self.prompt_toggle.setObjectName("systemPromptToggle")
         self.prompt_toggle.setCheckable(True)
@@ -292,6 +285,8 @@ class MainWindow(QMainWindow):
         self.find_action = action(QKeySequence.StandardKey.Find, self._focus_filter)
         self.focus_composer_action = action(QKeySequence("Ctrl+L"), self.composer.setFocus)
         self.quit_action = action(QKeySequence.StandardKey.Quit, self.close)
+        self.about_action = action(None, self.open_about)
+        self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
         menu = self.menuBar()
         self.file_menu = file_menu = menu.addMenu("")
         file_menu.setObjectName("fileMenu")
@@ -306,12 +301,21 @@ class MainWindow(QMainWindow):
             self.focus_composer_action,
         ):
             chat_menu.addAction(act)
+        self.help_menu = menu.addMenu("")
+        self.help_menu.setObjectName("helpMenu")
+        self.help_menu.addAction(self.about_action)
 
     def _connect_widgets(self) -> None:
         from PySide6.QtCore import QTimer
 
+        from .widgets.reading_column import ReadingColumn
+
         self.new_chat_button.clicked.connect(self._new_chat)
-        self.session_filter.textChanged.connect(self.filter_model.setFilterFixedString)
+        self.session_filter.textChanged.connect(self._on_filter_text)
+        from PySide6.QtGui import QGuiApplication
+
+        QGuiApplication.clipboard().dataChanged.connect(self._on_copied)
+        ReadingColumn(self.transcript)  # capped and centred on wide windows
         self.session_list.selectionModel().currentChanged.connect(self._on_list_current)
         self.composer.submitted.connect(self._send)
         self.composer.stopRequested.connect(self._stop)
@@ -344,7 +348,7 @@ class MainWindow(QMainWindow):
         saved in Settings). Rows of the transcript, the composer and the conversation list
         retranslate themselves.
         """
-        self.setWindowTitle(self.tr("Continuo"))
+        self._show_title()
         if not self._built:
             return
         self.new_chat_button.setText(self.tr("New chat"))
@@ -388,6 +392,54 @@ class MainWindow(QMainWindow):
         self.quit_action.setText(self.tr("&Quit"))
         self.file_menu.setTitle(self.tr("&File"))
         self.chat_menu.setTitle(self.tr("&Conversation"))
+        self.about_action.setText(self.tr("&About Continuo"))
+        self.help_menu.setTitle(self.tr("&Help"))
+        self._on_filter_text(self.session_filter.text())
+
+    # ------------------------------------------------------------------ polish (issue 10 §3)
+
+    def _show_title(self, *_args: Any) -> None:
+        """The window's title names the open conversation: "Title — Continuo"."""
+        sid = self.controller.current
+        sessions = getattr(self.controller, "sessions", None)  # none before the controller
+        info = sessions.info(sid) if sid and sessions is not None else None
+        if info is None:  # the bare frame at start-up comes here: it imports nothing more
+            self.setWindowTitle(self.tr("Continuo"))
+        else:
+            from .models.sessions import session_title
+
+            self.setWindowTitle(self.tr("{title} — Continuo").format(title=session_title(info)))
+
+    def _on_filter_text(self, text: str) -> None:
+        """Filter the list without opening another conversation; keep the open one selected
+        while it is shown, and select it again once the filter is cleared."""
+        self._filtering = True
+        try:
+            self.filter_model.setFilterFixedString(text)
+            self._select_in_list(self.controller.current or "")
+        finally:
+            self._filtering = False
+        self.session_list.set_empty_text(self.tr("No matches") if text else "")
+
+    def _on_copied(self) -> None:
+        # Only a copy made in this window (a Copy link, Ctrl+C in a message) is confirmed.
+        if self.isActiveWindow() and not self._closing:
+            self.statusBar().showMessage(self.tr("Copied"), 2000)
+
+    def open_about(self) -> Any:
+        """Help › About: the version, the data folder and the bundled parts' licences."""
+        from .about_dialog import AboutDialog
+
+        if getattr(self, "about_dialog", None) is not None and self.about_dialog.isVisible():
+            self.about_dialog.raise_()
+            return self.about_dialog
+        c = self.controller
+        dialog = AboutDialog(getattr(c, "data_dir", None), self, spawn=c.spawn if c.ready else None)
+        dialog.finished.connect(lambda _result: setattr(self, "about_dialog", None))
+        dialog.finished.connect(dialog.deleteLater)
+        self.about_dialog = dialog
+        dialog.open()
+        return dialog
 
     def _load_older(self) -> None:
         self.controller.spawn(self.controller.load_older(), "older")
@@ -400,6 +452,9 @@ class MainWindow(QMainWindow):
 
     async def _start(self) -> None:
         await self.controller.start()
+        from . import resume_marks
+
+        self.controller.spawn(resume_marks.scan(self.controller), "resume marks")
         if (
             self._first_run_dialog
             and self.controller.settings_store is not None
@@ -417,6 +472,7 @@ class MainWindow(QMainWindow):
         self.transcript.setModel(model)
         self._select_in_list(session_id)
         self.retry_label.setVisible(False)  # another conversation's retry (the next one shows)
+        self._show_title()
         self.rename_action.setEnabled(bool(session_id))
         self.delete_action.setEnabled(bool(session_id))
         if not session_id:
@@ -428,11 +484,20 @@ class MainWindow(QMainWindow):
 
         selection = self.session_list.selectionModel()
         row = self.controller.sessions.row_of(session_id) if session_id else -1
-        if row < 0:
+        index = (
+            self.filter_model.mapFromSource(self.controller.sessions.index(row, 0))
+            if row >= 0
+            else None
+        )
+        if index is None or not index.isValid():
+            # Not shown (filtered out): no row is current, so clicking any row opens it.
+            selection.blockSignals(True)
+            selection.clearCurrentIndex()
             selection.clearSelection()
+            selection.blockSignals(False)
+            self.session_list.viewport().update()
             return
-        index = self.filter_model.mapFromSource(self.controller.sessions.index(row, 0))
-        if index.isValid() and selection.currentIndex() != index:
+        if selection.currentIndex() != index:
             selection.blockSignals(True)
             selection.setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
             selection.blockSignals(False)
@@ -517,7 +582,9 @@ class MainWindow(QMainWindow):
             "wait": self.tr("Then press Resume to carry on."),
             "check_connection": self.tr("Then press Resume to carry on."),
             "free_space": self.tr("Free some disk space, then press Resume."),
-            "check_folder": self.tr("Check the data folder and its permissions, then press Resume."),
+            "check_folder": self.tr(
+                "Check the data folder and its permissions, then press Resume."
+            ),
             "close_other": self.tr("Close the conversation in the other window first."),
             "new_conversation": self.tr("Start a new conversation with New chat."),
             "update_app": self.tr("Install a newer Continuo to open it."),
@@ -586,13 +653,33 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ widgets → controller
 
     def _new_chat(self) -> None:
-        self.controller.spawn(self.controller.new_session(), "new chat")
+        self.controller.spawn(self._new_or_empty(), "new chat")
         self.composer.setFocus()
+
+    async def _new_or_empty(self) -> None:
+        """Open an empty conversation: the open or the newest one if it has no message yet
+        (repeated Ctrl+N does not pile up empty "New conversation" rows), else a new one."""
+        c = self.controller
+        candidates = [c.current or ""]
+        if c.sessions.rowCount():
+            from .models.sessions import SESSION_ID_ROLE
+
+            candidates.append(c.sessions.data(c.sessions.index(0, 0), SESSION_ID_ROLE))
+        for sid in candidates:
+            if sid and not c.is_running(sid) and await c.storage.count_messages(sid) == 0:
+                if sid != c.current:
+                    await c.open_session(sid)
+                if self.session_filter.text():
+                    self.session_filter.clear()  # show it in the list
+                return
+        await c.new_session()
+        if self.session_filter.text():
+            self.session_filter.clear()
 
     def _on_list_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
         from .models.sessions import SESSION_ID_ROLE
 
-        if not current.isValid():
+        if not current.isValid() or self._filtering:
             return
         sid = current.data(SESSION_ID_ROLE)
         if sid and sid != self.controller.current:
@@ -601,8 +688,14 @@ class MainWindow(QMainWindow):
     def _send(self, text: str) -> None:
         # The text stays in the composer until the message is stored (`_on_message_stored`):
         # a message that could not be stored is still there to send again.
-        if text.strip():
-            self.controller.send(text)
+        if not text.strip():
+            return
+        if self.controller.is_running(self.controller.current or ""):
+            self.statusBar().showMessage(
+                self.tr("An answer is still coming; press Esc to stop it."), 5000
+            )
+            return
+        self.controller.send(text)
 
     def _on_message_stored(self, _session_id: str, text: str) -> None:
         if self.composer.toPlainText().strip() == text.strip():
@@ -672,6 +765,7 @@ class MainWindow(QMainWindow):
         dialog.setWindowTitle(self.tr("Rename conversation"))
         dialog.setLabelText(self.tr("Title:"))
         dialog.setTextValue(getattr(info, "title", None) or "")
+        self._fit_rename(dialog)
         dialog.textValueSelected.connect(
             lambda title: self.controller.spawn(
                 self.controller.rename_session(sid, title), "rename"
@@ -679,6 +773,21 @@ class MainWindow(QMainWindow):
         )
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
+
+    def _fit_rename(self, dialog: Any) -> None:
+        """Size the Rename dialog so its title bar and its field show their whole text."""
+        from PySide6.QtWidgets import QLineEdit
+
+        metrics = dialog.fontMetrics()
+        screen = self.screen()
+        cap = int(screen.availableGeometry().width() * 0.8) if screen is not None else 1200
+        field = dialog.findChild(QLineEdit)
+        text_width = metrics.horizontalAdvance(dialog.textValue() or "M" * 30) + 32
+        if field is not None:
+            field.setMinimumWidth(min(text_width, cap - 48))
+        # A title bar needs room for the title and the window buttons beside it.
+        width = max(metrics.horizontalAdvance(dialog.windowTitle()) + 160, text_width + 48, 360)
+        dialog.resize(min(width, cap), dialog.sizeHint().height())
 
     def _delete_current(self) -> None:
         from PySide6.QtWidgets import QMessageBox

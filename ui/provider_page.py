@@ -158,6 +158,7 @@ class ProviderPage(QWidget):
         self.providerModel.setEditable(True)
         self.providerDefault = QCheckBox(self.providerForm)
         self.providerDefault.setObjectName("providerDefault")
+        self.providerDefault.toggled.connect(self._relabel)
         self.testConnectionButton = QPushButton(self.providerForm)
         self.testConnectionButton.setObjectName("testConnectionButton")
         self.testConnectionButton.clicked.connect(self._on_test_connection)
@@ -313,6 +314,18 @@ class ProviderPage(QWidget):
         else:
             text = self.tr("Not set (local servers need none)")
         self.providerApiKey.setPlaceholderText(text)
+        # The field is wide enough for its longest placeholder, in this language.
+        longest = max(
+            (
+                self.tr("The saved key will be forgotten"),
+                self.tr("A key is saved; leave empty to keep it"),
+                self.tr("Not set (local servers need none)"),
+            ),
+            key=self.providerApiKey.fontMetrics().horizontalAdvance,
+        )
+        self.providerApiKey.setMinimumWidth(
+            self.providerApiKey.fontMetrics().horizontalAdvance(longest) + 24
+        )
         self.forgetKeyButton.setEnabled(
             bool(pending) or (pending is None and bool(self.has_key.get(provider_id)))
         )
@@ -352,11 +365,38 @@ class ProviderPage(QWidget):
         current_name = self.providerName.text().strip()
         if not current_name or current_name in (kind_label(k) for k in KINDS):
             self.providerName.setText(kind_label(kind))
+        self._relabel()
 
-    def _on_name_edited(self, text: str) -> None:
-        item = self.providerList.currentItem()
-        if item is not None and text.strip():
-            item.setText(text.strip())
+    def _on_name_edited(self, _text: str) -> None:
+        self._relabel()
+
+    def _relabel(self, *_args: Any) -> None:
+        """Make the list follow the form as it is edited: the current provider's name (or its
+        kind's, when the name is empty, as `commit_form` will store it) and "(default)"."""
+        if self._loading_form:
+            return
+        # The default as `commit_form` then `default_id` will make it.
+        default = self.default_provider_id
+        if self._current is not None:
+            if self.providerDefault.isChecked():
+                default = self._current
+            elif default == self._current:
+                default = None
+        if not any(p.id == default for p in self.providers):
+            default = self.providers[0].id if self.providers else None
+        for row in range(self.providerList.count()):
+            item = self.providerList.item(row)
+            index = self._index(item.data(Qt.ItemDataRole.UserRole))
+            if index < 0:
+                continue
+            config = self.providers[index]
+            name = config.name
+            if config.id == self._current:
+                kind = self.providerKind.currentData() or config.kind
+                name = self.providerName.text().strip() or kind_label(kind)
+            text = self.tr("{name} (default)").format(name=name) if config.id == default else name
+            if item.text() != text:
+                item.setText(text)
 
     def add_provider(self) -> None:
         """Add a new OpenAI-compatible provider and put the cursor in its name."""

@@ -2,6 +2,61 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>AboutDialog</name>
+    <message>
+        <location filename="../../ui/about_dialog.py" line="199"/>
+        <source>About Continuo</source>
+        <extracomment>None until read</extracomment>
+        <translation>关于 Continuo</translation>
+    </message>
+    <message>
+        <location filename="../../ui/about_dialog.py" line="200"/>
+        <source>Continuo</source>
+        <translation>Continuo</translation>
+    </message>
+    <message>
+        <location filename="../../ui/about_dialog.py" line="201"/>
+        <source>Version:</source>
+        <translation>版本：</translation>
+    </message>
+    <message>
+        <location filename="../../ui/about_dialog.py" line="202"/>
+        <source>Data folder:</source>
+        <translation>数据文件夹：</translation>
+    </message>
+    <message>
+        <location filename="../../ui/about_dialog.py" line="203"/>
+        <source>&amp;Bundled software and licences:</source>
+        <translation>内含软件及其许可证(&amp;B)：</translation>
+    </message>
+    <message>
+        <location filename="../../ui/about_dialog.py" line="204"/>
+        <location filename="../../ui/about_dialog.py" line="211"/>
+        <source>Reading…</source>
+        <translation>正在读取…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/about_dialog.py" line="205"/>
+        <source>Version</source>
+        <translation>版本</translation>
+    </message>
+    <message>
+        <location filename="../../ui/about_dialog.py" line="206"/>
+        <source>Not known</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <location filename="../../ui/about_dialog.py" line="208"/>
+        <source>Data folder</source>
+        <translation>数据文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../ui/about_dialog.py" line="209"/>
+        <source>Bundled software and licences</source>
+        <translation>内含软件及其许可证</translation>
+    </message>
+</context>
+<context>
     <name>AnswerView</name>
     <message>
         <location filename="../../ui/widgets/message_views.py" line="205"/>
@@ -111,274 +166,304 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="347"/>
+        <location filename="../../ui/main_window.py" line="407"/>
         <source>Continuo</source>
-        <extracomment>error actions the window answers with a link to its settings a placeholder until `attach` gives the real one (start-up paints first) closed before the controller arrived times a second launch brought this window forward &quot;open in another window&quot; instead of Resume, else &quot;&quot; (message, action, kept) the banner shows (see `Controller.errorChanged`) the conversation has a system prompt</extracomment>
         <translation>Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="350"/>
-        <location filename="../../ui/main_window.py" line="351"/>
+        <location filename="../../ui/main_window.py" line="354"/>
+        <location filename="../../ui/main_window.py" line="355"/>
         <source>New chat</source>
+        <extracomment>error actions the window answers with a link to its settings a placeholder until `attach` gives the real one (start-up paints first) closed before the controller arrived times a second launch brought this window forward &quot;open in another window&quot; instead of Resume, else &quot;&quot; (message, action, kept) the banner shows (see `Controller.errorChanged`) the conversation has a system prompt the filter, not the person, is moving the list&apos;s selection</extracomment>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="352"/>
+        <location filename="../../ui/main_window.py" line="356"/>
         <source>Start a new conversation (Ctrl+N)</source>
         <translation>开始新的对话（Ctrl+N）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="353"/>
+        <location filename="../../ui/main_window.py" line="357"/>
         <source>Filter conversations</source>
         <translation>筛选对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="354"/>
+        <location filename="../../ui/main_window.py" line="358"/>
         <source>Filter conversations by title</source>
         <translation>按标题筛选对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="355"/>
+        <location filename="../../ui/main_window.py" line="359"/>
         <source>Conversations</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="356"/>
+        <location filename="../../ui/main_window.py" line="360"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="357"/>
+        <location filename="../../ui/main_window.py" line="361"/>
         <source>The model that answers in this conversation</source>
         <translation>在此对话中回答的模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="358"/>
+        <location filename="../../ui/main_window.py" line="362"/>
         <source>No model</source>
         <translation>未选择模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="381"/>
+        <location filename="../../ui/main_window.py" line="385"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="563"/>
+        <location filename="../../ui/main_window.py" line="630"/>
         <source>System prompt</source>
         <translation>系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="359"/>
+        <location filename="../../ui/main_window.py" line="363"/>
         <source>Show the system prompt</source>
         <translation>显示系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="361"/>
-        <location filename="../../ui/main_window.py" line="362"/>
+        <location filename="../../ui/main_window.py" line="365"/>
+        <location filename="../../ui/main_window.py" line="366"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="363"/>
+        <location filename="../../ui/main_window.py" line="367"/>
         <source>System prompt for this conversation</source>
         <translation>此对话的系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="366"/>
+        <location filename="../../ui/main_window.py" line="370"/>
         <source>Instructions the model gets with every message of this conversation (optional)</source>
         <translation>此对话中每条消息都会附带给模型的指示（可选）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="369"/>
+        <location filename="../../ui/main_window.py" line="373"/>
         <source>Error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="371"/>
-        <location filename="../../ui/main_window.py" line="372"/>
+        <location filename="../../ui/main_window.py" line="375"/>
+        <location filename="../../ui/main_window.py" line="376"/>
         <source>Resume</source>
         <translation>继续</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="373"/>
+        <location filename="../../ui/main_window.py" line="377"/>
         <source>Why the conversation can be resumed</source>
         <translation>为什么可以继续这段对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="375"/>
-        <location filename="../../ui/main_window.py" line="376"/>
+        <location filename="../../ui/main_window.py" line="379"/>
+        <location filename="../../ui/main_window.py" line="380"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="377"/>
+        <location filename="../../ui/main_window.py" line="381"/>
         <source>Send (Enter)</source>
         <translation>发送（Enter）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="378"/>
-        <location filename="../../ui/main_window.py" line="379"/>
+        <location filename="../../ui/main_window.py" line="382"/>
+        <location filename="../../ui/main_window.py" line="383"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="382"/>
+        <location filename="../../ui/main_window.py" line="386"/>
         <source>&amp;New chat</source>
         <translation>新对话(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="383"/>
+        <location filename="../../ui/main_window.py" line="387"/>
         <source>&amp;Rename…</source>
         <translation>重命名(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="384"/>
+        <location filename="../../ui/main_window.py" line="388"/>
         <source>&amp;Delete…</source>
         <translation>删除(&amp;D)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="385"/>
+        <location filename="../../ui/main_window.py" line="389"/>
         <source>&amp;Settings…</source>
         <translation>设置(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="386"/>
+        <location filename="../../ui/main_window.py" line="390"/>
         <source>&amp;Find conversation</source>
         <translation>查找对话(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="387"/>
+        <location filename="../../ui/main_window.py" line="391"/>
         <source>Write a &amp;message</source>
         <translation>输入消息(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="388"/>
+        <location filename="../../ui/main_window.py" line="392"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="389"/>
+        <location filename="../../ui/main_window.py" line="393"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="390"/>
+        <location filename="../../ui/main_window.py" line="394"/>
         <source>&amp;Conversation</source>
         <translation>对话(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="472"/>
+        <location filename="../../ui/main_window.py" line="395"/>
+        <source>&amp;About Continuo</source>
+        <translation>关于 Continuo(&amp;A)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="396"/>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="411"/>
+        <source>{title} — Continuo</source>
+        <translation>{title} — Continuo</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="422"/>
+        <source>No matches</source>
+        <translation>没有匹配的对话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="427"/>
+        <source>Copied</source>
+        <translation>已复制</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="537"/>
         <source>The model has not answered yet.</source>
         <translation>模型尚未回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="473"/>
+        <location filename="../../ui/main_window.py" line="538"/>
         <source>The app stopped while a tool was running.</source>
         <translation>工具运行期间应用停止了。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="474"/>
+        <location filename="../../ui/main_window.py" line="539"/>
         <source>The answer was cut off before it finished.</source>
         <translation>回答在完成前被中断。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="475"/>
+        <location filename="../../ui/main_window.py" line="540"/>
         <source>The answer reached the output limit.</source>
         <translation>回答已达到输出长度上限。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="499"/>
+        <location filename="../../ui/main_window.py" line="564"/>
         <source>Open settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="508"/>
+        <location filename="../../ui/main_window.py" line="573"/>
         <source>What arrived is saved.</source>
         <translation>已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="510"/>
+        <location filename="../../ui/main_window.py" line="575"/>
         <source>What arrived could not be saved.</source>
         <translation>已收到的内容没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="516"/>
+        <location filename="../../ui/main_window.py" line="581"/>
         <source>Press Resume to carry on.</source>
         <translation>按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="517"/>
-        <location filename="../../ui/main_window.py" line="518"/>
+        <location filename="../../ui/main_window.py" line="582"/>
+        <location filename="../../ui/main_window.py" line="583"/>
         <source>Then press Resume to carry on.</source>
         <translation>然后按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="519"/>
+        <location filename="../../ui/main_window.py" line="584"/>
         <source>Free some disk space, then press Resume.</source>
         <translation>请腾出一些磁盘空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="520"/>
+        <location filename="../../ui/main_window.py" line="586"/>
         <source>Check the data folder and its permissions, then press Resume.</source>
         <translation>请检查数据文件夹及其权限，然后点击“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="521"/>
+        <location filename="../../ui/main_window.py" line="588"/>
         <source>Close the conversation in the other window first.</source>
         <translation>请先在另一个窗口中关闭这个对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="522"/>
+        <location filename="../../ui/main_window.py" line="589"/>
         <source>Start a new conversation with New chat.</source>
         <translation>请用“新对话”开始一个新对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="523"/>
+        <location filename="../../ui/main_window.py" line="590"/>
         <source>Install a newer Continuo to open it.</source>
         <translation>请安装更新版本的 Continuo 来打开它。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="524"/>
+        <location filename="../../ui/main_window.py" line="591"/>
         <source>Restore the conversation file from a backup.</source>
         <translation>请从备份恢复对话文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="525"/>
+        <location filename="../../ui/main_window.py" line="592"/>
         <source>Check your account on the provider&apos;s website.</source>
         <translation>请到服务商的网站上检查你的账户。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="563"/>
+        <location filename="../../ui/main_window.py" line="630"/>
         <source>System prompt ●</source>
         <translation>系统提示词 ●</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="625"/>
+        <location filename="../../ui/main_window.py" line="695"/>
+        <source>An answer is still coming; press Esc to stop it.</source>
+        <translation>回答仍在生成中；按 Esc 可停止。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="718"/>
         <source>Retrying in {delay} s, {attempt} of {attempts}…</source>
         <translation>{delay} 秒后重试（第 {attempt} 次，共 {attempts} 次）…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="672"/>
+        <location filename="../../ui/main_window.py" line="765"/>
         <source>Rename conversation</source>
         <translation>重命名对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="673"/>
+        <location filename="../../ui/main_window.py" line="766"/>
         <source>Title:</source>
         <translation>标题：</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="695"/>
+        <location filename="../../ui/main_window.py" line="804"/>
         <source>Delete conversation</source>
         <translation>删除对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="697"/>
+        <location filename="../../ui/main_window.py" line="806"/>
         <source>Delete “{title}”? This cannot be undone.</source>
         <translation>删除“{title}”？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="700"/>
+        <location filename="../../ui/main_window.py" line="809"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -409,99 +494,103 @@
 <context>
     <name>ProviderPage</name>
     <message>
-        <location filename="../../ui/provider_page.py" line="197"/>
+        <location filename="../../ui/provider_page.py" line="198"/>
         <source>Add</source>
         <extracomment>a connection test finished: (it worked, what to tell the person) provider id → new key (&quot;&quot; = forget) id of the provider in the form</extracomment>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="198"/>
+        <location filename="../../ui/provider_page.py" line="199"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="199"/>
+        <location filename="../../ui/provider_page.py" line="200"/>
         <source>Forget key</source>
         <translation>清除密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="200"/>
+        <location filename="../../ui/provider_page.py" line="201"/>
         <source>Ask the server</source>
         <translation>由服务器决定</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="201"/>
+        <location filename="../../ui/provider_page.py" line="202"/>
         <source>Use for new conversations</source>
         <translation>用于新对话</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="202"/>
+        <location filename="../../ui/provider_page.py" line="203"/>
         <source>Test connection</source>
         <translation>测试连接</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="203"/>
+        <location filename="../../ui/provider_page.py" line="204"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="204"/>
+        <location filename="../../ui/provider_page.py" line="205"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="205"/>
+        <location filename="../../ui/provider_page.py" line="206"/>
         <source>Base URL</source>
         <translation>基础 URL</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="206"/>
-        <location filename="../../ui/provider_page.py" line="209"/>
+        <location filename="../../ui/provider_page.py" line="207"/>
+        <location filename="../../ui/provider_page.py" line="210"/>
         <source>API key</source>
         <translation>API 密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="207"/>
+        <location filename="../../ui/provider_page.py" line="208"/>
         <source>Default model</source>
         <translation>默认模型</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="208"/>
+        <location filename="../../ui/provider_page.py" line="209"/>
         <source>Providers</source>
         <translation>服务商</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="239"/>
+        <location filename="../../ui/provider_page.py" line="240"/>
+        <location filename="../../ui/provider_page.py" line="397"/>
         <source>{name} (default)</source>
         <translation>{name}（默认）</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="310"/>
+        <location filename="../../ui/provider_page.py" line="311"/>
+        <location filename="../../ui/provider_page.py" line="320"/>
         <source>The saved key will be forgotten</source>
         <translation>已保存的密钥将被清除</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="312"/>
+        <location filename="../../ui/provider_page.py" line="313"/>
+        <location filename="../../ui/provider_page.py" line="321"/>
         <source>A key is saved; leave empty to keep it</source>
         <translation>已保存密钥；留空则保持不变</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="314"/>
+        <location filename="../../ui/provider_page.py" line="315"/>
+        <location filename="../../ui/provider_page.py" line="322"/>
         <source>Not set (local servers need none)</source>
         <translation>未设置（本地服务器无需密钥）</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="430"/>
+        <location filename="../../ui/provider_page.py" line="470"/>
         <source>Connecting…</source>
         <translation>正在连接…</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="454"/>
+        <location filename="../../ui/provider_page.py" line="494"/>
         <source>Connected. {count} model(s): {names}</source>
         <translation>连接成功。共 {count} 个模型：{names}</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="458"/>
+        <location filename="../../ui/provider_page.py" line="498"/>
         <source>Connected, but the server lists no models.</source>
         <translation>连接成功，但服务器没有列出任何模型。</translation>
     </message>
@@ -509,9 +598,36 @@
 <context>
     <name>SessionListModel</name>
     <message>
-        <location filename="../../ui/models/sessions.py" line="43"/>
+        <location filename="../../ui/models/sessions.py" line="64"/>
         <source>New conversation</source>
+        <extracomment>True when the conversation waits for Resume (its answer was cut off or never came) the date section&apos;s header on the first visible row of each section, else &quot;&quot;</extracomment>
         <translation>新对话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/sessions.py" line="83"/>
+        <source>Today</source>
+        <translation>今天</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/sessions.py" line="85"/>
+        <source>Yesterday</source>
+        <translation>昨天</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/sessions.py" line="87"/>
+        <source>Previous 7 days</source>
+        <translation>过去 7 天</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/sessions.py" line="90"/>
+        <source>MMMM yyyy</source>
+        <translation>yyyy年M月</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/sessions.py" line="131"/>
+        <source>Waiting for Resume</source>
+        <extracomment>ids of conversations waiting for Resume</extracomment>
+        <translation>等待继续</translation>
     </message>
 </context>
 <context>

@@ -23,6 +23,7 @@ from typing import Any
 
 import keyring
 import pytest
+import pytestqt.plugin
 from keyring.backend import KeyringBackend
 from keyring.backends import fail
 from keyring.errors import PasswordDeleteError
@@ -53,6 +54,31 @@ def pytest_asyncio_loop_factories(config: Any, item: Any) -> dict[str, Callable[
 #: ``wait_for``); if the garbage collector frees it, such a timer later fires on freed memory
 #: and a later test dies with SIGSEGV.
 _LOOPS: list[asyncio.AbstractEventLoop] = []
+
+
+def _process_events_on_the_loop() -> None:
+    """pytest-qt's own ``processEvents`` (after each test's call and around its teardown),
+    run as the test's qasync loop would run it: with that loop set as the running loop.
+
+    qasync delivers asyncio callbacks through Qt events, so pytest-qt's extra event
+    processing outside the loop runs them with no running loop, where they fail in ways
+    the app never sees — the app's loop runs until it quits (anyio's cancel-scope
+    callback, left by an httpx connect cancelled at close, failed one run in eight with
+    "no running event loop"). Errors they raise still reach the test's exception handler.
+    """
+    loop = _LOOPS[-1] if _LOOPS else None
+    if loop is None or loop.is_closed() or asyncio._get_running_loop() is not None:
+        _pytestqt_process_events()
+        return
+    asyncio.events._set_running_loop(loop)
+    try:
+        _pytestqt_process_events()
+    finally:
+        asyncio.events._set_running_loop(None)
+
+
+_pytestqt_process_events = pytestqt.plugin._process_events
+pytestqt.plugin._process_events = _process_events_on_the_loop
 
 
 @pytest.fixture(autouse=True)

@@ -131,7 +131,7 @@ async def _choose_language(
 
 def _english_everywhere(window: Any) -> None:
     answer, card = _rows(window)
-    assert window.windowTitle() == "Continuo"
+    assert window.windowTitle() == "Loops — Continuo"  # the open conversation, then the app
     assert window.send_button.text() == "Send"
     assert window.new_chat_button.text() == "New chat"
     assert (window.file_menu.title(), window.chat_menu.title()) == ("&File", "&Conversation")
@@ -163,7 +163,7 @@ async def test_saving_a_language_switches_the_open_window_and_dialog_at_once(
     await until(lambda: window.send_button.text() == "发送", what="the window in Chinese")
 
     answer, card = _rows(window)
-    assert window.windowTitle() == "Continuo"
+    assert window.windowTitle() == "Loops — Continuo"
     assert window.new_chat_button.text() == "新对话"
     assert window.stop_button.text() == "停止"
     assert (window.file_menu.title(), window.chat_menu.title()) == ("文件(&F)", "对话(&C)")

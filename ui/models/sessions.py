@@ -9,28 +9,49 @@ An untitled conversation shows a translated placeholder ("New conversation"). On
 ``QEvent.LanguageChange`` the list model reports every row changed, so views ask again and the
 filter re-runs. The proxy, a child of the window, receives that event with the widgets and
 passes it to the list model (which belongs to the controller, outside the widget tree).
+
+Rows fall into date sections (Today, Yesterday, Previous 7 days, then one per month): the
+proxy gives the first visible row of each section its header (`SECTION_ROLE`), so a filtered
+list keeps its headers right; `ui.widgets.session_list` draws them. A conversation whose
+history ends where Resume can carry on is marked waiting (`WAITING_ROLE`); the window tells
+the list which are (`SessionListModel.set_waiting`), the list does not read storage itself.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from PySide6.QtCore import (
     QAbstractListModel,
     QCoreApplication,
+    QDate,
     QEvent,
+    QLocale,
     QModelIndex,
     QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
 )
 
-__all__ = ["SESSION_ID_ROLE", "SessionFilterModel", "SessionListModel", "session_title"]
+__all__ = [
+    "SECTION_ROLE",
+    "SESSION_ID_ROLE",
+    "WAITING_ROLE",
+    "SessionFilterModel",
+    "SessionListModel",
+    "section_of",
+    "session_title",
+]
 
 SESSION_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 UPDATED_ROLE = Qt.ItemDataRole.UserRole + 2
+#: True when the conversation waits for Resume (its answer was cut off or never came)
+WAITING_ROLE = Qt.ItemDataRole.UserRole + 3
+#: the date section's header on the first visible row of each section, else ""
+SECTION_ROLE = Qt.ItemDataRole.UserRole + 4
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -43,12 +64,40 @@ def session_title(info: Any) -> str:
     return QCoreApplication.translate("SessionListModel", "New conversation")
 
 
+def local_today() -> dt.date:
+    """Today's date where the person is (sections follow the local calendar)."""
+    return dt.datetime.now(dt.UTC).astimezone().date()
+
+
+def section_of(updated_at: float, today: dt.date | None = None) -> tuple[int, str]:
+    """The date section of a conversation last changed at ``updated_at`` (local time).
+
+    Returns ``(key, header)``: keys grow older (0 today, 1 yesterday, 2 the previous 7 days,
+    then one per month), the header is in the current language.
+    """
+    today = today or local_today()
+    day = dt.datetime.fromtimestamp(float(updated_at), dt.UTC).astimezone().date()
+    age = (today - day).days
+
+    if age <= 0:  # today, or a clock that went back: still the newest
+        return 0, QCoreApplication.translate("SessionListModel", "Today")
+    if age == 1:
+        return 1, QCoreApplication.translate("SessionListModel", "Yesterday")
+    if age <= 7:
+        return 2, QCoreApplication.translate("SessionListModel", "Previous 7 days")
+    key = 3 + (today.year - day.year) * 12 + (today.month - day.month)
+    # A Qt date format, translated: "MMMM yyyy" is "November 2026", Chinese "yyyy年M月".
+    month_format = QCoreApplication.translate("SessionListModel", "MMMM yyyy")
+    return key, QLocale().toString(QDate(day.year, day.month, 1), month_format)
+
+
 class SessionListModel(QAbstractListModel):
     """Conversations, newest first; `SESSION_ID_ROLE` gives a row's session id."""
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._rows: list[Any] = []  # SessionInfo values
+        self._waiting: set[str] = set()  #: ids of conversations waiting for Resume
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008, N802
         return 0 if parent.isValid() else len(self._rows)
@@ -63,10 +112,43 @@ class SessionListModel(QAbstractListModel):
             return info.id
         if role == UPDATED_ROLE:
             return float(info.updated_at)
+        if role == WAITING_ROLE:
+            return info.id in self._waiting
         if role == Qt.ItemDataRole.ToolTipRole:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(float(info.updated_at)))
-            return f"{session_title(info)}\n{when}"
+            lines = [session_title(info), when]
+            if info.id in self._waiting:
+                lines.append(self.waiting_text())
+            return "\n".join(lines)
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            if info.id in self._waiting:
+                return f"{session_title(info)}, {self.waiting_text()}"
+            return session_title(info)
         return None
+
+    def waiting_text(self) -> str:
+        """What the mark on a conversation waiting for Resume means."""
+        return self.tr("Waiting for Resume")
+
+    def set_waiting(self, session_id: str, waiting: bool) -> None:
+        """Mark (or unmark) a conversation as waiting for Resume."""
+        if (session_id in self._waiting) == waiting:
+            return
+        if waiting:
+            self._waiting.add(session_id)
+        else:
+            self._waiting.discard(session_id)
+        row = self.row_of(session_id)
+        if row >= 0:
+            index = self.index(row, 0)
+            self.dataChanged.emit(index, index)
+
+    def is_waiting(self, session_id: str) -> bool:
+        return session_id in self._waiting
+
+    def session_ids(self) -> Iterable[str]:
+        """The listed conversations' ids, newest first."""
+        return [info.id for info in self._rows]
 
     def event(self, event: QEvent) -> bool:
         if event.type() == QEvent.Type.LanguageChange:
@@ -77,12 +159,23 @@ class SessionListModel(QAbstractListModel):
     def retranslate(self) -> None:
         """Tell views every row changed: untitled rows' placeholder is in a new language."""
         if self._rows:
-            roles = [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole]
+            roles = [
+                Qt.ItemDataRole.DisplayRole,
+                Qt.ItemDataRole.ToolTipRole,
+                Qt.ItemDataRole.AccessibleTextRole,
+            ]
             self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, 0), roles)
 
     def roleNames(self) -> dict[int, bytes]:  # noqa: N802
         names = dict(super().roleNames())
-        names.update({SESSION_ID_ROLE: b"sessionId", UPDATED_ROLE: b"updatedAt"})
+        names.update(
+            {
+                SESSION_ID_ROLE: b"sessionId",
+                UPDATED_ROLE: b"updatedAt",
+                WAITING_ROLE: b"waiting",
+                SECTION_ROLE: b"section",
+            }
+        )
         return names
 
     def set_sessions(self, sessions: Sequence[Any]) -> None:
@@ -123,16 +216,34 @@ class SessionListModel(QAbstractListModel):
             self.beginRemoveRows(QModelIndex(), row, row)
             del self._rows[row]
             self.endRemoveRows()
+        self._waiting.discard(session_id)
 
 
 class SessionFilterModel(QSortFilterProxyModel):
-    """Shows the conversations whose title contains the filter text, any case."""
+    """Shows the conversations whose title contains the filter text, any case; gives the
+    first visible row of each date section its header (`SECTION_ROLE`)."""
 
     def __init__(self, source: SessionListModel | None, parent: Any = None) -> None:
         super().__init__(parent)
         self.setSourceModel(source)
         self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.setFilterRole(Qt.ItemDataRole.DisplayRole)
+        #: the day sections are counted from (None: today); tests and screenshots pin it
+        self.today: dt.date | None = None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role != SECTION_ROLE:
+            return super().data(index, role)
+        if not index.isValid():
+            return ""
+        today = self.today or local_today()
+        key, header = section_of(super().data(index, UPDATED_ROLE) or 0.0, today)
+        row = index.row()
+        if row > 0:
+            above = super().data(self.index(row - 1, 0), UPDATED_ROLE) or 0.0
+            if section_of(above, today)[0] == key:
+                return ""
+        return header
 
     def event(self, event: QEvent) -> bool:
         if event.type() == QEvent.Type.LanguageChange:
