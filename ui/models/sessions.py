@@ -27,6 +27,8 @@ from PySide6.QtCore import (
     Qt,
 )
 
+from ..markdown import tooltip_text
+
 __all__ = ["SESSION_ID_ROLE", "SessionFilterModel", "SessionListModel", "session_title"]
 
 SESSION_ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -65,7 +67,8 @@ class SessionListModel(QAbstractListModel):
             return float(info.updated_at)
         if role == Qt.ItemDataRole.ToolTipRole:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(float(info.updated_at)))
-            return f"{session_title(info)}\n{when}"
+            # A title is outside text (the first message): escaped, as tooltips are HTML.
+            return tooltip_text(f"{session_title(info)}\n{when}")
         return None
 
     def event(self, event: QEvent) -> bool:
