@@ -98,8 +98,8 @@ def tooltip_text(text: str) -> str:
     Qt guesses whether a tooltip is HTML (`Qt.mightBeRichText`), and HTML in a tooltip loads
     its images; escaped and marked as rich text, outside text is always shown as it is.
     """
-    if not text:
-        return ""
+    if "<" not in text:
+        return text  # no tag, so Qt shows it as plain text, entities and all
     return "<qt>" + html.escape(text).replace("\n", "<br>") + "</qt>"
 
 
@@ -288,7 +288,7 @@ def _render(
         token = tokens[idx]
         alt = renderer.renderInlineAsText(token.children or [], options, env)
         src = str(token.attrGet("src") or "")
-        return _link_html(Link(src, alt or src), f"🖼 {alt} ({_short(src)})" if alt else src)
+        return _link_html(Link(src, alt or src), f"{alt} ({_short(src)})" if alt else src)
 
     def link_open(tokens: Any, idx: int, options: Any, env: Any) -> str:
         depth, close = 0, idx + 1

@@ -4,63 +4,68 @@
 <context>
     <name>AnswerView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="205"/>
+        <location filename="../../ui/widgets/message_views.py" line="329"/>
         <source>Assistant answer</source>
-        <extracomment>code blocks in the body, for the Copy links characters of the text given to the splitter characters rendered into the body the text the body shows when complete the text as last streamed tail renders, for the benchmark</extracomment>
+        <extracomment>code blocks in the body, for the Copy links the body&apos;s links (``link:N``), then the tail&apos;s code blocks the person opened in full the palette the text was last rendered for the last &quot;open this link?&quot; asked characters of the text given to the splitter characters rendered into the body the text the body shows when complete the text as last streamed tail renders, for the benchmark</extracomment>
         <translation>助手回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="206"/>
+        <location filename="../../ui/widgets/message_views.py" line="330"/>
         <source>Reasoning</source>
         <translation>推理过程</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="225"/>
+        <location filename="../../ui/widgets/message_views.py" line="393"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="295"/>
+        <location filename="../../ui/widgets/message_views.py" line="395"/>
+        <source>Show all {count} lines</source>
+        <translation>显示全部 {count} 行</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/message_views.py" line="475"/>
         <source>Stopped. The partial answer above is saved.</source>
         <translation>已停止。上面的部分回答已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="296"/>
+        <location filename="../../ui/widgets/message_views.py" line="476"/>
         <source>The answer was cut off. What arrived is saved.</source>
         <translation>回答被中断。已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="298"/>
+        <location filename="../../ui/widgets/message_views.py" line="478"/>
         <source>Stopped. The partial answer above could not be saved.</source>
         <translation>已停止。上面的部分回答没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="299"/>
+        <location filename="../../ui/widgets/message_views.py" line="479"/>
         <source>The answer was cut off. What arrived could not be saved.</source>
         <translation>回答被中断。已收到的内容没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="303"/>
+        <location filename="../../ui/widgets/message_views.py" line="483"/>
         <source>The answer reached the output limit.</source>
         <translation>回答已达到输出长度上限。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="304"/>
+        <location filename="../../ui/widgets/message_views.py" line="484"/>
         <source>The model declined to answer.</source>
         <translation>模型拒绝了回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="306"/>
+        <location filename="../../ui/widgets/message_views.py" line="486"/>
         <source>The conversation is too long for the model. Start a new conversation.</source>
         <translation>对话已超出模型能处理的长度。请开始新的对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="308"/>
+        <location filename="../../ui/widgets/message_views.py" line="488"/>
         <source>The provider paused this answer.</source>
         <translation>服务商暂停了这个回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="309"/>
+        <location filename="../../ui/widgets/message_views.py" line="489"/>
         <source>The answer stopped for an unknown reason.</source>
         <translation>回答因未知原因停止。</translation>
     </message>
@@ -105,271 +110,291 @@
     </message>
 </context>
 <context>
+    <name>LinkCheck</name>
+    <message>
+        <location filename="../../ui/widgets/message_views.py" line="202"/>
+        <source>Open this link?</source>
+        <translation>打开这个链接？</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/message_views.py" line="204"/>
+        <source>The link&apos;s text shows {named}, but it goes to {host}:
+{url}</source>
+        <translation>链接文字显示的是 {named}，但它实际指向 {host}：
+{url}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/message_views.py" line="210"/>
+        <source>Open {host}</source>
+        <translation>打开 {host}</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="335"/>
+        <location filename="../../ui/main_window.py" line="338"/>
         <source>Continuo</source>
         <extracomment>error actions the window answers with a link to its settings closed before the controller arrived times a second launch brought this window forward &quot;open in another window&quot; instead of Resume, else &quot;&quot; (message, action, kept) the banner shows (see `Controller.errorChanged`) the conversation has a system prompt</extracomment>
         <translation>Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="338"/>
-        <location filename="../../ui/main_window.py" line="339"/>
+        <location filename="../../ui/main_window.py" line="341"/>
+        <location filename="../../ui/main_window.py" line="342"/>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="340"/>
+        <location filename="../../ui/main_window.py" line="343"/>
         <source>Start a new conversation (Ctrl+N)</source>
         <translation>开始新的对话（Ctrl+N）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="341"/>
+        <location filename="../../ui/main_window.py" line="344"/>
         <source>Filter conversations</source>
         <translation>筛选对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="342"/>
+        <location filename="../../ui/main_window.py" line="345"/>
         <source>Filter conversations by title</source>
         <translation>按标题筛选对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="343"/>
+        <location filename="../../ui/main_window.py" line="346"/>
         <source>Conversations</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="344"/>
+        <location filename="../../ui/main_window.py" line="347"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="345"/>
+        <location filename="../../ui/main_window.py" line="348"/>
         <source>The model that answers in this conversation</source>
         <translation>在此对话中回答的模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="346"/>
+        <location filename="../../ui/main_window.py" line="349"/>
         <source>No model</source>
         <translation>未选择模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="369"/>
+        <location filename="../../ui/main_window.py" line="372"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="552"/>
+        <location filename="../../ui/main_window.py" line="557"/>
         <source>System prompt</source>
         <translation>系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="347"/>
+        <location filename="../../ui/main_window.py" line="350"/>
         <source>Show the system prompt</source>
         <translation>显示系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="349"/>
-        <location filename="../../ui/main_window.py" line="350"/>
+        <location filename="../../ui/main_window.py" line="352"/>
+        <location filename="../../ui/main_window.py" line="353"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="351"/>
+        <location filename="../../ui/main_window.py" line="354"/>
         <source>System prompt for this conversation</source>
         <translation>此对话的系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="354"/>
+        <location filename="../../ui/main_window.py" line="357"/>
         <source>Instructions the model gets with every message of this conversation (optional)</source>
         <translation>此对话中每条消息都会附带给模型的指示（可选）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="357"/>
+        <location filename="../../ui/main_window.py" line="360"/>
         <source>Error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="359"/>
-        <location filename="../../ui/main_window.py" line="360"/>
+        <location filename="../../ui/main_window.py" line="362"/>
+        <location filename="../../ui/main_window.py" line="363"/>
         <source>Resume</source>
         <translation>继续</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="361"/>
+        <location filename="../../ui/main_window.py" line="364"/>
         <source>Why the conversation can be resumed</source>
         <translation>为什么可以继续这段对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="363"/>
-        <location filename="../../ui/main_window.py" line="364"/>
+        <location filename="../../ui/main_window.py" line="366"/>
+        <location filename="../../ui/main_window.py" line="367"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="365"/>
+        <location filename="../../ui/main_window.py" line="368"/>
         <source>Send (Enter)</source>
         <translation>发送（Enter）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="366"/>
-        <location filename="../../ui/main_window.py" line="367"/>
+        <location filename="../../ui/main_window.py" line="369"/>
+        <location filename="../../ui/main_window.py" line="370"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="370"/>
+        <location filename="../../ui/main_window.py" line="373"/>
         <source>&amp;New chat</source>
         <translation>新对话(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="371"/>
+        <location filename="../../ui/main_window.py" line="374"/>
         <source>&amp;Rename…</source>
         <translation>重命名(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="372"/>
+        <location filename="../../ui/main_window.py" line="375"/>
         <source>&amp;Delete…</source>
         <translation>删除(&amp;D)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="373"/>
+        <location filename="../../ui/main_window.py" line="376"/>
         <source>&amp;Settings…</source>
         <translation>设置(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="374"/>
+        <location filename="../../ui/main_window.py" line="377"/>
         <source>&amp;Find conversation</source>
         <translation>查找对话(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="375"/>
+        <location filename="../../ui/main_window.py" line="378"/>
         <source>Write a &amp;message</source>
         <translation>输入消息(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="376"/>
+        <location filename="../../ui/main_window.py" line="379"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="377"/>
+        <location filename="../../ui/main_window.py" line="380"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="378"/>
+        <location filename="../../ui/main_window.py" line="381"/>
         <source>&amp;Conversation</source>
         <translation>对话(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="460"/>
+        <location filename="../../ui/main_window.py" line="463"/>
         <source>The model has not answered yet.</source>
         <translation>模型尚未回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="461"/>
+        <location filename="../../ui/main_window.py" line="464"/>
         <source>The app stopped while a tool was running.</source>
         <translation>工具运行期间应用停止了。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="462"/>
+        <location filename="../../ui/main_window.py" line="465"/>
         <source>The answer was cut off before it finished.</source>
         <translation>回答在完成前被中断。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="463"/>
+        <location filename="../../ui/main_window.py" line="466"/>
         <source>The answer reached the output limit.</source>
         <translation>回答已达到输出长度上限。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="487"/>
+        <location filename="../../ui/main_window.py" line="490"/>
         <source>Open settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="496"/>
+        <location filename="../../ui/main_window.py" line="499"/>
         <source>What arrived is saved.</source>
         <translation>已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="498"/>
+        <location filename="../../ui/main_window.py" line="501"/>
         <source>What arrived could not be saved.</source>
         <translation>已收到的内容没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="504"/>
+        <location filename="../../ui/main_window.py" line="507"/>
         <source>Press Resume to carry on.</source>
         <translation>按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="505"/>
-        <location filename="../../ui/main_window.py" line="506"/>
+        <location filename="../../ui/main_window.py" line="508"/>
+        <location filename="../../ui/main_window.py" line="509"/>
         <source>Then press Resume to carry on.</source>
         <translation>然后按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="507"/>
+        <location filename="../../ui/main_window.py" line="510"/>
         <source>Free some disk space, then press Resume.</source>
         <translation>请腾出一些磁盘空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="508"/>
+        <location filename="../../ui/main_window.py" line="512"/>
         <source>Check the data folder and its permissions, then press Resume.</source>
         <translation>请检查数据文件夹及其权限，然后点击“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="509"/>
+        <location filename="../../ui/main_window.py" line="514"/>
         <source>Close the conversation in the other window first.</source>
         <translation>请先在另一个窗口中关闭这个对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="510"/>
+        <location filename="../../ui/main_window.py" line="515"/>
         <source>Start a new conversation with New chat.</source>
         <translation>请用“新对话”开始一个新对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="511"/>
+        <location filename="../../ui/main_window.py" line="516"/>
         <source>Install a newer Continuo to open it.</source>
         <translation>请安装更新版本的 Continuo 来打开它。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="512"/>
+        <location filename="../../ui/main_window.py" line="517"/>
         <source>Restore the conversation file from a backup.</source>
         <translation>请从备份恢复对话文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="513"/>
+        <location filename="../../ui/main_window.py" line="518"/>
         <source>Check your account on the provider&apos;s website.</source>
         <translation>请到服务商的网站上检查你的账户。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="552"/>
+        <location filename="../../ui/main_window.py" line="557"/>
         <source>System prompt ●</source>
         <translation>系统提示词 ●</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="638"/>
+        <location filename="../../ui/main_window.py" line="643"/>
         <source>Rename conversation</source>
         <translation>重命名对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="639"/>
+        <location filename="../../ui/main_window.py" line="644"/>
         <source>Title:</source>
         <translation>标题：</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="661"/>
+        <location filename="../../ui/main_window.py" line="666"/>
         <source>Delete conversation</source>
         <translation>删除对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="663"/>
+        <location filename="../../ui/main_window.py" line="668"/>
         <source>Delete “{title}”? This cannot be undone.</source>
         <translation>删除“{title}”？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="666"/>
+        <location filename="../../ui/main_window.py" line="671"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -377,22 +402,22 @@
 <context>
     <name>NoticeView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="451"/>
+        <location filename="../../ui/widgets/message_views.py" line="633"/>
         <source>Resumed: the cut-off answer is redone</source>
         <translation>已继续：重新生成被中断的回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="452"/>
+        <location filename="../../ui/widgets/message_views.py" line="634"/>
         <source>Resumed: continuing after the output limit</source>
         <translation>已继续：从输出上限处接着写</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="453"/>
+        <location filename="../../ui/widgets/message_views.py" line="635"/>
         <source>Goal not reached yet: carrying on</source>
         <translation>目标尚未达成：继续进行</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="458"/>
+        <location filename="../../ui/widgets/message_views.py" line="640"/>
         <source>Resumed</source>
         <translation>已继续</translation>
     </message>
@@ -400,99 +425,99 @@
 <context>
     <name>ProviderPage</name>
     <message>
-        <location filename="../../ui/provider_page.py" line="258"/>
+        <location filename="../../ui/provider_page.py" line="259"/>
         <source>Add</source>
         <extracomment>a connection test finished: (it worked, what to tell the person) provider id → new key (&quot;&quot; = forget) id of the provider in the form</extracomment>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="259"/>
+        <location filename="../../ui/provider_page.py" line="260"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="260"/>
+        <location filename="../../ui/provider_page.py" line="261"/>
         <source>Forget key</source>
         <translation>清除密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="261"/>
+        <location filename="../../ui/provider_page.py" line="262"/>
         <source>Ask the server</source>
         <translation>由服务器决定</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="262"/>
+        <location filename="../../ui/provider_page.py" line="263"/>
         <source>Use for new conversations</source>
         <translation>用于新对话</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="263"/>
+        <location filename="../../ui/provider_page.py" line="264"/>
         <source>Test connection</source>
         <translation>测试连接</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="264"/>
+        <location filename="../../ui/provider_page.py" line="265"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="265"/>
+        <location filename="../../ui/provider_page.py" line="266"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="266"/>
+        <location filename="../../ui/provider_page.py" line="267"/>
         <source>Base URL</source>
         <translation>基础 URL</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="267"/>
-        <location filename="../../ui/provider_page.py" line="270"/>
+        <location filename="../../ui/provider_page.py" line="268"/>
+        <location filename="../../ui/provider_page.py" line="271"/>
         <source>API key</source>
         <translation>API 密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="268"/>
+        <location filename="../../ui/provider_page.py" line="269"/>
         <source>Default model</source>
         <translation>默认模型</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="269"/>
+        <location filename="../../ui/provider_page.py" line="270"/>
         <source>Providers</source>
         <translation>服务商</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="300"/>
+        <location filename="../../ui/provider_page.py" line="301"/>
         <source>{name} (default)</source>
         <translation>{name}（默认）</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="371"/>
+        <location filename="../../ui/provider_page.py" line="372"/>
         <source>The saved key will be forgotten</source>
         <translation>已保存的密钥将被清除</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="373"/>
+        <location filename="../../ui/provider_page.py" line="374"/>
         <source>A key is saved; leave empty to keep it</source>
         <translation>已保存密钥；留空则保持不变</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="375"/>
+        <location filename="../../ui/provider_page.py" line="376"/>
         <source>Not set (local servers need none)</source>
         <translation>未设置（本地服务器无需密钥）</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="491"/>
+        <location filename="../../ui/provider_page.py" line="492"/>
         <source>Connecting…</source>
         <translation>正在连接…</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="515"/>
+        <location filename="../../ui/provider_page.py" line="516"/>
         <source>Connected. {count} model(s): {names}</source>
         <translation>连接成功。共 {count} 个模型：{names}</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="519"/>
+        <location filename="../../ui/provider_page.py" line="520"/>
         <source>Connected, but the server lists no models.</source>
         <translation>连接成功，但服务器没有列出任何模型。</translation>
     </message>
@@ -500,7 +525,7 @@
 <context>
     <name>SessionListModel</name>
     <message>
-        <location filename="../../ui/models/sessions.py" line="43"/>
+        <location filename="../../ui/models/sessions.py" line="45"/>
         <source>New conversation</source>
         <translation>新对话</translation>
     </message>
@@ -662,48 +687,48 @@
 <context>
     <name>ToolCardView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="383"/>
+        <location filename="../../ui/widgets/message_views.py" line="564"/>
         <source>Result</source>
         <extracomment>the failed state the result was opened for</extracomment>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="384"/>
+        <location filename="../../ui/widgets/message_views.py" line="565"/>
         <source>Show the tool&apos;s result</source>
         <translation>显示工具的结果</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="394"/>
+        <location filename="../../ui/widgets/message_views.py" line="575"/>
         <source>waiting</source>
         <translation>等待中</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="395"/>
+        <location filename="../../ui/widgets/message_views.py" line="576"/>
         <source>running…</source>
         <translation>运行中…</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="396"/>
+        <location filename="../../ui/widgets/message_views.py" line="577"/>
         <source>done</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="397"/>
+        <location filename="../../ui/widgets/message_views.py" line="578"/>
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="398"/>
+        <location filename="../../ui/widgets/message_views.py" line="579"/>
         <source>interrupted</source>
         <translation>已中断</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="403"/>
+        <location filename="../../ui/widgets/message_views.py" line="584"/>
         <source>Tool call {name}</source>
         <translation>工具调用 {name}</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="405"/>
+        <location filename="../../ui/widgets/message_views.py" line="586"/>
         <source>(no arguments)</source>
         <translation>（无参数）</translation>
     </message>
@@ -725,7 +750,7 @@
 <context>
     <name>UserView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="151"/>
+        <location filename="../../ui/widgets/message_views.py" line="270"/>
         <source>Your message</source>
         <extracomment>the item last drawn</extracomment>
         <translation>你的消息</translation>

@@ -25,7 +25,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QEvent, QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import (
     QDesktopServices,
     QFont,
@@ -64,8 +64,8 @@ __all__ = [
 ]
 
 _MAX_RESULT_CHARS = 4000
-OPENABLE_SCHEMES = ("http", "https", "mailto")  #: the only links that leave the app
-_MARK = "\u2063"  #: a placeholder paragraph's text while a piece is appended (see append_html)
+OPENABLE_SCHEMES = ("http", "https", "mailto")  # the only links that leave the app
+_MARK = "\u2063"  # a placeholder paragraph's text while a piece is appended (see append_html)
 
 
 def _is_dark(widget: QWidget) -> bool:
@@ -199,15 +199,16 @@ def open_link(link: Link, parent: QWidget) -> QMessageBox | None:
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     box.setIcon(QMessageBox.Icon.Warning)
     box.setTextFormat(Qt.TextFormat.PlainText)
-    box.setWindowTitle(parent.tr("Open this link?"))
+    box.setWindowTitle(QCoreApplication.translate("LinkCheck", "Open this link?"))
     box.setText(
-        parent.tr("The link's text shows {named}, but it goes to {host}:\n{url}").format(
-            named=named, host=url.host() or link.target, url=url.toDisplayString()
-        )
+        QCoreApplication.translate(
+            "LinkCheck", "The link's text shows {named}, but it goes to {host}:\n{url}"
+        ).format(named=named, host=url.host() or link.target, url=url.toDisplayString())
     )
     box.setStandardButtons(QMessageBox.StandardButton.Cancel)
     go = box.addButton(
-        parent.tr("Open {host}").format(host=url.host()), QMessageBox.ButtonRole.AcceptRole
+        QCoreApplication.translate("LinkCheck", "Open {host}").format(host=url.host()),
+        QMessageBox.ButtonRole.AcceptRole,
     )
     box.setDefaultButton(QMessageBox.StandardButton.Cancel)
     box.buttonClicked.connect(
