@@ -51,6 +51,7 @@ __all__ = [
     "FOLD_CHARS",
     "FOLD_LINES",
     "HIGHLIGHT_LIMIT",
+    "TEXT_LIMIT",
     "Link",
     "Rendered",
     "StreamSplitter",
@@ -65,6 +66,7 @@ __all__ = [
 FOLD_LINES = 40  #: a longer code block shows this many lines until opened
 FOLD_CHARS = 6000  #: ... or this many characters (one huge line is long too)
 HIGHLIGHT_LIMIT = 20_000  #: characters of code above which Pygments is not asked
+TEXT_LIMIT = 100_000  #: characters of one piece shown until the person asks for all
 BREAK_RUN = 64  #: the longest run of text without a place to wrap
 _ZWSP = "\u200b"
 _UNBROKEN = re.compile(rf"\S{{{BREAK_RUN + 1},}}")
@@ -219,6 +221,8 @@ def render_markdown(
     link_start: int = 0,
     expand_label: str = "Show all {count} lines",
     expanded: Collection[int] = (),
+    whole: bool = False,
+    more_label: str = "Show all {count} characters",
 ) -> Rendered:
     """Render Markdown to Qt rich-text HTML.
 
@@ -231,14 +235,29 @@ def render_markdown(
         expand_label: the (translated) text of a folded block's link; ``{count}`` is its
             number of lines.
         expanded: numbers of the code blocks shown whole, however long.
+        whole: render all of ``text`` even above `TEXT_LIMIT` characters; otherwise only
+            its beginning is, followed by a ``more:`` link labelled ``more_label``
+            (``{count}``: the text's length). Qt takes seconds to lay out megabytes.
+        more_label: the (translated) text of that link.
 
     Returns:
         The HTML, the text of each code block and the target of each link, in order.
     """
+    more = ""
+    if not whole and len(text) > TEXT_LIMIT:
+        cut = text.rfind("\n", 0, TEXT_LIMIT)
+        more = (
+            f'<p><a href="more:" style="color:{_LINK[dark]}">'
+            f"{html.escape(more_label.format(count=len(text)))}</a></p>"
+        )
+        text = text[: cut if cut > TEXT_LIMIT // 2 else TEXT_LIMIT]
     with _rendering:
-        return _render(
+        rendered = _render(
             text, dark, code_start, copy_label, link_start, expand_label, frozenset(expanded)
         )
+    if more:
+        rendered.html += more
+    return rendered
 
 
 def _render(

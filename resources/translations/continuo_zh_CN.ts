@@ -4,68 +4,73 @@
 <context>
     <name>AnswerView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="329"/>
+        <location filename="../../ui/widgets/message_views.py" line="330"/>
         <source>Assistant answer</source>
-        <extracomment>code blocks in the body, for the Copy links the body&apos;s links (``link:N``), then the tail&apos;s code blocks the person opened in full the palette the text was last rendered for the last &quot;open this link?&quot; asked characters of the text given to the splitter characters rendered into the body the text the body shows when complete the text as last streamed tail renders, for the benchmark</extracomment>
+        <extracomment>code blocks in the body, for the Copy links the body&apos;s links (``link:N``), then the tail&apos;s code blocks the person opened in full the person asked for all of a very long answer the palette the text was last rendered for the last &quot;open this link?&quot; asked characters of the text given to the splitter characters rendered into the body the text the body shows when complete the text as last streamed tail renders, for the benchmark</extracomment>
         <translation>助手回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="330"/>
+        <location filename="../../ui/widgets/message_views.py" line="331"/>
         <source>Reasoning</source>
         <translation>推理过程</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="393"/>
+        <location filename="../../ui/widgets/message_views.py" line="397"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="395"/>
+        <location filename="../../ui/widgets/message_views.py" line="399"/>
         <source>Show all {count} lines</source>
         <translation>显示全部 {count} 行</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="475"/>
+        <location filename="../../ui/widgets/message_views.py" line="402"/>
+        <source>Show all {count} characters</source>
+        <translation>显示全部 {count} 个字符</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/message_views.py" line="481"/>
         <source>Stopped. The partial answer above is saved.</source>
         <translation>已停止。上面的部分回答已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="476"/>
+        <location filename="../../ui/widgets/message_views.py" line="482"/>
         <source>The answer was cut off. What arrived is saved.</source>
         <translation>回答被中断。已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="478"/>
+        <location filename="../../ui/widgets/message_views.py" line="484"/>
         <source>Stopped. The partial answer above could not be saved.</source>
         <translation>已停止。上面的部分回答没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="479"/>
+        <location filename="../../ui/widgets/message_views.py" line="485"/>
         <source>The answer was cut off. What arrived could not be saved.</source>
         <translation>回答被中断。已收到的内容没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="483"/>
+        <location filename="../../ui/widgets/message_views.py" line="489"/>
         <source>The answer reached the output limit.</source>
         <translation>回答已达到输出长度上限。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="484"/>
+        <location filename="../../ui/widgets/message_views.py" line="490"/>
         <source>The model declined to answer.</source>
         <translation>模型拒绝了回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="486"/>
+        <location filename="../../ui/widgets/message_views.py" line="492"/>
         <source>The conversation is too long for the model. Start a new conversation.</source>
         <translation>对话已超出模型能处理的长度。请开始新的对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="488"/>
+        <location filename="../../ui/widgets/message_views.py" line="494"/>
         <source>The provider paused this answer.</source>
         <translation>服务商暂停了这个回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="489"/>
+        <location filename="../../ui/widgets/message_views.py" line="495"/>
         <source>The answer stopped for an unknown reason.</source>
         <translation>回答因未知原因停止。</translation>
     </message>
@@ -402,22 +407,22 @@
 <context>
     <name>NoticeView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="633"/>
+        <location filename="../../ui/widgets/message_views.py" line="639"/>
         <source>Resumed: the cut-off answer is redone</source>
         <translation>已继续：重新生成被中断的回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="634"/>
+        <location filename="../../ui/widgets/message_views.py" line="640"/>
         <source>Resumed: continuing after the output limit</source>
         <translation>已继续：从输出上限处接着写</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="635"/>
+        <location filename="../../ui/widgets/message_views.py" line="641"/>
         <source>Goal not reached yet: carrying on</source>
         <translation>目标尚未达成：继续进行</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="640"/>
+        <location filename="../../ui/widgets/message_views.py" line="646"/>
         <source>Resumed</source>
         <translation>已继续</translation>
     </message>
@@ -687,48 +692,48 @@
 <context>
     <name>ToolCardView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="564"/>
+        <location filename="../../ui/widgets/message_views.py" line="570"/>
         <source>Result</source>
         <extracomment>the failed state the result was opened for</extracomment>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="565"/>
+        <location filename="../../ui/widgets/message_views.py" line="571"/>
         <source>Show the tool&apos;s result</source>
         <translation>显示工具的结果</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="575"/>
+        <location filename="../../ui/widgets/message_views.py" line="581"/>
         <source>waiting</source>
         <translation>等待中</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="576"/>
+        <location filename="../../ui/widgets/message_views.py" line="582"/>
         <source>running…</source>
         <translation>运行中…</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="577"/>
+        <location filename="../../ui/widgets/message_views.py" line="583"/>
         <source>done</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="578"/>
+        <location filename="../../ui/widgets/message_views.py" line="584"/>
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="579"/>
+        <location filename="../../ui/widgets/message_views.py" line="585"/>
         <source>interrupted</source>
         <translation>已中断</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="584"/>
+        <location filename="../../ui/widgets/message_views.py" line="590"/>
         <source>Tool call {name}</source>
         <translation>工具调用 {name}</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="586"/>
+        <location filename="../../ui/widgets/message_views.py" line="592"/>
         <source>(no arguments)</source>
         <translation>（无参数）</translation>
     </message>

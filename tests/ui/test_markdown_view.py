@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QApplication
 from tests.support.provider_server import Turn
 from tests.support.wait import until
 from tests.ui.conftest import open_window, seed_provider
-from ui.markdown import BREAK_RUN, FOLD_LINES, HIGHLIGHT_LIMIT, render_markdown
+from ui.markdown import BREAK_RUN, FOLD_LINES, HIGHLIGHT_LIMIT, TEXT_LIMIT, render_markdown
 from ui.models.items import ItemKind, ItemState, TranscriptItem
 from ui.theme import apply_palette
 from ui.widgets.message_views import AnswerView
@@ -131,6 +131,17 @@ def test_a_long_code_block_folds_and_opens(qtbot) -> None:
     assert "Show all 1 lines" in view.body.toPlainText()
 
 
+def test_a_huge_answer_shows_its_beginning_until_asked(qtbot) -> None:
+    text = "Start " + "QUJD" * 75_000 + " end"
+    view = _fresh(qtbot, text)
+    shown = view.body.toPlainText().replace("\u200b", "")
+    assert f"Show all {len(text)} characters" in shown
+    assert len(shown) < TEXT_LIMIT + 1000 and "end" not in shown.split("Show all")[0]
+    view.body.linkActivated.emit(QUrl("more:"))
+    shown = view.body.toPlainText().replace("\u200b", "")
+    assert text in shown and "Show all" not in shown
+
+
 def test_huge_code_is_not_highlighted_and_long_words_can_wrap() -> None:
     small = render_markdown("```python\nx = 1\n```\n", expanded={0})
     assert "<span style=" in small.html
@@ -138,7 +149,7 @@ def test_huge_code_is_not_highlighted_and_long_words_can_wrap() -> None:
     rendered = render_markdown(f"```python\n{big}```\n", expanded={0})
     assert "<span style=" not in rendered.html and "value_1 = 1" in rendered.html
     word = "a" * 300_000
-    html = render_markdown(f"Start {word} end").html
+    html = render_markdown(f"Start {word} end", whole=True).html
     runs = html.split("Start ", 1)[1].split(" end", 1)[0].split("\u200b")
     assert "".join(runs) == word
     assert max(len(r) for r in runs) <= BREAK_RUN

@@ -315,6 +315,7 @@ class AnswerView(_RowView):
         self._links: list[Link] = []  #: the body's links (``link:N``), then the tail's
         self._tail_links: list[Link] = []
         self._expanded: set[int] = set()  #: code blocks the person opened in full
+        self._whole = False  #: the person asked for all of a very long answer
         self._dark: bool | None = None  #: the palette the text was last rendered for
         self.link_question: QMessageBox | None = None  #: the last "open this link?" asked
         self._splitter = StreamSplitter()
@@ -355,7 +356,7 @@ class AnswerView(_RowView):
         link = self._link(url)
         if link is not None:
             return link.target
-        return "" if url.scheme() in ("copy", "expand") else url.toDisplayString()
+        return "" if url.scheme() in ("copy", "expand", "more") else url.toDisplayString()
 
     def _link_activated(self, url: QUrl) -> None:
         scheme = url.scheme()
@@ -364,8 +365,11 @@ class AnswerView(_RowView):
             codes = self._codes + self._tail_codes
             if 0 <= number < len(codes):
                 QGuiApplication.clipboard().setText(codes[number].rstrip("\n"))
-        elif scheme == "expand" and number >= 0:
-            self._expanded.add(number)
+        elif scheme in ("expand", "more") and (number >= 0 or scheme == "more"):
+            if scheme == "more":
+                self._whole = True
+            else:
+                self._expanded.add(number)
             if self._item is not None:
                 self._restart()
                 self._draw(self._item)
@@ -394,6 +398,8 @@ class AnswerView(_RowView):
             link_start=link_start,
             expand_label=self.tr("Show all {count} lines"),
             expanded=self._expanded,
+            whole=self._whole,
+            more_label=self.tr("Show all {count} characters"),
         )
         return rendered.html, rendered.code_blocks, rendered.links
 
