@@ -12,6 +12,9 @@
   The streaming drafts (what a kill would keep) are saved meanwhile as in real use: their
   number per second (target: at most one per draft interval, 1.25/s) and their longest write
   are printed beside it.
+- Hostile sizes: the first paint of a conversation whose answer is one 300,000-character
+  line, one 2 MB line, or a 1 MB code block (from the click to the first screen painted);
+  target under 300 ms each (before folding and break opportunities: 7.5 s, a hang, 11 s).
 """
 
 from __future__ import annotations
@@ -298,6 +301,54 @@ async def _stream_long(
     return max(gaps) if gaps else 0.0, half, second, duration, cpu, drafts
 
 
+#: name -> the answer's text
+_HUGE = {
+    "a 300,000-character line": "A token: " + "QUJD" * 75_000,
+    "a 2 MB line": "A token: " + "QUJD" * 500_000,
+    "a 1 MB code block": "```python\n"
+    + "".join(f"value_{n:06d} = compute({n})  # step\n" for n in range(1_000_000 // 36))
+    + "```\n",
+}
+
+
+async def _open_huge(app: Any) -> dict[str, float]:
+    """Seconds from opening each huge answer's conversation to its first screen painted."""
+    from engine import AssistantMessage, SQLiteSessionStorage, UserMessage
+    from ui.app import build_window, settle_after_start
+    from ui.controller import DB_FILE_NAME
+
+    figures: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp)
+        storage = SQLiteSessionStorage(data / DB_FILE_NAME, synchronous="OFF")
+        await storage.create_session(session_id="short", title="Short")
+        await storage.append("short", "r", UserMessage(content="hi"))
+        for n, text in enumerate(_HUGE.values()):
+            await storage.create_session(session_id=f"huge-{n}", title=f"Huge {n}")
+            await storage.append(f"huge-{n}", "r", UserMessage(content="Paste it all"))
+            await storage.append(f"huge-{n}", "r", AssistantMessage(content=text))
+        await storage.close()
+        window = build_window(data, first_run_dialog=False)
+        window.resize(1100, 760)
+        window.show()
+        await window.started()
+        await settle_after_start(window)
+        for n, name in enumerate(_HUGE):
+            await window.controller.open_session("short")
+            window.repaint()
+            start = time.perf_counter()
+            await window.controller.open_session(f"huge-{n}")
+            window.transcript.flush()
+            window.transcript.scroll_to_bottom()
+            window.repaint()
+            figures[name] = time.perf_counter() - start
+        closed = asyncio.Event()
+        window.closed.connect(closed.set)
+        window.close()
+        await closed.wait()
+    return figures
+
+
 def main() -> list[str]:
     """Print the figures; return the targets missed."""
     missed: list[str] = []
@@ -325,6 +376,7 @@ def main() -> list[str]:
     app.setQuitOnLastWindowClosed(False)  # type: ignore[union-attr]
     with asyncio.Runner(loop_factory=lambda: EventLoop(app)) as runner:  # type: ignore[arg-type]
         opened = runner.run(_open_long(app))
+        huge = runner.run(_open_huge(app))
         stall, first, second, duration, cpu, drafts = runner.run(_stream_long(app))
     print(
         f"open a 10,000-message conversation: first screen in {opened * 1000:.0f} ms "
@@ -332,6 +384,12 @@ def main() -> list[str]:
     )
     if opened >= 0.3:
         missed.append(f"opening 10,000 messages took {opened * 1000:.0f} ms (target 300 ms)")
+    for name, seconds in huge.items():
+        print(
+            f"open an answer with {name}: first screen in {seconds * 1000:.0f} ms (target < 300 ms)"
+        )
+        if seconds >= 0.3:
+            missed.append(f"an answer with {name} took {seconds * 1000:.0f} ms to paint (300 ms)")
     print(
         f"stream 20,000 tokens at 2,000/s: took {duration:.1f} s ({cpu:.1f} s of GUI-thread CPU, "
         f"{cpu / duration:.0%} busy), longest event-loop stall "

@@ -6,8 +6,10 @@ screenshot can catch it mid-answer. Offscreen there is no system theme, so each 
 the light or dark palette explicitly. The Chinese shot needs the shipped translations and a
 CJK font (``fonts-noto-cjk``).
 
-States: ``empty``, ``streaming``, ``tool-card``, ``resume-offered``, ``error``, ``chinese``, and
-``session-groups``, ``filter-no-matches``, ``about``, and
+States: ``empty``, ``streaming``, ``tool-card``, ``resume-offered``, ``error``, ``untrusted``
+(an image as its alt text and address, a folded code block, a long word wrapping, a link
+whose text names another host), ``chinese``, and ``session-groups``, ``filter-no-matches``,
+``about``, and
 ``scaled-200``: a finished conversation with a tool card, a code block and a table at 200%
 scaling, maximised on a 1920x1080 screen (960x540 logical pixels). Scaling is fixed when a
 process starts, so that shot is taken by a second run of this module (``--scaled``) with
@@ -265,6 +267,27 @@ async def _run(out: Path) -> int:
         model.release.set()
         await _until(lambda: window.error_banner.isVisible() and window.resume_button.isVisible())
         await _shot(window, out / "error.png")
+        await _close(window)
+
+        # Hostile text made harmless: an image as its alt text and address, a folded code
+        # block, a 3,000-character word wrapping, a link whose text names another host.
+        code = "".join(f"print('line {n}')\n" for n in range(300))
+        hostile = (
+            f"```python\n{code}```\n\n"
+            "Here is the chart: ![sales chart](/home/me/chart.png)\n\n"
+            f"A token: {'QUJD' * 150}\n\n"
+            "Log in at [https://bank.example/login](http://127.0.0.1:9/phish)."
+        )
+        await _seed(
+            root / "untrusted",
+            "s-untrusted",
+            "Untrusted answer",
+            [UserMessage(content="Show me everything"), AssistantMessage(content=hostile)],
+        )
+        window = await _window(root / "untrusted", _Scripted("Done."))
+        await _until(lambda: len(window.transcript.views()) >= 2)
+        window.transcript.scroll_to_bottom()
+        await _shot(window, out / "untrusted.png")
         await _close(window)
 
         from ui.i18n import install_translator

@@ -39,6 +39,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QMainWindow
 
 from .controller_placeholder import ControllerPlaceholder
+from .markdown import tooltip_text
 
 if TYPE_CHECKING:
     import asyncio
@@ -227,6 +228,7 @@ class MainWindow(QMainWindow):
         resume_layout.setContentsMargins(0, 0, 0, 0)
         self.resume_label = QLabel(resume_row)
         self.resume_label.setObjectName("resumeLabel")
+        self.resume_label.setTextFormat(Qt.TextFormat.PlainText)  # it can name the model's tools
         self.resume_label.setWordWrap(True)
         self.resume_label.setVisible(False)
         self.resume_button = QPushButton(resume_row)
@@ -523,8 +525,8 @@ class MainWindow(QMainWindow):
             self.resume_button.setToolTip("")
             return
         self.resume_label.setText(self.resume_text(point))
-        self.resume_label.setToolTip(point.description)
-        self.resume_button.setToolTip(point.description)
+        self.resume_label.setToolTip(tooltip_text(point.description))
+        self.resume_button.setToolTip(tooltip_text(point.description))
         self.resume_button.setAccessibleDescription(point.description)
         self.resume_label.setVisible(True)
         self.resume_button.setVisible(True)
@@ -564,7 +566,7 @@ class MainWindow(QMainWindow):
             link = self.tr("Open settings")  # not inside the f-string: lupdate would miss it
             text += f' &nbsp;<a href="settings">{html.escape(link)}</a>'
         self.error_banner.setText(text)
-        self.error_banner.setToolTip(plain)
+        self.error_banner.setToolTip(tooltip_text(plain))  # the provider's words: escaped
         self.error_banner.setVisible(True)
 
     def kept_text(self, kept: str) -> str:

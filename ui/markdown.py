@@ -9,6 +9,21 @@ Each code block gets a "Copy" link ``copy:N`` above it, N counting code blocks f
 ``code_start`` so that a message rendered in several pieces (while it streams) numbers its
 blocks once; `Rendered.code_blocks` holds their text for the clipboard.
 
+The text is a stranger's (DESIGN.md, "Untrusted input"), so the HTML holds nothing Qt would
+fetch or obey:
+
+- an image is shown as its alt text and its address, never as ``<img>``: Qt would read the
+  path (``/dev/zero`` filled memory until the app was killed; a FIFO hung the window);
+- a link's address is not in the HTML either: a link is ``link:N`` (counted from
+  ``link_start`` like code blocks) and `Rendered.links` says where it goes and what its text
+  was, so the view can show the target and ask before a link whose text names another host;
+  a link's ``title`` is dropped (Qt shows it as a rich-text tooltip);
+- size is bounded: a code block over `FOLD_LINES` lines or `FOLD_CHARS` characters shows its
+  beginning and a "Show all N lines" link ``expand:N`` (`expanded` lists the blocks opened),
+  code over `HIGHLIGHT_LIMIT` characters is not coloured, and an unbroken run of more than
+  `BREAK_RUN` characters gets a break opportunity (U+200B) every `BREAK_RUN` characters:
+  Qt's line breaking of a 300,000-character word took seconds, of a 2 MB one minutes.
+
 Streaming (`StreamSplitter`): a growing answer is cut at the last blank line outside a code
 fence. Everything before the cut is complete Markdown blocks that no later text can change
 (rendered once and appended); only the text after it is re-rendered as it grows. The splitter
@@ -20,6 +35,7 @@ from __future__ import annotations
 import html
 import re
 import threading
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -30,12 +46,43 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from pygments.formatters.html import HtmlFormatter
 
-__all__ = ["Rendered", "StreamSplitter", "render_markdown", "wait_warm", "warm_up"]
+__all__ = [
+    "BREAK_RUN",
+    "FOLD_CHARS",
+    "FOLD_LINES",
+    "HIGHLIGHT_LIMIT",
+    "TEXT_LIMIT",
+    "Link",
+    "Rendered",
+    "StreamSplitter",
+    "breakable",
+    "named_host",
+    "tooltip_text",
+    "render_markdown",
+    "wait_warm",
+    "warm_up",
+]
+
+FOLD_LINES = 40  #: a longer code block shows this many lines until opened
+FOLD_CHARS = 6000  #: ... or this many characters (one huge line is long too)
+HIGHLIGHT_LIMIT = 20_000  #: characters of code above which Pygments is not asked
+TEXT_LIMIT = 100_000  #: characters of one piece shown until the person asks for all
+BREAK_RUN = 64  #: the longest run of text without a place to wrap
+_ZWSP = "\u200b"
+_UNBROKEN = re.compile(rf"\S{{{BREAK_RUN + 1},}}")
 
 _LIGHT_STYLE = "default"
 _DARK_STYLE = "monokai"
 _CODE_BG = {False: "#f4f5f7", True: "#272822"}
 _LINK = {False: "#2f6fd6", True: "#8ab4f8"}
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """Where a link in rendered text goes, and the text it was shown with."""
+
+    target: str  #: the address as the Markdown gave it (normalised by markdown-it)
+    text: str  #: the link's text, as plain text
 
 
 @dataclass(slots=True)
@@ -44,6 +91,45 @@ class Rendered:
 
     html: str
     code_blocks: list[str] = field(default_factory=list)  #: text of each block, for Copy
+    links: list[Link] = field(default_factory=list)  #: the target of each ``link:N``
+
+
+def tooltip_text(text: str) -> str:
+    """``text`` as a tooltip shows it: escaped rich text.
+
+    Qt guesses whether a tooltip is HTML (`Qt.mightBeRichText`), and HTML in a tooltip loads
+    its images; escaped and marked as rich text, outside text is always shown as it is.
+    """
+    if "<" not in text:
+        return text  # no tag, so Qt shows it as plain text, entities and all
+    return "<qt>" + html.escape(text).replace("\n", "<br>") + "</qt>"
+
+
+_NAMED_HOST = re.compile(
+    r"^\s*(?:[a-z][a-z0-9+.-]*://)?(?:[^\s/@]*@)?"
+    r"((?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z][a-z0-9-]*[a-z0-9]|\d{1,3}(?:\.\d{1,3}){3})"
+    r"(?::\d+)?(?:[/?#]\S*)?\s*$",
+    re.IGNORECASE,
+)
+
+
+def named_host(text: str) -> str | None:
+    """The host a link's text names when the text is an address (``https://bank.example/x``,
+    ``bank.example``), lower-case; None for other text ("the docs")."""
+    match = _NAMED_HOST.match(text.replace(_ZWSP, ""))
+    return match.group(1).lower().removeprefix("www.") if match else None
+
+
+def breakable(text: str) -> str:
+    """``text`` with a zero-width space every `BREAK_RUN` characters of each unbroken run."""
+    if len(text) <= BREAK_RUN:
+        return text
+
+    def split(match: re.Match[str]) -> str:
+        run = match.group(0)
+        return _ZWSP.join(run[i : i + BREAK_RUN] for i in range(0, len(run), BREAK_RUN))
+
+    return _UNBROKEN.sub(split, text)
 
 
 _warming: threading.Thread | None = None
@@ -113,7 +199,7 @@ def _highlighted(code: str, lang: str, dark: bool) -> str:
     # imports every one of its ~600 lexers to ask each: about a second, and some 50,000
     # objects that every full garbage collection then walks while answers stream. Models
     # label their code blocks; a guess is often wrong anyway.
-    if not lang:
+    if not lang or len(code) > HIGHLIGHT_LIMIT:
         return html.escape(code)
     try:
         lexer: Any = get_lexer_by_name(lang)
@@ -127,7 +213,16 @@ _CELL = re.compile(r"<(t[hd])( style=\"[^\"]*\")?>")
 
 
 def render_markdown(
-    text: str, *, dark: bool = False, code_start: int = 0, copy_label: str = "Copy"
+    text: str,
+    *,
+    dark: bool = False,
+    code_start: int = 0,
+    copy_label: str = "Copy",
+    link_start: int = 0,
+    expand_label: str = "Show all {count} lines",
+    expanded: Collection[int] = (),
+    whole: bool = False,
+    more_label: str = "Show all {count} characters",
 ) -> Rendered:
     """Render Markdown to Qt rich-text HTML.
 
@@ -136,19 +231,50 @@ def render_markdown(
         dark: colour code for a dark palette.
         code_start: number of the first code block's Copy link.
         copy_label: the (translated) text of the Copy links.
+        link_start: number of the first ``link:N``.
+        expand_label: the (translated) text of a folded block's link; ``{count}`` is its
+            number of lines.
+        expanded: numbers of the code blocks shown whole, however long.
+        whole: render all of ``text`` even above `TEXT_LIMIT` characters; otherwise only
+            its beginning is, followed by a ``more:`` link labelled ``more_label``
+            (``{count}``: the text's length). Qt takes seconds to lay out megabytes.
+        more_label: the (translated) text of that link.
 
     Returns:
-        The HTML and the text of each code block, in order.
+        The HTML, the text of each code block and the target of each link, in order.
     """
+    more = ""
+    if not whole and len(text) > TEXT_LIMIT:
+        cut = text.rfind("\n", 0, TEXT_LIMIT)
+        more = (
+            f'<p><a href="more:" style="color:{_LINK[dark]}">'
+            f"{html.escape(more_label.format(count=len(text)))}</a></p>"
+        )
+        text = text[: cut if cut > TEXT_LIMIT // 2 else TEXT_LIMIT]
     with _rendering:
-        return _render(text, dark, code_start, copy_label)
+        rendered = _render(
+            text, dark, code_start, copy_label, link_start, expand_label, frozenset(expanded)
+        )
+    if more:
+        rendered.html += more
+    return rendered
 
 
-def _render(text: str, dark: bool, code_start: int, copy_label: str) -> Rendered:
+def _render(
+    text: str,
+    dark: bool,
+    code_start: int,
+    copy_label: str,
+    link_start: int,
+    expand_label: str,
+    expanded: frozenset[int],
+) -> Rendered:
     parser = _parser()
     tokens = parser.parse(text)
     blocks: list[str] = []
+    links: list[Link] = []
     bg = _CODE_BG[dark]
+    link_colour = _LINK[dark]
 
     def fence(tokens: Any, idx: int, options: Any, env: Any) -> str:
         token = tokens[idx]
@@ -156,47 +282,130 @@ def _render(text: str, dark: bool, code_start: int, copy_label: str) -> Rendered
         lang = (token.info or "").strip().split(" ")[0] if token.type == "fence" else ""
         number = code_start + len(blocks)
         blocks.append(code)
-        body = _highlighted(code, lang, dark).rstrip("\n")
+        shown, fold = _folded(code) if number not in expanded else (code, "")
+        body = _highlighted(breakable(shown), lang, dark).rstrip("\n")
         caption = html.escape(lang) + "&nbsp;&nbsp;" if lang else ""
+        more = ""
+        if fold:
+            label = html.escape(expand_label.format(count=fold))
+            more = (
+                f'<tr><td style="font-size:small"><a href="expand:{number}" '
+                f'style="color:{link_colour}">{label}</a></td></tr>'
+            )
         return (
             f'<table width="100%" cellspacing="0" cellpadding="6" '
             f'style="background-color:{bg}; margin-top:4px; margin-bottom:6px">'
             f'<tr><td align="right" style="font-size:small; color:#888888">{caption}'
-            f'<a href="copy:{number}" style="color:{_LINK[dark]}">{html.escape(copy_label)}</a>'
+            f'<a href="copy:{number}" style="color:{link_colour}">{html.escape(copy_label)}</a>'
             f"</td></tr>"
-            f'<tr><td><pre style="margin:0; white-space:pre-wrap">{body}</pre></td></tr></table>\n'
+            f'<tr><td><pre style="margin:0; white-space:pre-wrap">{body}</pre></td></tr>'
+            f"{more}</table>\n"
         )
 
+    def image(tokens: Any, idx: int, options: Any, env: Any) -> str:
+        # Never an <img>: its alt text and where it points, as a link.
+        token = tokens[idx]
+        alt = renderer.renderInlineAsText(token.children or [], options, env)
+        src = str(token.attrGet("src") or "")
+        return _link_html(Link(src, alt or src), f"{alt} ({_short(src)})" if alt else src)
+
+    def link_open(tokens: Any, idx: int, options: Any, env: Any) -> str:
+        depth, close = 0, idx + 1
+        while close < len(tokens):
+            kind = tokens[close].type
+            if kind == "link_close" and depth == 0:
+                break
+            depth += {"link_open": 1, "link_close": -1}.get(kind, 0)
+            close += 1
+        words = renderer.renderInlineAsText(tokens[idx + 1 : close], options, env)
+        number = link_start + len(links)
+        links.append(Link(str(tokens[idx].attrGet("href") or ""), words))
+        return f'<a href="link:{number}" style="color:{link_colour}">'
+
+    def _link_html(link: Link, shown: str) -> str:
+        number = link_start + len(links)
+        links.append(link)
+        return (
+            f'<a href="link:{number}" style="color:{link_colour}">'
+            f"{html.escape(breakable(shown))}</a>"
+        )
+
+    def text_rule(tokens: Any, idx: int, options: Any, env: Any) -> str:
+        return html.escape(breakable(tokens[idx].content), quote=False)
+
+    def code_inline(tokens: Any, idx: int, options: Any, env: Any) -> str:
+        return f"<code>{html.escape(breakable(tokens[idx].content), quote=False)}</code>"
+
     renderer = parser.renderer
-    saved = {name: renderer.rules.get(name) for name in ("fence", "code_block")}
-    renderer.rules["fence"] = fence
-    renderer.rules["code_block"] = fence
+    rules = {
+        "fence": fence,
+        "code_block": fence,
+        "image": image,
+        "link_open": link_open,
+        "text": text_rule,
+        "code_inline": code_inline,
+    }
+    saved = {name: renderer.rules.get(name) for name in rules}
+    renderer.rules.update(rules)
     try:
         out = renderer.render(tokens, parser.options, {})
     finally:
         for name, rule in saved.items():
-            renderer.rules[name] = rule
+            if rule is None:
+                renderer.rules.pop(name, None)
+            else:
+                renderer.rules[name] = rule
     # Qt draws no table borders from CSS; the attributes do it.
     out = _TABLE_OPEN.sub('<table border="1" cellspacing="0" cellpadding="4">', out)
-    return Rendered(out, blocks)
+    # No whitespace around the blocks: Qt keeps a trailing newline as a space at the end of
+    # the last paragraph, and a piece appended while streaming would differ from one render.
+    return Rendered(out.strip(), blocks, links)
+
+
+def _folded(code: str) -> tuple[str, int]:
+    """The beginning of a long code block and its number of lines (0: not folded)."""
+    lines = code.count("\n") + (not code.endswith("\n"))
+    if lines <= FOLD_LINES and len(code) <= FOLD_CHARS:
+        return code, 0
+    end = -1
+    for _ in range(FOLD_LINES):
+        end = code.find("\n", end + 1)
+        if end < 0:
+            break
+    shown = code[: end + 1] if 0 <= end < FOLD_CHARS else code[:FOLD_CHARS]
+    return shown.rstrip("\n") + "\n", lines
+
+
+def _short(address: str, limit: int = 120) -> str:
+    return address if len(address) <= limit else address[: limit - 1] + "…"
 
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_LIST_ITEM = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
 
 
 class StreamSplitter:
     """Finds where the completed part of a growing Markdown text ends.
 
     Feed it the text as it grows (`feed` takes only the new part). `boundary` is an offset
-    into the whole text: ``text[:boundary]`` is a run of finished blocks (it ends after a
-    blank line outside any code fence), ``text[boundary:]`` is the block still growing.
+    into the whole text: ``text[:boundary]`` is a run of finished blocks, ``text[boundary:]``
+    is the block still growing.
+
+    A blank line outside a code fence ends a block, but whether the block is finished is
+    known only from the line after it: an indented line continues a list item, and a list
+    item after a list (even after a paragraph inside it) continues that list and may turn it
+    loose. So the cut is made when the next line arrives and starts a new block at the left
+    margin that cannot belong to the list before it. Cut anywhere else, the streamed answer
+    rendered differently from the finished one (paragraphs after a list became list items).
     """
 
     def __init__(self) -> None:
         self._pending = ""  #: the current, unfinished line
         self._offset = 0  #: length of the text fed so far, up to the start of _pending
         self._fence: str | None = None  #: the open fence's marker, when inside one
-        self._previous_blank = False
+        self._fence_at_margin = False  #: the open fence started at column 0
+        self._candidate: int | None = None  #: offset after the last blank line, not yet cut
+        self._list = False  #: a list item began since the last cut
         self.boundary = 0
 
     def feed(self, delta: str) -> int:
@@ -207,11 +416,17 @@ class StreamSplitter:
         lines = (self._pending + delta).split("\n")
         self._pending = lines.pop()
         for line in lines:
+            start = self._offset
             self._offset += len(line) + 1
-            self._scan(line)
+            self._scan(line, start)
         return self.boundary
 
-    def _scan(self, line: str) -> None:
+    def _cut(self, at: int) -> None:
+        self.boundary = at
+        self._candidate = None
+        self._list = False
+
+    def _scan(self, line: str, start: int) -> None:
         match = _FENCE.match(line)
         if self._fence is not None:
             if (
@@ -221,13 +436,22 @@ class StreamSplitter:
                 and not line.strip().lstrip(self._fence[0])
             ):
                 self._fence = None
-                # A closed fence is a finished block on its own.
-                self.boundary = self._offset
+                if self._fence_at_margin and not self._list:
+                    self._cut(self._offset)  # a closed fence is a finished block on its own
             return
+        if not line.strip():
+            if self._candidate is None:
+                self._candidate = self._offset
+            return
+        if self._candidate is not None:
+            at_margin = not line[:1].isspace()
+            is_item = bool(_LIST_ITEM.match(line))
+            if at_margin and not (is_item and self._list):
+                self._cut(self._candidate)
+            else:
+                self._candidate = None
+        if _LIST_ITEM.match(line):
+            self._list = True
         if match:
             self._fence = match.group(1)
-            return
-        blank = not line.strip()
-        if blank:
-            self.boundary = self._offset
-        self._previous_blank = blank
+            self._fence_at_margin = not line[:1].isspace()

@@ -164,6 +164,7 @@ class ProviderPage(QWidget):
         self.testConnectionButton.clicked.connect(self._on_test_connection)
         self.connectionResult = QLabel(self.providerForm)
         self.connectionResult.setObjectName("connectionResult")
+        self.connectionResult.setTextFormat(Qt.TextFormat.PlainText)  # the server's model names
         self.connectionResult.setWordWrap(True)
         self.connectionResult.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 

@@ -59,63 +59,73 @@
 <context>
     <name>AnswerView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="205"/>
+        <location filename="../../ui/widgets/message_views.py" line="330"/>
         <source>Assistant answer</source>
-        <extracomment>code blocks in the body, for the Copy links characters of the text given to the splitter characters rendered into the body the text the body shows when complete the text as last streamed tail renders, for the benchmark</extracomment>
+        <extracomment>code blocks in the body, for the Copy links the body&apos;s links (``link:N``), then the tail&apos;s code blocks the person opened in full the person asked for all of a very long answer the palette the text was last rendered for the last &quot;open this link?&quot; asked characters of the text given to the splitter characters rendered into the body the text the body shows when complete the text as last streamed tail renders, for the benchmark</extracomment>
         <translation>助手回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="206"/>
+        <location filename="../../ui/widgets/message_views.py" line="331"/>
         <source>Reasoning</source>
         <translation>推理过程</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="225"/>
+        <location filename="../../ui/widgets/message_views.py" line="397"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="295"/>
+        <location filename="../../ui/widgets/message_views.py" line="399"/>
+        <source>Show all {count} lines</source>
+        <translation>显示全部 {count} 行</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/message_views.py" line="402"/>
+        <source>Show all {count} characters</source>
+        <translation>显示全部 {count} 个字符</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/message_views.py" line="481"/>
         <source>Stopped. The partial answer above is saved.</source>
         <translation>已停止。上面的部分回答已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="296"/>
+        <location filename="../../ui/widgets/message_views.py" line="482"/>
         <source>The answer was cut off. What arrived is saved.</source>
         <translation>回答被中断。已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="298"/>
+        <location filename="../../ui/widgets/message_views.py" line="484"/>
         <source>Stopped. The partial answer above could not be saved.</source>
         <translation>已停止。上面的部分回答没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="299"/>
+        <location filename="../../ui/widgets/message_views.py" line="485"/>
         <source>The answer was cut off. What arrived could not be saved.</source>
         <translation>回答被中断。已收到的内容没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="303"/>
+        <location filename="../../ui/widgets/message_views.py" line="489"/>
         <source>The answer reached the output limit.</source>
         <translation>回答已达到输出长度上限。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="304"/>
+        <location filename="../../ui/widgets/message_views.py" line="490"/>
         <source>The model declined to answer.</source>
         <translation>模型拒绝了回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="306"/>
+        <location filename="../../ui/widgets/message_views.py" line="492"/>
         <source>The conversation is too long for the model. Start a new conversation.</source>
         <translation>对话已超出模型能处理的长度。请开始新的对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="308"/>
+        <location filename="../../ui/widgets/message_views.py" line="494"/>
         <source>The provider paused this answer.</source>
         <translation>服务商暂停了这个回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="309"/>
+        <location filename="../../ui/widgets/message_views.py" line="495"/>
         <source>The answer stopped for an unknown reason.</source>
         <translation>回答因未知原因停止。</translation>
     </message>
@@ -164,306 +174,326 @@
     </message>
 </context>
 <context>
+    <name>LinkCheck</name>
+    <message>
+        <location filename="../../ui/widgets/message_views.py" line="202"/>
+        <source>Open this link?</source>
+        <translation>打开这个链接？</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/message_views.py" line="204"/>
+        <source>The link&apos;s text shows {named}, but it goes to {host}:
+{url}</source>
+        <translation>链接文字显示的是 {named}，但它实际指向 {host}：
+{url}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/message_views.py" line="210"/>
+        <source>Open {host}</source>
+        <translation>打开 {host}</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="407"/>
+        <location filename="../../ui/main_window.py" line="409"/>
         <source>Continuo</source>
         <translation>Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="354"/>
-        <location filename="../../ui/main_window.py" line="355"/>
+        <location filename="../../ui/main_window.py" line="356"/>
+        <location filename="../../ui/main_window.py" line="357"/>
         <source>New chat</source>
         <extracomment>error actions the window answers with a link to its settings a placeholder until `attach` gives the real one (start-up paints first) closed before the controller arrived times a second launch brought this window forward &quot;open in another window&quot; instead of Resume, else &quot;&quot; (message, action, kept) the banner shows (see `Controller.errorChanged`) the conversation has a system prompt the filter, not the person, is moving the list&apos;s selection</extracomment>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="356"/>
+        <location filename="../../ui/main_window.py" line="358"/>
         <source>Start a new conversation (Ctrl+N)</source>
         <translation>开始新的对话（Ctrl+N）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="357"/>
+        <location filename="../../ui/main_window.py" line="359"/>
         <source>Filter conversations</source>
         <translation>筛选对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="358"/>
+        <location filename="../../ui/main_window.py" line="360"/>
         <source>Filter conversations by title</source>
         <translation>按标题筛选对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="359"/>
+        <location filename="../../ui/main_window.py" line="361"/>
         <source>Conversations</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="360"/>
+        <location filename="../../ui/main_window.py" line="362"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="361"/>
+        <location filename="../../ui/main_window.py" line="363"/>
         <source>The model that answers in this conversation</source>
         <translation>在此对话中回答的模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="362"/>
+        <location filename="../../ui/main_window.py" line="364"/>
         <source>No model</source>
         <translation>未选择模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="385"/>
+        <location filename="../../ui/main_window.py" line="387"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="630"/>
+        <location filename="../../ui/main_window.py" line="632"/>
         <source>System prompt</source>
         <translation>系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="363"/>
+        <location filename="../../ui/main_window.py" line="365"/>
         <source>Show the system prompt</source>
         <translation>显示系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="365"/>
-        <location filename="../../ui/main_window.py" line="366"/>
+        <location filename="../../ui/main_window.py" line="367"/>
+        <location filename="../../ui/main_window.py" line="368"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="367"/>
+        <location filename="../../ui/main_window.py" line="369"/>
         <source>System prompt for this conversation</source>
         <translation>此对话的系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="370"/>
+        <location filename="../../ui/main_window.py" line="372"/>
         <source>Instructions the model gets with every message of this conversation (optional)</source>
         <translation>此对话中每条消息都会附带给模型的指示（可选）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="373"/>
+        <location filename="../../ui/main_window.py" line="375"/>
         <source>Error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="375"/>
-        <location filename="../../ui/main_window.py" line="376"/>
+        <location filename="../../ui/main_window.py" line="377"/>
+        <location filename="../../ui/main_window.py" line="378"/>
         <source>Resume</source>
         <translation>继续</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="377"/>
+        <location filename="../../ui/main_window.py" line="379"/>
         <source>Why the conversation can be resumed</source>
         <translation>为什么可以继续这段对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="379"/>
-        <location filename="../../ui/main_window.py" line="380"/>
+        <location filename="../../ui/main_window.py" line="381"/>
+        <location filename="../../ui/main_window.py" line="382"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="381"/>
+        <location filename="../../ui/main_window.py" line="383"/>
         <source>Send (Enter)</source>
         <translation>发送（Enter）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="382"/>
-        <location filename="../../ui/main_window.py" line="383"/>
+        <location filename="../../ui/main_window.py" line="384"/>
+        <location filename="../../ui/main_window.py" line="385"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="386"/>
+        <location filename="../../ui/main_window.py" line="388"/>
         <source>&amp;New chat</source>
         <translation>新对话(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="387"/>
+        <location filename="../../ui/main_window.py" line="389"/>
         <source>&amp;Rename…</source>
         <translation>重命名(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="388"/>
+        <location filename="../../ui/main_window.py" line="390"/>
         <source>&amp;Delete…</source>
         <translation>删除(&amp;D)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="389"/>
+        <location filename="../../ui/main_window.py" line="391"/>
         <source>&amp;Settings…</source>
         <translation>设置(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="390"/>
+        <location filename="../../ui/main_window.py" line="392"/>
         <source>&amp;Find conversation</source>
         <translation>查找对话(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="391"/>
+        <location filename="../../ui/main_window.py" line="393"/>
         <source>Write a &amp;message</source>
         <translation>输入消息(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="392"/>
+        <location filename="../../ui/main_window.py" line="394"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="393"/>
+        <location filename="../../ui/main_window.py" line="395"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="394"/>
+        <location filename="../../ui/main_window.py" line="396"/>
         <source>&amp;Conversation</source>
         <translation>对话(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="395"/>
+        <location filename="../../ui/main_window.py" line="397"/>
         <source>&amp;About Continuo</source>
         <translation>关于 Continuo(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="396"/>
+        <location filename="../../ui/main_window.py" line="398"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="411"/>
+        <location filename="../../ui/main_window.py" line="413"/>
         <source>{title} — Continuo</source>
         <translation>{title} — Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="422"/>
+        <location filename="../../ui/main_window.py" line="424"/>
         <source>No matches</source>
         <translation>没有匹配的对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="427"/>
+        <location filename="../../ui/main_window.py" line="429"/>
         <source>Copied</source>
         <translation>已复制</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="537"/>
+        <location filename="../../ui/main_window.py" line="539"/>
         <source>The model has not answered yet.</source>
         <translation>模型尚未回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="538"/>
+        <location filename="../../ui/main_window.py" line="540"/>
         <source>The app stopped while a tool was running.</source>
         <translation>工具运行期间应用停止了。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="539"/>
+        <location filename="../../ui/main_window.py" line="541"/>
         <source>The answer was cut off before it finished.</source>
         <translation>回答在完成前被中断。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="540"/>
+        <location filename="../../ui/main_window.py" line="542"/>
         <source>The answer reached the output limit.</source>
         <translation>回答已达到输出长度上限。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="564"/>
+        <location filename="../../ui/main_window.py" line="566"/>
         <source>Open settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="573"/>
+        <location filename="../../ui/main_window.py" line="575"/>
         <source>What arrived is saved.</source>
         <translation>已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="575"/>
+        <location filename="../../ui/main_window.py" line="577"/>
         <source>What arrived could not be saved.</source>
         <translation>已收到的内容没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="581"/>
+        <location filename="../../ui/main_window.py" line="583"/>
         <source>Press Resume to carry on.</source>
         <translation>按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="582"/>
-        <location filename="../../ui/main_window.py" line="583"/>
+        <location filename="../../ui/main_window.py" line="584"/>
+        <location filename="../../ui/main_window.py" line="585"/>
         <source>Then press Resume to carry on.</source>
         <translation>然后按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="584"/>
+        <location filename="../../ui/main_window.py" line="586"/>
         <source>Free some disk space, then press Resume.</source>
         <translation>请腾出一些磁盘空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="586"/>
+        <location filename="../../ui/main_window.py" line="588"/>
         <source>Check the data folder and its permissions, then press Resume.</source>
         <translation>请检查数据文件夹及其权限，然后点击“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="588"/>
+        <location filename="../../ui/main_window.py" line="590"/>
         <source>Close the conversation in the other window first.</source>
         <translation>请先在另一个窗口中关闭这个对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="589"/>
+        <location filename="../../ui/main_window.py" line="591"/>
         <source>Start a new conversation with New chat.</source>
         <translation>请用“新对话”开始一个新对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="590"/>
+        <location filename="../../ui/main_window.py" line="592"/>
         <source>Install a newer Continuo to open it.</source>
         <translation>请安装更新版本的 Continuo 来打开它。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="591"/>
+        <location filename="../../ui/main_window.py" line="593"/>
         <source>Restore the conversation file from a backup.</source>
         <translation>请从备份恢复对话文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="592"/>
+        <location filename="../../ui/main_window.py" line="594"/>
         <source>Check your account on the provider&apos;s website.</source>
         <translation>请到服务商的网站上检查你的账户。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="630"/>
+        <location filename="../../ui/main_window.py" line="632"/>
         <source>System prompt ●</source>
         <translation>系统提示词 ●</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="695"/>
+        <location filename="../../ui/main_window.py" line="697"/>
         <source>An answer is still coming; press Esc to stop it.</source>
         <translation>回答仍在生成中；按 Esc 可停止。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="718"/>
+        <location filename="../../ui/main_window.py" line="720"/>
         <source>Retrying in {delay} s, {attempt} of {attempts}…</source>
         <translation>{delay} 秒后重试（第 {attempt} 次，共 {attempts} 次）…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="765"/>
+        <location filename="../../ui/main_window.py" line="767"/>
         <source>Rename conversation</source>
         <translation>重命名对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="766"/>
+        <location filename="../../ui/main_window.py" line="768"/>
         <source>Title:</source>
         <translation>标题：</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="804"/>
+        <location filename="../../ui/main_window.py" line="806"/>
         <source>Delete conversation</source>
         <translation>删除对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="806"/>
+        <location filename="../../ui/main_window.py" line="808"/>
         <source>Delete “{title}”? This cannot be undone.</source>
         <translation>删除“{title}”？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="809"/>
+        <location filename="../../ui/main_window.py" line="811"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -471,22 +501,22 @@
 <context>
     <name>NoticeView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="455"/>
+        <location filename="../../ui/widgets/message_views.py" line="643"/>
         <source>Resumed: the cut-off answer is redone</source>
         <translation>已继续：重新生成被中断的回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="456"/>
+        <location filename="../../ui/widgets/message_views.py" line="644"/>
         <source>Resumed: continuing after the output limit</source>
         <translation>已继续：从输出上限处接着写</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="457"/>
+        <location filename="../../ui/widgets/message_views.py" line="645"/>
         <source>Goal not reached yet: carrying on</source>
         <translation>目标尚未达成：继续进行</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="462"/>
+        <location filename="../../ui/widgets/message_views.py" line="650"/>
         <source>Resumed</source>
         <translation>已继续</translation>
     </message>
@@ -494,103 +524,103 @@
 <context>
     <name>ProviderPage</name>
     <message>
-        <location filename="../../ui/provider_page.py" line="198"/>
+        <location filename="../../ui/provider_page.py" line="199"/>
         <source>Add</source>
         <extracomment>a connection test finished: (it worked, what to tell the person) provider id → new key (&quot;&quot; = forget) id of the provider in the form</extracomment>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="199"/>
+        <location filename="../../ui/provider_page.py" line="200"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="200"/>
+        <location filename="../../ui/provider_page.py" line="201"/>
         <source>Forget key</source>
         <translation>清除密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="201"/>
+        <location filename="../../ui/provider_page.py" line="202"/>
         <source>Ask the server</source>
         <translation>由服务器决定</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="202"/>
+        <location filename="../../ui/provider_page.py" line="203"/>
         <source>Use for new conversations</source>
         <translation>用于新对话</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="203"/>
+        <location filename="../../ui/provider_page.py" line="204"/>
         <source>Test connection</source>
         <translation>测试连接</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="204"/>
+        <location filename="../../ui/provider_page.py" line="205"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="205"/>
+        <location filename="../../ui/provider_page.py" line="206"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="206"/>
+        <location filename="../../ui/provider_page.py" line="207"/>
         <source>Base URL</source>
         <translation>基础 URL</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="207"/>
-        <location filename="../../ui/provider_page.py" line="210"/>
+        <location filename="../../ui/provider_page.py" line="208"/>
+        <location filename="../../ui/provider_page.py" line="211"/>
         <source>API key</source>
         <translation>API 密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="208"/>
+        <location filename="../../ui/provider_page.py" line="209"/>
         <source>Default model</source>
         <translation>默认模型</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="209"/>
+        <location filename="../../ui/provider_page.py" line="210"/>
         <source>Providers</source>
         <translation>服务商</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="240"/>
-        <location filename="../../ui/provider_page.py" line="397"/>
+        <location filename="../../ui/provider_page.py" line="241"/>
+        <location filename="../../ui/provider_page.py" line="398"/>
         <source>{name} (default)</source>
         <translation>{name}（默认）</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="311"/>
-        <location filename="../../ui/provider_page.py" line="320"/>
+        <location filename="../../ui/provider_page.py" line="312"/>
+        <location filename="../../ui/provider_page.py" line="321"/>
         <source>The saved key will be forgotten</source>
         <translation>已保存的密钥将被清除</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="313"/>
-        <location filename="../../ui/provider_page.py" line="321"/>
+        <location filename="../../ui/provider_page.py" line="314"/>
+        <location filename="../../ui/provider_page.py" line="322"/>
         <source>A key is saved; leave empty to keep it</source>
         <translation>已保存密钥；留空则保持不变</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="315"/>
-        <location filename="../../ui/provider_page.py" line="322"/>
+        <location filename="../../ui/provider_page.py" line="316"/>
+        <location filename="../../ui/provider_page.py" line="323"/>
         <source>Not set (local servers need none)</source>
         <translation>未设置（本地服务器无需密钥）</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="470"/>
+        <location filename="../../ui/provider_page.py" line="471"/>
         <source>Connecting…</source>
         <translation>正在连接…</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="494"/>
+        <location filename="../../ui/provider_page.py" line="495"/>
         <source>Connected. {count} model(s): {names}</source>
         <translation>连接成功。共 {count} 个模型：{names}</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="498"/>
+        <location filename="../../ui/provider_page.py" line="499"/>
         <source>Connected, but the server lists no models.</source>
         <translation>连接成功，但服务器没有列出任何模型。</translation>
     </message>
@@ -598,33 +628,33 @@
 <context>
     <name>SessionListModel</name>
     <message>
-        <location filename="../../ui/models/sessions.py" line="64"/>
+        <location filename="../../ui/models/sessions.py" line="66"/>
         <source>New conversation</source>
         <extracomment>True when the conversation waits for Resume (its answer was cut off or never came) the date section&apos;s header on the first visible row of each section, else &quot;&quot;</extracomment>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../../ui/models/sessions.py" line="83"/>
+        <location filename="../../ui/models/sessions.py" line="85"/>
         <source>Today</source>
         <translation>今天</translation>
     </message>
     <message>
-        <location filename="../../ui/models/sessions.py" line="85"/>
+        <location filename="../../ui/models/sessions.py" line="87"/>
         <source>Yesterday</source>
         <translation>昨天</translation>
     </message>
     <message>
-        <location filename="../../ui/models/sessions.py" line="87"/>
+        <location filename="../../ui/models/sessions.py" line="89"/>
         <source>Previous 7 days</source>
         <translation>过去 7 天</translation>
     </message>
     <message>
-        <location filename="../../ui/models/sessions.py" line="90"/>
+        <location filename="../../ui/models/sessions.py" line="92"/>
         <source>MMMM yyyy</source>
         <translation>yyyy年M月</translation>
     </message>
     <message>
-        <location filename="../../ui/models/sessions.py" line="131"/>
+        <location filename="../../ui/models/sessions.py" line="134"/>
         <source>Waiting for Resume</source>
         <extracomment>ids of conversations waiting for Resume</extracomment>
         <translation>等待继续</translation>
@@ -787,48 +817,48 @@
 <context>
     <name>ToolCardView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="383"/>
+        <location filename="../../ui/widgets/message_views.py" line="570"/>
         <source>Result</source>
         <extracomment>the failed state the result was opened for</extracomment>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="384"/>
+        <location filename="../../ui/widgets/message_views.py" line="571"/>
         <source>Show the tool&apos;s result</source>
         <translation>显示工具的结果</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="394"/>
+        <location filename="../../ui/widgets/message_views.py" line="581"/>
         <source>waiting</source>
         <translation>等待中</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="395"/>
+        <location filename="../../ui/widgets/message_views.py" line="582"/>
         <source>running…</source>
         <translation>运行中…</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="396"/>
+        <location filename="../../ui/widgets/message_views.py" line="583"/>
         <source>done</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="397"/>
+        <location filename="../../ui/widgets/message_views.py" line="584"/>
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="398"/>
+        <location filename="../../ui/widgets/message_views.py" line="585"/>
         <source>interrupted</source>
         <translation>已中断</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="403"/>
+        <location filename="../../ui/widgets/message_views.py" line="590"/>
         <source>Tool call {name}</source>
         <translation>工具调用 {name}</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="405"/>
+        <location filename="../../ui/widgets/message_views.py" line="592"/>
         <source>(no arguments)</source>
         <translation>（无参数）</translation>
     </message>
@@ -850,7 +880,7 @@
 <context>
     <name>UserView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="151"/>
+        <location filename="../../ui/widgets/message_views.py" line="270"/>
         <source>Your message</source>
         <extracomment>the item last drawn</extracomment>
         <translation>你的消息</translation>

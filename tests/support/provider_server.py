@@ -47,7 +47,6 @@ from .provider_wire import (
     ANTHROPIC,
     CONTENT_TYPES,
     CONTEXT_ERRORS,
-    ERROR_EVENTS,
     HUGE_LINE_STARTS,
     KEEPALIVE,
     MALFORMED,
@@ -59,6 +58,7 @@ from .provider_wire import (
     Turn,
     dumps,
     error_body,
+    error_event,
     render,
 )
 
@@ -354,9 +354,10 @@ class _Handler(BaseHTTPRequestHandler):
                     owner._released.wait(owner.reset_grace)
                     self._reset()
                     return
-                pending += (ERROR_EVENTS if turn.fault == Fault.ERROR_EVENT else MALFORMED)[
-                    protocol
-                ]
+                if turn.fault == Fault.ERROR_EVENT:
+                    pending += error_event(protocol, turn.error)
+                else:
+                    pending += MALFORMED[protocol]
             flush()
             self.wfile.write(b"0\r\n\r\n")
         except OSError:

@@ -37,6 +37,7 @@ __all__ = [
     "Turn",
     "dumps",
     "error_body",
+    "error_event",
     "render",
 ]
 
@@ -91,7 +92,8 @@ class Turn:
         fault: a `Fault`, or None.
         fault_after: events sent before the fault strikes (0: before any output).
         status: an HTTP error status to answer with instead (429, 500, 529, 401...).
-        error: the message of that status error or of an error event.
+        error: the message of that status error or of an error event (an error event
+            without one sends the recorded words).
         retry_after: the ``Retry-After`` header value to send with the status.
         keepalive: put a keep-alive (SSE comment for OpenAI, ``ping`` for Anthropic) between
             events.
@@ -449,6 +451,18 @@ ERROR_EVENTS = {
     ),
     OLLAMA: b'{"error":"an error was encountered while running the model"}\n',
 }
+
+
+def error_event(protocol: str, message: str = "") -> bytes:
+    """The protocol's error inside a 200 stream; ``message`` replaces the recorded words."""
+    if not message:
+        return ERROR_EVENTS[protocol]
+    if protocol == OPENAI:
+        return _sse({"error": {"message": message, "type": "server_error", "code": None}})
+    if protocol == ANTHROPIC:
+        return _sse({"type": "error", "error": {"type": "api_error", "message": message}}, "error")
+    return dumps({"error": message}).encode() + b"\n"
+
 
 MALFORMED = {
     OPENAI: b'data: {"choices":[{"index":0,"delta":{"content":"cut\n\n',

@@ -36,6 +36,8 @@ from PySide6.QtCore import (
     Qt,
 )
 
+from ..markdown import tooltip_text
+
 __all__ = [
     "SECTION_ROLE",
     "SESSION_ID_ROLE",
@@ -119,7 +121,8 @@ class SessionListModel(QAbstractListModel):
             lines = [session_title(info), when]
             if info.id in self._waiting:
                 lines.append(self.waiting_text())
-            return "\n".join(lines)
+            # A title is outside text (the first message): escaped, as tooltips are HTML.
+            return tooltip_text("\n".join(lines))
         if role == Qt.ItemDataRole.AccessibleTextRole:
             if info.id in self._waiting:
                 return f"{session_title(info)}, {self.waiting_text()}"

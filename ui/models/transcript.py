@@ -48,6 +48,7 @@ from engine.sentences import describe_stop
 from engine.stop import StopInfo, StopReason
 
 from ..i18n import engine_language
+from ..markdown import tooltip_text
 from .items import ITEM_ROLE, KIND_ROLE, STATE_ROLE, ItemKind, ItemState, TranscriptItem
 
 __all__ = [
@@ -211,7 +212,7 @@ class TranscriptModel(QAbstractListModel):
         if role == ITEM_ROLE:
             return item
         if role == Qt.ItemDataRole.ToolTipRole and item.stop is not None:
-            return describe_stop(item.stop, engine_language())
+            return tooltip_text(describe_stop(item.stop, engine_language()))
         return None
 
     def roleNames(self) -> dict[int, bytes]:  # noqa: N802

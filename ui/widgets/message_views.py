@@ -10,21 +10,37 @@ When the answer is complete the tail's text joins the body and the tail is hidde
 answer costs rendering time in proportion to its length.
 
 On ``QEvent.LanguageChange`` a row sets its fixed strings again and redraws its item, so
-status lines ("Stopped. …"), tool states and Copy links change language at once.
+status lines ("Stopped. …"), tool states and Copy links change language at once; on a
+palette change between light and dark an answer renders again, so its code blocks follow.
+
+Nothing shown here is trusted (DESIGN.md, "Untrusted input"): a `RichText` view never loads
+a resource (its document answers every request with nothing), labels that show outside
+text are plain text, and a link opens only for http, https and mailto, after asking when
+its text names another host than the one it goes to. Hovering a link shows its target.
 """
 
 from __future__ import annotations
 
-import html
 import math
+from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QEvent, QSize, Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QFont, QFontDatabase, QGuiApplication, QPalette
+from PySide6.QtCore import QCoreApplication, QEvent, QSize, Qt, QUrl, Signal
+from PySide6.QtGui import (
+    QDesktopServices,
+    QFont,
+    QFontDatabase,
+    QGuiApplication,
+    QPalette,
+    QTextCursor,
+    QTextDocument,
+    QTextDocumentFragment,
+)
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QMessageBox,
     QSizePolicy,
     QTextBrowser,
     QToolButton,
@@ -33,26 +49,58 @@ from PySide6.QtWidgets import (
 )
 
 from ..i18n import engine_language
-from ..markdown import StreamSplitter, render_markdown
+from ..markdown import Link, StreamSplitter, named_host, render_markdown, tooltip_text
 from ..models.items import ItemKind, ItemState, TranscriptItem
 
-__all__ = ["AnswerView", "NoticeView", "RichText", "ToolCardView", "UserView", "view_for"]
+__all__ = [
+    "OPENABLE_SCHEMES",
+    "AnswerView",
+    "InertDocument",
+    "NoticeView",
+    "RichText",
+    "ToolCardView",
+    "UserView",
+    "view_for",
+]
 
 _MAX_RESULT_CHARS = 4000
+OPENABLE_SCHEMES = ("http", "https", "mailto")  # the only links that leave the app
+_MARK = "\u2063"  # a placeholder paragraph's text while a piece is appended (see append_html)
 
 
 def _is_dark(widget: QWidget) -> bool:
     return widget.palette().color(QPalette.ColorRole.Base).lightness() < 128
 
 
+class InertDocument(QTextDocument):
+    """A text document that loads nothing: every image or style sheet it asks for is empty.
+
+    Qt's own `loadResource` reads local paths (and ``file:`` and relative names, against the
+    current folder): an image of ``/dev/zero`` read until memory ran out, a FIFO blocked the
+    window. The app generates no resources, so none is ever found.
+    """
+
+    def loadResource(self, kind: int, name: QUrl) -> Any:  # noqa: N802 (Qt's name)
+        return None
+
+
 class RichText(QTextBrowser):
-    """A read-only rich-text view as tall as its content; links go to `linkActivated`."""
+    """A read-only rich-text view as tall as its content; links go to `linkActivated`.
+
+    It loads nothing (`InertDocument`). `describe_link` turns a hovered link into the text
+    its tooltip shows (by default the link's address).
+    """
 
     linkActivated = Signal(QUrl)  # noqa: N815 (Qt naming)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.setDocument(InertDocument(self))
+        self.setSearchPaths([])
         self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.describe_link: Callable[[QUrl], str] = lambda url: url.toDisplayString()
+        self.highlighted.connect(self._hovered)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -70,6 +118,37 @@ class RichText(QTextBrowser):
         self.anchorClicked.connect(self.linkActivated.emit)
         self.setFixedHeight(self._height_for(0))
 
+    def loadResource(self, kind: int, name: QUrl) -> Any:  # noqa: N802 (Qt's name)
+        return None  # see InertDocument: nothing is read, whatever the document asks for
+
+    def setSource(self, name: QUrl, kind: Any = None) -> None:  # noqa: N802 (Qt's name)
+        """Never navigate: a view shows what it was given."""
+
+    def _hovered(self, url: QUrl) -> None:
+        target = self.describe_link(url) if url.isValid() and not url.isEmpty() else ""
+        self.setToolTip(tooltip_text(target))
+        self.setStatusTip(target)
+
+    def append_html(self, html: str) -> None:
+        """Add rendered blocks at the end, laid out as if the whole were set at once.
+
+        ``QTextEdit.append`` and ``insertHtml`` merge the piece's first block into the last
+        block there: a paragraph after a list became a list item, a quote lost its indent.
+        So the piece goes in behind a placeholder paragraph, which merges instead, and the
+        placeholder's one character is then removed.
+        """
+        document = self.document()
+        if document.isEmpty():
+            self.setHtml(html)
+            return
+        cursor = QTextCursor(document)
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        end = cursor.position()
+        cursor.insertFragment(QTextDocumentFragment.fromHtml(f"<p>{_MARK}</p>{html}"))
+        cursor.setPosition(end)
+        cursor.setPosition(end + 1, QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+
     def _height_for(self, content: float) -> int:
         margins = self.contentsMargins()
         return int(math.ceil(content)) + margins.top() + margins.bottom() + 2 * self.frameWidth()
@@ -86,17 +165,57 @@ class RichText(QTextBrowser):
         event.ignore()  # the transcript scrolls, not each message
 
 
-def _handle_link(url: QUrl, codes: list[str]) -> None:
-    if url.scheme() == "copy":
-        try:
-            number = int(url.path() or url.toString().removeprefix("copy:"))
-        except ValueError:
-            return
-        if 0 <= number < len(codes):
-            QGuiApplication.clipboard().setText(codes[number].rstrip("\n"))
-        return
-    if url.scheme() in ("http", "https", "mailto"):
+def _number(url: QUrl) -> int:
+    try:
+        return int(url.path() or url.toString().partition(":")[2])
+    except ValueError:
+        return -1
+
+
+def _same_host(named: str, target: str) -> bool:
+    target = target.lower().removeprefix("www.")
+    return target == named or target.endswith("." + named)
+
+
+def open_link(link: Link, parent: QWidget) -> QMessageBox | None:
+    """Open a link the person clicked, if it may leave the app; return the question asked.
+
+    Only http, https and mailto open; anything else (``file:``, ``javascript:``, ``data:``,
+    an app's own scheme, a bare path) does nothing. A web link whose text names a host other
+    than the one it goes to (``https://bank.example`` leading to ``http://127.0.0.1:9``)
+    opens only after the person confirms, in a box opened with ``open()`` (DESIGN.md: no
+    nested ``exec()``).
+    """
+    url = QUrl(link.target)
+    scheme = url.scheme().lower()
+    if not url.isValid() or scheme not in OPENABLE_SCHEMES:
+        return None
+    named = named_host(link.text) if scheme in ("http", "https") else None
+    if named is None or _same_host(named, url.host()):
         QDesktopServices.openUrl(url)
+        return None
+    box = QMessageBox(parent.window())
+    box.setObjectName("linkCheck")
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    box.setIcon(QMessageBox.Icon.Warning)
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    box.setWindowTitle(QCoreApplication.translate("LinkCheck", "Open this link?"))
+    box.setText(
+        QCoreApplication.translate(
+            "LinkCheck", "The link's text shows {named}, but it goes to {host}:\n{url}"
+        ).format(named=named, host=url.host() or link.target, url=url.toDisplayString())
+    )
+    box.setStandardButtons(QMessageBox.StandardButton.Cancel)
+    go = box.addButton(
+        QCoreApplication.translate("LinkCheck", "Open {host}").format(host=url.host()),
+        QMessageBox.ButtonRole.AcceptRole,
+    )
+    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    box.buttonClicked.connect(
+        lambda button: QDesktopServices.openUrl(url) if button is go else None
+    )
+    box.open()
+    return box
 
 
 class _RowView(QFrame):
@@ -184,15 +303,21 @@ class AnswerView(_RowView):
         self.status = QLabel(self)
         self.status.setObjectName("answerStatus")
         self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # holds the provider's words
         self.status.hide()
         for widget in (self.reasoning_toggle, self.reasoning, self.body, self.tail, self.status):
             layout.addWidget(widget)
-        self.body.linkActivated.connect(lambda url: _handle_link(url, self._codes))
-        self.tail.linkActivated.connect(
-            lambda url: _handle_link(url, self._codes + self._tail_codes)
-        )
+        for view in (self.body, self.tail):
+            view.linkActivated.connect(self._link_activated)
+            view.describe_link = self._describe_link
         self._codes: list[str] = []  #: code blocks in the body, for the Copy links
         self._tail_codes: list[str] = []
+        self._links: list[Link] = []  #: the body's links (``link:N``), then the tail's
+        self._tail_links: list[Link] = []
+        self._expanded: set[int] = set()  #: code blocks the person opened in full
+        self._whole = False  #: the person asked for all of a very long answer
+        self._dark: bool | None = None  #: the palette the text was last rendered for
+        self.link_question: QMessageBox | None = None  #: the last "open this link?" asked
         self._splitter = StreamSplitter()
         self._fed = 0  #: characters of the text given to the splitter
         self._stable = 0  #: characters rendered into the body
@@ -210,6 +335,49 @@ class AnswerView(_RowView):
             self._restart()  # the Copy links are inside the rendered HTML: render it again
         super().retranslate()
 
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+        if (
+            event.type() == QEvent.Type.PaletteChange
+            and self._dark is not None
+            and self._dark != _is_dark(self)
+            and self._item is not None
+        ):
+            # Code blocks carry their colours in the HTML: render again for the new palette.
+            self._restart()
+            self._draw(self._item)
+        super().changeEvent(event)
+
+    def _link(self, url: QUrl) -> Link | None:
+        links = self._links + self._tail_links
+        number = _number(url)
+        return links[number] if url.scheme() == "link" and 0 <= number < len(links) else None
+
+    def _describe_link(self, url: QUrl) -> str:
+        link = self._link(url)
+        if link is not None:
+            return link.target
+        return "" if url.scheme() in ("copy", "expand", "more") else url.toDisplayString()
+
+    def _link_activated(self, url: QUrl) -> None:
+        scheme = url.scheme()
+        number = _number(url)
+        if scheme == "copy":
+            codes = self._codes + self._tail_codes
+            if 0 <= number < len(codes):
+                QGuiApplication.clipboard().setText(codes[number].rstrip("\n"))
+        elif scheme in ("expand", "more") and (number >= 0 or scheme == "more"):
+            if scheme == "more":
+                self._whole = True
+            else:
+                self._expanded.add(number)
+            if self._item is not None:
+                self._restart()
+                self._draw(self._item)
+        else:
+            link = self._link(url)
+            if link is not None:
+                self.link_question = open_link(link, self)
+
     @property
     def code_blocks(self) -> list[str]:
         return list(self._codes)
@@ -220,11 +388,20 @@ class AnswerView(_RowView):
             Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow
         )
 
-    def _render(self, text: str, start: int) -> tuple[str, list[str]]:
+    def _render(self, text: str, start: int, link_start: int) -> tuple[str, list[str], list[Link]]:
+        self._dark = _is_dark(self)
         rendered = render_markdown(
-            text, dark=_is_dark(self), code_start=start, copy_label=self.tr("Copy")
+            text,
+            dark=self._dark,
+            code_start=start,
+            copy_label=self.tr("Copy"),
+            link_start=link_start,
+            expand_label=self.tr("Show all {count} lines"),
+            expanded=self._expanded,
+            whole=self._whole,
+            more_label=self.tr("Show all {count} characters"),
         )
-        return rendered.html, rendered.code_blocks
+        return rendered.html, rendered.code_blocks, rendered.links
 
     def _draw(self, item: TranscriptItem) -> None:
         reasoning = item.reasoning
@@ -245,14 +422,19 @@ class AnswerView(_RowView):
         boundary = self._splitter.feed(text[self._fed :])
         self._fed = len(text)
         if boundary > self._stable:
-            chunk, codes = self._render(text[self._stable : boundary], len(self._codes))
+            chunk, codes, links = self._render(
+                text[self._stable : boundary], len(self._codes), len(self._links)
+            )
             self._codes += codes
-            self.body.append(chunk)
+            self._links += links
+            self.body.append_html(chunk)
             self._stable = boundary
         self.body.setVisible(self._stable > 0)  # an empty view would leave a gap above
         tail = text[self._stable :]
         if tail.strip():
-            tail_html, self._tail_codes = self._render(tail, len(self._codes))
+            tail_html, self._tail_codes, self._tail_links = self._render(
+                tail, len(self._codes), len(self._links)
+            )
             self.tail.setHtml(tail_html)
             self.tail.show()
             self.renders += 1
@@ -264,6 +446,8 @@ class AnswerView(_RowView):
         self.tail.clear()
         self._codes = []
         self._tail_codes = []
+        self._links = []
+        self._tail_links = []
         self._splitter = StreamSplitter()
         self._fed = self._stable = 0
         self._final_text = None
@@ -275,16 +459,18 @@ class AnswerView(_RowView):
         if self._stable and text.startswith(self._stream_text[: self._stable]):
             rest = text[self._stable :]
             if rest.strip():
-                chunk, codes = self._render(rest, len(self._codes))
+                chunk, codes, links = self._render(rest, len(self._codes), len(self._links))
                 self._codes += codes
-                self.body.append(chunk)
+                self._links += links
+                self.body.append_html(chunk)
         else:
-            body, self._codes = self._render(text, 0)
+            body, self._codes, self._links = self._render(text, 0, 0)
             self.body.setHtml(body)
         self.tail.clear()
         self.tail.hide()
         self.body.setVisible(bool(text.strip()))
         self._tail_codes = []
+        self._tail_links = []
         self._final_text = text
         self._stable = self._fed = len(text)
 
@@ -343,6 +529,7 @@ class ToolCardView(_RowView):
         header = QHBoxLayout()
         self.name = QLabel(self)
         self.name.setObjectName("toolName")
+        self.name.setTextFormat(Qt.TextFormat.PlainText)  # the model names its tools
         bold = QFont(self.name.font())
         bold.setBold(True)
         self.name.setFont(bold)
@@ -437,6 +624,7 @@ class NoticeView(_RowView):
         layout.setContentsMargins(0, 4, 0, 4)
         self.caption = QLabel(self)
         self.caption.setObjectName("noticeCaption")
+        self.caption.setTextFormat(Qt.TextFormat.PlainText)
         self.caption.setStyleSheet("color: palette(placeholder-text); font-size: small;")
         self.caption.setAlignment(Qt.AlignmentFlag.AlignCenter)
         # Line, caption, line, added in order (inserting the second line at 2 into a
@@ -466,7 +654,7 @@ class NoticeView(_RowView):
     def _draw(self, item: TranscriptItem) -> None:
         caption = self.caption_for(item)
         self.caption.setText(caption)
-        self.caption.setToolTip(html.escape(item.text))
+        self.caption.setToolTip(tooltip_text(item.text))
         self.setAccessibleName(caption)
 
 
