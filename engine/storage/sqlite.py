@@ -584,7 +584,16 @@ class SQLiteSessionStorage:
                 try:
                     result = await body(db)
                 except BaseException:
-                    await db.execute("ROLLBACK")
+                    # A full disk or an I/O error mid-statement has already rolled the
+                    # transaction back; a second ROLLBACK would raise "no transaction is
+                    # active" and hide the real error.
+                    if db.in_transaction:
+                        try:
+                            await db.execute("ROLLBACK")
+                        except sqlite3.Error:
+                            # The body's error says what happened; a failed rollback
+                            # (the file went away) must not replace it.
+                            _log.warning("rollback failed in %s", self.path, exc_info=True)
                     raise
                 await db.execute("COMMIT")
                 return result

@@ -253,3 +253,18 @@ async def test_raw_sqlite_errors_map_to_distinct_errors(tmp_path: Path) -> None:
         "SQLITE_READONLY": StorageReadOnlyError,
         "SQLITE_IOERR": StorageIOError,
     }
+
+
+async def test_a_message_larger_than_the_page_cache_on_a_full_disk_says_full(
+    full_disk: tuple[SQLiteSessionStorage, Any],
+) -> None:
+    # A write that spills past the page cache meets the full disk mid-statement; SQLite has
+    # then rolled the transaction back itself. Before: our own ROLLBACK failed with "cannot
+    # rollback - no transaction is active", and that generic error hid the full disk.
+    storage, free = full_disk
+    with pytest.raises(StorageFullError):
+        await storage.append("s", "r", UserMessage(content="x" * 5_000_000))
+    assert [m.content for m in await storage.load("s")] == ["before the disk filled"]
+    await free()
+    await storage.append("s", "r", UserMessage(content="after freeing space"))
+    assert (await storage.load("s"))[-1].content == "after freeing space"
