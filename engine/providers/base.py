@@ -511,9 +511,18 @@ class HTTPModel:
     def _scrub(self, text: str) -> str:
         """A server's words, fit to quote: every credential hidden, at most `QUOTE_LIMIT` long.
 
-        Hidden before shortening, so a key cut in two by the limit is still recognised.
+        Hidden before shortening, so a key cut in two by the limit is still recognised. Only
+        a head of a long text is redacted (a 15 MB error event cost seconds and hundreds of
+        MB): enough that what a cut leaves of a key at its end lies past the quoted part,
+        even after earlier redactions shortened the text; a longer head is taken if not.
         """
-        return shorten(self._redact(text).strip(), QUOTE_LIMIT)
+        margin = 2 * self._redact.longest + 16
+        size = QUOTE_LIMIT + margin
+        while True:
+            hidden = self._redact(text[:size]).strip()
+            if size >= len(text) or len(hidden) >= QUOTE_LIMIT + margin:
+                return shorten(hidden, QUOTE_LIMIT)
+            size *= 4
 
     @contextlib.contextmanager
     def _transport_errors(self, *, connect_key: str = "provider.connect") -> Iterator[None]:
