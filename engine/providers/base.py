@@ -102,6 +102,12 @@ ERROR_BODY_LIMIT = 64 * 1024
 #: characters of a server's own words quoted in a sentence for a person
 QUOTE_LIMIT = 300
 
+#: characters of a server's stop reason or stop sequence stored and quoted
+STOP_VALUE_LIMIT = 64
+
+#: the stop details that hold a server's own values (scrubbed like its stop reason)
+_SERVER_STOP_DETAILS = frozenset({"stop_sequence", "finish_reason"})
+
 #: statuses worth another attempt: timeouts, conflicts, rate limits and every 5xx (incl. 529)
 _RETRY_STATUSES = frozenset({408, 409, 429})
 
@@ -508,8 +514,8 @@ class HTTPModel:
 
     # -- errors ------------------------------------------------------------------------
 
-    def _scrub(self, text: str) -> str:
-        """A server's words, fit to quote: every credential hidden, at most `QUOTE_LIMIT` long.
+    def _scrub(self, text: str, limit: int = QUOTE_LIMIT) -> str:
+        """A server's words, fit to quote: every credential hidden, at most ``limit`` long.
 
         Hidden before shortening, so a key cut in two by the limit is still recognised. Only
         a head of a long text is redacted (a 15 MB error event cost seconds and hundreds of
@@ -517,11 +523,11 @@ class HTTPModel:
         even after earlier redactions shortened the text; a longer head is taken if not.
         """
         margin = 2 * self._redact.longest + 16
-        size = QUOTE_LIMIT + margin
+        size = limit + margin
         while True:
             hidden = self._redact(text[:size]).strip()
-            if size >= len(text) or len(hidden) >= QUOTE_LIMIT + margin:
-                return shorten(hidden, QUOTE_LIMIT)
+            if size >= len(text) or len(hidden) >= limit + margin:
+                return shorten(hidden, limit)
             size *= 4
 
     @contextlib.contextmanager
@@ -759,6 +765,7 @@ class HTTPModel:
         did. An abnormal stop carries no tool calls: they are withheld and named in
         ``stop.details["withheld_tool_calls"]`` (DESIGN.md, resume rules).
         """
+        stop = self._stop_quoted(stop)
         if stop.ok:
             calls = tools.build()
             reason = StopReason.TOOL_USE if calls else StopReason.END_TURN
@@ -788,6 +795,31 @@ class HTTPModel:
             provider_data=provider_data or {},
         )
         return ModelEvent.completed(ModelResponse(message, stop=stop, usage=usage))
+
+    def _stop_quoted(self, stop: StopInfo) -> StopInfo:
+        """The stop with the server's own values (its reason, a stop sequence) fit to store.
+
+        An unknown reason is stored as ``raw`` and quoted in the stop message: a server's
+        100 KB finish_reason holding the key was stored whole.
+        """
+        raw = stop.raw if stop.raw is None else self._stop_value(stop.raw)
+        quoted = {
+            key: self._stop_value(value)
+            if key in _SERVER_STOP_DETAILS and value is not None
+            else value
+            for key, value in stop.details.items()
+        }
+        if raw == stop.raw and quoted == dict(stop.details):
+            return stop
+        return replace(stop, raw=raw, details=quoted)
+
+    def _stop_value(self, value: object) -> str:
+        """One server stop value: unchanged when short and clean (a stop sequence may be
+        whitespace), else scrubbed and cut to `STOP_VALUE_LIMIT`."""
+        text = str(value)
+        if len(text) <= STOP_VALUE_LIMIT and self._redact(text) == text:
+            return text
+        return self._scrub(text, STOP_VALUE_LIMIT)
 
     def _context_full(self, raw: str, detail: str) -> ModelEvent:
         """The completed step for a recognised context-length error response (stored)."""

@@ -144,3 +144,63 @@ async def test_the_idle_deadline_follows_the_read_timeout_unless_given() -> None
         assert slow.idle_timeout == 300.0  # a slow model allowed longer reads is not cut at 120
     async with OpenAIChatModel("m", timeout=300, idle_timeout=5) as given:
         assert given.idle_timeout == 5
+
+
+async def test_an_unknown_stop_reason_is_stored_short_and_without_the_key(
+    server, make_adapter, protocol, store
+) -> None:
+    # Before: a 100 KB finish_reason holding the key was stored whole as the stop's raw
+    # value and quoted whole in its message.
+    from tests.providers.conftest import SECRET_KEY
+
+    server.script(Turn(text=LONG, raw_stop="bad key " + SECRET_KEY + " " + "x" * 100_000))
+    model = make_adapter(protocol, max_attempts=1)
+    agent = await store.agent(model)
+    async with asyncio.timeout(20):
+        await agent.run("hi")
+    last = (await store.history())[-1]
+    assert isinstance(last, AssistantMessage) and last.content == LONG
+    stop = last.stop
+    assert stop is not None and stop.reason is StopReason.OTHER
+    assert stop.raw is not None and stop.raw.startswith("bad key [redacted]")
+    assert len(stop.raw) <= 64 and len(stop.message or "") < 400, (stop.raw, stop.message)
+    stored = repr(await store.history()) + repr(stop.details)
+    assert SECRET_KEY not in stored and "SECRETKEY" not in stored
+
+
+async def test_a_stop_sequence_is_stored_short_and_without_the_key(
+    server, make_adapter, store
+) -> None:
+    import json
+
+    from tests.providers.conftest import SECRET_KEY
+
+    def sse(data: dict) -> bytes:
+        return b"data: " + json.dumps(data).encode() + b"\n\n"
+
+    sequence = SECRET_KEY + " " + "y" * 100_000
+    body = (
+        sse({"type": "message_start", "message": {"usage": {"input_tokens": 1}}})
+        + sse({"type": "content_block_start", "index": 0, "content_block": {"type": "text"}})
+        + sse(
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": "Hi"},
+            }
+        )
+        + sse(
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "stop_sequence", "stop_sequence": sequence},
+            }
+        )
+        + sse({"type": "message_stop"})
+    )
+    server.script(Turn(body=body))
+    model = make_adapter("anthropic", max_attempts=1)
+    events = [event async for event in model.stream(_ask())]
+    stop = events[-1].response.stop
+    assert stop.details["stop_sequence"].startswith("[redacted]")
+    assert len(stop.details["stop_sequence"]) <= 64
+    assert "SECRETKEY" not in repr(events[-1].response)
