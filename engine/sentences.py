@@ -366,6 +366,11 @@ _SENTENCES: dict[str, tuple[str, str]] = {
         "stopped there.",
         "{who} 发送的单个回答片段超过了 {size}，因此请求在那里停止了。",
     ),
+    "provider.slow_body": (
+        "{who} sent its reply too slowly: it was not complete after {seconds} seconds, so the "
+        "request was stopped. Try again later.",
+        "{who} 发送回复太慢：{seconds} 秒后仍未发完，因此请求已停止。请稍后再试。",
+    ),
     "provider.idle": (
         "{who} sent nothing of the answer for {seconds} seconds (only keep-alive signals, or "
         "nothing at all), so the request was stopped.",

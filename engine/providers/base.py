@@ -102,6 +102,10 @@ ERROR_BODY_LIMIT = 64 * 1024
 #: characters of a server's own words quoted in a sentence for a person
 QUOTE_LIMIT = 300
 
+#: an unstreamed answer (asked for again after an empty stream) must be whole within this
+#: many idle deadlines: the wait while it is made, then its body
+WHOLE_ANSWER_FACTOR = 2
+
 #: characters of a server's stop reason or stop sequence stored and quoted
 STOP_VALUE_LIMIT = 64
 
@@ -374,7 +378,9 @@ class HTTPModel:
                         parse: AsyncIterator[list[ModelEvent]] | None = None
                         try:
                             if response.status_code >= 400:
-                                error_body = await read_at_most(response, ERROR_BODY_LIMIT)
+                                error_body = await self._read_within(
+                                    response, ERROR_BODY_LIMIT, self.idle_timeout
+                                )
                                 stored = self._error_response(response, error_body)  # or raises
                                 produced = True
                                 yield stored
@@ -435,22 +441,48 @@ class HTTPModel:
         """Return the models the provider offers, for the model picker."""
         with self._map_errors():
             async with self._client.stream("GET", self._models_url()) as response:
+                # Each read has the read timeout, the whole list the idle deadline: a server
+                # sending a byte at a time must not hold the model picker for ever.
                 if response.status_code >= 400:
-                    message, code = error_fields(await read_at_most(response, ERROR_BODY_LIMIT))
+                    body = await self._read_within(response, ERROR_BODY_LIMIT, self.idle_timeout)
+                    message, code = error_fields(body)
                     raise self._status_error(response.status_code, message, response.headers, code)
-                content = await self._read_whole(response)
+                content = await self._read_whole(response, self.idle_timeout)
         return self._models(loads(content, self))
 
-    async def _read_whole(self, response: httpx.Response) -> bytes:
+    async def _read_whole(self, response: httpx.Response, seconds: float | None = None) -> bytes:
         """A whole (not streamed) answer body, up to ``max_event_size`` bytes.
 
         Raises:
             ProviderResponseError: the body is larger.
+            ProviderTimeoutError: it took longer than ``seconds`` (None: no overall limit;
+                the caller has one).
         """
-        content = await read_at_most(response, self.max_event_size + 1)
+        content = await self._read_within(response, self.max_event_size + 1, seconds)
         if len(content) > self.max_event_size:
             raise self._too_large(EventTooLarge(self.max_event_size))
         return content
+
+    async def _read_within(
+        self, response: httpx.Response, limit: int, seconds: float | None
+    ) -> bytes:
+        """`read_at_most`, all of it within ``seconds`` (None: no overall limit).
+
+        httpx's read timeout bounds each read, not the body: one byte every half second
+        would hold the request for ever.
+
+        Raises:
+            ProviderTimeoutError: the body was not read within ``seconds``.
+        """
+        if seconds is None:
+            return await read_at_most(response, limit)
+        try:
+            async with asyncio.timeout(seconds) as deadline:
+                return await read_at_most(response, limit)
+        except TimeoutError:
+            if deadline.expired():
+                raise self._slow_body_error(seconds) from None
+            raise
 
     # -- what each adapter supplies ------------------------------------------------------
 
@@ -595,6 +627,16 @@ class HTTPModel:
             params={"who": self._who, "size": _size(exc.max_size)},
             provider=self.provider,
         )
+
+    def _slow_body_error(self, seconds: float) -> ProviderError:
+        """The error for a body still arriving after ``seconds`` (a byte at a time)."""
+        err = ProviderTimeoutError(
+            key="provider.slow_body",
+            params={"who": self._who, "seconds": f"{seconds:g}"},
+            provider=self.provider,
+        )
+        err.retryable = True  # retried only before any output, as every retry is
+        return err
 
     def _idle_error(self) -> ProviderError:
         """The error for a stream that brought no model event for ``idle_timeout`` seconds."""

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 import httpx
 
-from ..errors import ProviderConnectionError, ProviderError
+from ..errors import ProviderConnectionError, ProviderError, ProviderTimeoutError
 from ..messages import (
     AssistantMessage,
     InternalMessage,
@@ -34,6 +34,7 @@ from ..stop import StopInfo, StopReason
 from .base import (
     CONTEXT_WORDS,
     ERROR_BODY_LIMIT,
+    WHOLE_ANSWER_FACTOR,
     EmptyBody,
     HTTPModel,
     ModelInfo,
@@ -41,7 +42,6 @@ from .base import (
     error_fields,
     loads,
     raw_decode,
-    read_at_most,
     until_broken,
 )
 from .sse import aiter_sse
@@ -337,11 +337,21 @@ class OpenAIChatModel(HTTPModel):
                 with self._map_errors():
                     async with self._client.stream("POST", self._chat_url(), json=body) as again:
                         # Capped like every body: this answer may never end either.
+                        # Outside the idle deadline (an unstreamed answer arrives whole,
+                        # after all of it was made), but within a total of its own.
                         if again.status_code >= 400:
-                            content = await read_at_most(again, ERROR_BODY_LIMIT)
+                            content = await self._read_within(
+                                again, ERROR_BODY_LIMIT, self.idle_timeout
+                            )
                         else:
-                            content = await self._read_whole(again)
+                            content = await self._read_whole(
+                                again, WHOLE_ANSWER_FACTOR * self.idle_timeout
+                            )
                 break
+            except ProviderTimeoutError as exc:
+                if exc.key == "provider.slow_body":
+                    raise  # a server too slow to finish: say so, not "empty stream"
+                raise self._empty_stream() from exc
             except ProviderError as exc:
                 # The server closes the connection the empty stream came on just after it
                 # (uvicorn, after the app's exception), so the pool may hand that dying

@@ -204,3 +204,47 @@ async def test_a_stop_sequence_is_stored_short_and_without_the_key(
     assert stop.details["stop_sequence"].startswith("[redacted]")
     assert len(stop.details["stop_sequence"]) <= 64
     assert "SECRETKEY" not in repr(events[-1].response)
+
+
+# A body sent a byte at a time: each read is quick (httpx's read timeout never fires), the
+# whole never comes. Before, each of these held the request for as long as the server liked.
+
+
+async def test_a_dripping_error_body_ends_at_the_idle_deadline(
+    server, make_adapter, protocol
+) -> None:
+    server.script(Turn(status=500, fault=Fault.DRIP, delay=0.02))
+    model = make_adapter(protocol, max_attempts=1, idle_timeout=0.5)
+    async with asyncio.timeout(20):
+        with pytest.raises(ProviderTimeoutError) as info:
+            async for _ in model.stream(_ask()):
+                pass
+    assert info.value.key == "provider.slow_body" and "0.5 seconds" in str(info.value)
+    assert server.wait_for_hostile(1)[0] > 0, "the server dripped nothing"
+
+
+async def test_a_dripping_model_list_ends_at_the_idle_deadline(
+    server, make_adapter, protocol
+) -> None:
+    for status in (200, 500):
+        server.models_turn = Turn(status=status, fault=Fault.DRIP, delay=0.02)
+        model = make_adapter(protocol, idle_timeout=0.5)
+        async with asyncio.timeout(20):
+            with pytest.raises(ProviderTimeoutError) as info:
+                await model.list_models()
+        assert info.value.key == "provider.slow_body"
+
+
+@pytest.mark.parametrize("status", [200, 400])
+async def test_a_dripping_unstreamed_repeat_ends_within_its_deadline(
+    server, make_adapter, status
+) -> None:
+    # After an empty stream the request is sent again unstreamed (outside the idle
+    # deadline: the whole answer is made first); its body still has a total deadline.
+    server.script(Turn(body=b""), Turn(status=status, fault=Fault.DRIP, delay=0.02))
+    model = make_adapter("openai", max_attempts=1, idle_timeout=0.5)
+    async with asyncio.timeout(20):
+        with pytest.raises(ProviderTimeoutError) as info:
+            async for _ in model.stream(_ask()):
+                pass
+    assert info.value.key == "provider.slow_body"
