@@ -167,9 +167,13 @@ class ToolDefinitionError(AgentError):
 
 
 class StorageError(ContinuoError):
-    """The conversation store could not be read or written."""
+    """The conversation store could not be read or written.
 
-    action = ErrorAction.FREE_SPACE
+    No action by default: only a full disk (`StorageFullError`) says to free space; the
+    other faults say what helps in their own subclasses or where they are raised.
+    """
+
+    action = ErrorAction.NONE
 
 
 class SessionExistsError(StorageError):

@@ -49,7 +49,7 @@ class ErrorAction(StrEnum):
     CHECK_MODEL = "check_model"  #: the model's name or its options
     CHECK_ACCOUNT = "check_account"  #: the provider account's plan or billing
     NEW_CONVERSATION = "new_conversation"  #: the conversation no longer fits the model
-    FREE_SPACE = "free_space"  #: the disk is full or the data file cannot be written
+    FREE_SPACE = "free_space"  #: the disk holding the data file is full
     CHECK_FOLDER = "check_folder"  #: the data file or its folder cannot be opened or written
     CLOSE_OTHER = "close_other"  #: another request or program holds the conversation
     UPDATE_APP = "update_app"  #: a newer version wrote the data

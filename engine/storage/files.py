@@ -171,7 +171,11 @@ def storage_error(exc: sqlite3.Error, path: Path) -> StorageError:
         return StorageError(
             key="storage.locked", params={"path": where}, action=ErrorAction.CLOSE_OTHER
         )
-    return StorageError(key="storage.unusable", params={"path": where, "detail": str(exc)})
+    return StorageError(
+        key="storage.unusable",
+        params={"path": where, "detail": str(exc)},
+        action=ErrorAction.CHECK_FOLDER,  # the sentence asks to check the disk and the file
+    )
 
 
 def _os_refusal(path: Path, exc: OSError, what: str) -> StorageError:

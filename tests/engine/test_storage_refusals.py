@@ -32,6 +32,7 @@ from engine.errors import (
     StorageReadOnlyError,
 )
 from engine.messages import UserMessage
+from engine.sentences import ErrorAction
 from engine.storage import SQLiteSessionStorage
 
 USE_STORAGE = Path(__file__).parent / "storage_helpers" / "use_storage.py"
@@ -262,9 +263,66 @@ async def test_a_message_larger_than_the_page_cache_on_a_full_disk_says_full(
     # then rolled the transaction back itself. Before: our own ROLLBACK failed with "cannot
     # rollback - no transaction is active", and that generic error hid the full disk.
     storage, free = full_disk
-    with pytest.raises(StorageFullError):
+    with pytest.raises(StorageFullError) as caught:
         await storage.append("s", "r", UserMessage(content="x" * 5_000_000))
+    assert caught.value.action is ErrorAction.FREE_SPACE  # the window says to free space
     assert [m.content for m in await storage.load("s")] == ["before the disk filled"]
     await free()
     await storage.append("s", "r", UserMessage(content="after freeing space"))
     assert (await storage.load("s"))[-1].content == "after freeing space"
+
+
+def test_only_a_full_disk_says_to_free_space(tmp_path: Path) -> None:
+    # Before: every StorageError without its own action (a closed store, a value that
+    # cannot be stored, an append that failed) told a person to free disk space.
+    from engine.errors import (
+        LeaseLostError,
+        NewerSchemaError,
+        SessionExistsError,
+        StorageError,
+        StorageIOError,
+        StoragePermissionError,
+        UnknownMessageTypeError,
+    )
+    from engine.storage.files import storage_error
+
+    path = str(tmp_path / "x.sqlite3")
+    actions = {
+        type(error).__name__ + ":" + (error.key or ""): error.action
+        for error in (
+            StorageError(key="storage.closed", params={"path": path}),
+            StorageError(key="storage.append_failed", params={"detail": "d"}),
+            StorageFullError(path),
+            StorageReadOnlyError(path, "r"),
+            StoragePermissionError(path, "r"),
+            StorageIOError(path, "d"),
+            CorruptDatabaseError(path),
+            NewerSchemaError(path, 9, 2),
+            UnknownMessageTypeError("x", path),
+            SessionExistsError("s"),
+            LeaseLostError("s"),
+        )
+    }
+    assert actions == {
+        "StorageError:storage.closed": ErrorAction.NONE,
+        "StorageError:storage.append_failed": ErrorAction.NONE,
+        "StorageFullError:storage.full": ErrorAction.FREE_SPACE,
+        "StorageReadOnlyError:storage.read_only": ErrorAction.CHECK_FOLDER,
+        "StoragePermissionError:storage.permission": ErrorAction.CHECK_FOLDER,
+        "StorageIOError:storage.io": ErrorAction.CHECK_FOLDER,
+        "CorruptDatabaseError:storage.corrupt": ErrorAction.RESTORE_BACKUP,
+        "NewerSchemaError:storage.newer": ErrorAction.UPDATE_APP,
+        "UnknownMessageTypeError:storage.unknown_type": ErrorAction.UPDATE_APP,
+        "SessionExistsError:storage.exists": ErrorAction.NONE,
+        "LeaseLostError:storage.lease_lost": ErrorAction.NONE,
+    }
+    mapped = {}
+    for code, name in ((13, "SQLITE_FULL"), (5, "SQLITE_BUSY"), (1, "SQLITE_ERROR")):
+        exc = sqlite3.OperationalError(name)
+        exc.sqlite_errorcode = code  # type: ignore[attr-defined]
+        mapped[name] = storage_error(exc, tmp_path / "x.sqlite3").action
+    assert mapped == {
+        "SQLITE_FULL": ErrorAction.FREE_SPACE,
+        "SQLITE_BUSY": ErrorAction.CLOSE_OTHER,
+        "SQLITE_ERROR": ErrorAction.CHECK_FOLDER,  # "check that the disk has space and ..."
+    }
