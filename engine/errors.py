@@ -42,7 +42,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .sentences import ErrorAction, sentence
+from .sentences import ErrorAction, Phrase, sentence
 
 __all__ = [
     "AgentBusyError",
@@ -246,7 +246,9 @@ class LeaseLostError(StorageError):
             key="storage.lease_lost",
             params={
                 "session_id": repr(session_id),
-                "who": f" ({holder})" if holder is not None else "",
+                "who": Phrase("storage.lease_lost.who", {"holder": holder})
+                if holder is not None
+                else "",
             },
         )
 
@@ -266,9 +268,9 @@ class StorageReadOnlyError(StorageError):
 
     action = ErrorAction.CHECK_FOLDER
 
-    def __init__(self, path: str, reason: str) -> None:
+    def __init__(self, path: str, reason: str | Phrase) -> None:
         self.path = path
-        self.reason = reason
+        self.reason = str(reason)  # in English; the sentence says it in its own language
         super().__init__(key="storage.read_only", params={"path": path, "reason": reason})
 
 
@@ -277,9 +279,9 @@ class StoragePermissionError(StorageError):
 
     action = ErrorAction.CHECK_FOLDER
 
-    def __init__(self, path: str, reason: str) -> None:
+    def __init__(self, path: str, reason: str | Phrase) -> None:
         self.path = path
-        self.reason = reason
+        self.reason = str(reason)  # in English; the sentence says it in its own language
         super().__init__(key="storage.permission", params={"path": path, "reason": reason})
 
 

@@ -63,7 +63,7 @@ from ..errors import (
 from ..messages import AssistantMessage, ToolCall, Usage
 from ..model import ModelEvent, ModelOptions, ModelRequest, ModelResponse
 from ..redaction import Redactor, URLFilter, redact_urls, shorten
-from ..sentences import sentence
+from ..sentences import Phrase, sentence
 from ..stop import StopInfo, StopReason
 from ..text import clean
 from .sse import MAX_EVENT_SIZE, EventTooLarge, close_body
@@ -287,6 +287,8 @@ class HTTPModel:
         auth = httpx.BasicAuth(url.username, url.password) if url.userinfo else None
         self.base_url = str(url.copy_with(username=None, password=None))
         self.max_event_size = max_event_size
+        #: the address a provider without a name of its own is called after (see `_who`)
+        self._address_named: str | None = None
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.reasoning_effort = reasoning_effort
@@ -338,9 +340,18 @@ class HTTPModel:
         return redact_urls(self.base_url)
 
     @property
-    def _who(self) -> str:
+    def _who(self) -> str | Phrase:
         """The provider's name at the start of a sentence."""
+        if self._address_named is not None:  # "the server at host:port", said in any language
+            return Phrase("provider.server_at.who", {"address": self._address_named})
         return self.provider[:1].upper() + self.provider[1:]
+
+    @property
+    def _named(self) -> str | Phrase:
+        """The provider's name inside a sentence."""
+        if self._address_named is not None:
+            return Phrase("provider.server_at", {"address": self._address_named})
+        return self.provider
 
     # -- lifetime ----------------------------------------------------------------------
 
@@ -583,7 +594,7 @@ class HTTPModel:
         except httpx.ConnectError as exc:
             err = ProviderConnectionError(
                 key=connect_key,
-                params={"provider": self.provider, "base_url": self._shown_url},
+                params={"provider": self._named, "base_url": self._shown_url},
                 provider=self.provider,
             )
             err.retryable = True
@@ -591,7 +602,7 @@ class HTTPModel:
         except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:
             err = ProviderConnectionError(
                 key="provider.connection_broke",
-                params={"provider": self.provider},
+                params={"provider": self._named},
                 provider=self.provider,
             )
             err.retryable = True
@@ -614,7 +625,7 @@ class HTTPModel:
             return exc
         err = ProviderConnectionError(
             key="provider.connect.no_answer",
-            params={"provider": self.provider, "base_url": self._shown_url},
+            params={"provider": self._named, "base_url": self._shown_url},
             provider=self.provider,
         )
         err.retryable = True
@@ -767,7 +778,7 @@ class HTTPModel:
         """
         raise self._empty_stream()
 
-    def _empty_stream(self, reason: str = "") -> ProviderError:
+    def _empty_stream(self, reason: str | ProviderError = "") -> ProviderError:
         """The error for a ``200 OK`` whose body was empty: nothing arrived, nothing is kept.
 
         Not retried: the servers that do this (llama.cpp's Python server) do it every time

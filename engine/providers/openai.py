@@ -150,7 +150,8 @@ class OpenAIChatModel(HTTPModel):
         host = httpx.URL(self.base_url).host
         # Name other servers after their host so errors say where the failure was.
         if host not in ("api.openai.com", "") and "provider_name" not in kwargs:
-            self.provider = f"the server at {httpx.URL(self.base_url).netloc.decode()}"  # type: ignore[misc]
+            self._address_named = httpx.URL(self.base_url).netloc.decode()
+            self.provider = f"the server at {self._address_named}"  # type: ignore[misc]
         # OpenAI itself deprecated max_tokens (reasoning models refuse it); compatible
         # servers mostly know only max_tokens.
         self._max_tokens_field = (
@@ -365,7 +366,7 @@ class OpenAIChatModel(HTTPModel):
             if raw is not None:
                 return [self._context_full(raw, message)]
             status = self._status_error(again.status_code, message, again.headers, code)
-            raise self._empty_stream(str(status)) from status
+            raise self._empty_stream(status) from status  # said in the window's language
         if not again.headers.get("content-type", "").startswith("application/json"):
             raise self._empty_stream()
         return list(self._whole(loads(content, self)))

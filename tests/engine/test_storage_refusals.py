@@ -34,6 +34,7 @@ from engine.errors import (
 from engine.messages import UserMessage
 from engine.sentences import ErrorAction
 from engine.storage import SQLiteSessionStorage
+from tests.support.language import english_words
 
 USE_STORAGE = Path(__file__).parent / "storage_helpers" / "use_storage.py"
 AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
@@ -85,6 +86,11 @@ async def good_database(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()  # noqa: ASYNC240 - a small file
 
 
+def assert_chinese(text: str, *names: object) -> None:
+    """No English word in a Chinese sentence, once the paths and names it quotes are out."""
+    assert not english_words(text, *names), text
+
+
 def assert_untouched(path: Path, digest: str) -> None:
     assert hashlib.sha256(path.read_bytes()).hexdigest() == digest, "a refused file changed"
     beside = sorted(p.name for p in path.parent.iterdir())
@@ -98,6 +104,7 @@ async def test_read_only_file_is_refused_as_read_only_not_damaged(workspace: Pat
     result = use_storage(path)
     assert result["error"] == StorageReadOnlyError.__name__, result
     assert result["message"] == str(StorageReadOnlyError(str(path), "the file is read-only"))
+    assert_chinese(result["zh"], path)  # before: "...无法写入：the file is read-only。"
     assert "damaged" not in result["message"] and "move it aside" not in result["message"]
     assert_untouched(path, digest)
 
@@ -113,6 +120,7 @@ async def test_read_only_folder_is_refused_naming_the_folder(workspace: Path) ->
     result = use_storage(path)
     assert result["error"] == StorageReadOnlyError.__name__, result
     assert f"its folder {folder} is read-only" in result["message"]
+    assert_chinese(result["zh"], path, folder)
     assert CorruptDatabaseError.__name__ not in result["message"]
     assert_untouched(path, digest)
 
@@ -125,6 +133,7 @@ async def test_file_this_user_may_not_read_is_a_permission_error(workspace: Path
     assert result["error"] == StoragePermissionError.__name__, result
     assert result["message"].startswith(f"The conversation file {path} cannot be opened: ")
     assert "this user may not read it" in result["message"]
+    assert_chinese(result["zh"], path)
     os.chmod(path, 0o600)
     assert_untouched(path, digest)
 
@@ -139,6 +148,7 @@ async def test_folder_that_cannot_be_created_is_read_only(workspace: Path) -> No
     result = use_storage(path)
     assert result["error"] == StorageReadOnlyError.__name__, result
     assert f"its folder {path.parent} could not be created" in result["message"]
+    assert_chinese(result["zh"], path, path.parent)  # "permission denied" said in Chinese
     assert not path.parent.exists()
 
 

@@ -284,7 +284,10 @@ async def test_status_errors_render_in_the_language_asked(server, make_adapter) 
         str(info.value)
         == f"{who} is limiting requests (429): Slow down. Wait a moment and try again."
     )
+    # A server without a name of its own is named by its address, in Chinese words too.
+    chinese_who = who.removeprefix("The server at ") + " 上的服务器"
     assert (
-        info.value.sentence("zh_CN") == f"{who} 正在限制请求（429）: Slow down. 请稍等片刻后重试。"
+        info.value.sentence("zh_CN")
+        == f"{chinese_who} 正在限制请求（429）: Slow down. 请稍等片刻后重试。"
     )
     assert info.value.action is ErrorAction.WAIT
