@@ -406,6 +406,11 @@ _SENTENCES: dict[str, tuple[str, str]] = {
     ),
     "provider.server_at.who": ("The server at {address}", "{address} 上的服务器"),
     "provider.server_at": ("the server at {address}", "{address} 上的服务器"),
+    "provider.connect_timeout": (
+        "Could not connect to {provider} ({base_url}) within {seconds} seconds. Check your "
+        "network connection and the address, then try again.",
+        "无法在 {seconds} 秒内连接到 {provider}（{base_url}）。请检查网络连接和地址后重试。",
+    ),
     "provider.slow_body": (
         "{who} sent its reply too slowly: it was not complete after {seconds} seconds, so the "
         "request was stopped. Try again later.",

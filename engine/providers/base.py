@@ -309,7 +309,13 @@ class HTTPModel:
         )
         all_headers = {**self._auth_headers(self._api_key), **dict(headers or {})}
         self._redact = Redactor(
-            [self._api_key, url.username, url.password, *_credentials(headers or {})]
+            [
+                self._api_key,
+                url.username,
+                url.password,
+                *_credentials(headers or {}),
+                *_query_credentials(url),
+            ]
         )
         self._client = httpx.AsyncClient(
             timeout=self._timeout, headers=all_headers, transport=transport, auth=auth
@@ -583,10 +589,28 @@ class HTTPModel:
             yield
         except ProviderError:
             raise
-        except httpx.TimeoutException as exc:
+        except (httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
+            # No connection within the connect (or pool) timeout: not "no data for" the
+            # read timeout, which was never reached.
+            limit = self._timeout.connect if isinstance(exc, httpx.ConnectTimeout) else None
+            limit = limit if limit is not None else self._timeout.pool
             err: ProviderError = ProviderTimeoutError(
+                key="provider.connect_timeout",
+                params={
+                    "provider": self._named,
+                    "base_url": self._shown_url,
+                    "seconds": f"{limit or 0:g}",
+                },
+                provider=self.provider,
+            )
+            err.retryable = True
+            raise err from exc
+        except httpx.TimeoutException as exc:
+            limit = self._timeout.write if isinstance(exc, httpx.WriteTimeout) else None
+            limit = limit if limit is not None else self._timeout.read
+            err = ProviderTimeoutError(
                 key="provider.timeout",
-                params={"who": self._who, "seconds": f"{self._timeout.read or 0:g}"},
+                params={"who": self._who, "seconds": f"{limit or 0:g}"},
                 provider=self.provider,
             )
             err.retryable = True
@@ -888,6 +912,16 @@ class HTTPModel:
         return self._completed(
             text="", reasoning="", tools=ToolCallAccumulator(self.provider), stop=stop, usage=None
         )
+
+
+def _query_credentials(url: httpx.URL) -> list[str]:
+    """The values of a base URL's key-like query parameters (``?key=``), to hide wherever
+    they echo, not only as ``key=value``."""
+    return [
+        value
+        for name, value in url.params.multi_items()
+        if re.search(r"(?i)key|token|secret|passw|pwd|sig|auth|credential", name)
+    ]
 
 
 def _credentials(headers: Mapping[str, str]) -> list[str]:

@@ -309,3 +309,12 @@ async def test_a_key_after_a_long_redacted_value_is_still_hidden(server, make_ad
             pass
     assert "token=[redacted] then [redacted]" in str(info.value)
     assert not leaks(everything_about(info.value))
+
+
+async def test_a_query_key_echoed_on_its_own_is_hidden(make_adapter) -> None:
+    # Before: the ?key= value was hidden only as "key=value"; echoed alone (as servers
+    # quote the key they refused) it showed, since it was not a configured secret.
+    model = make_adapter("openai", base_url="http://127.0.0.1:9/v1?key=QUERYSECRET-0123456789")
+    error = model._status_error(400, "API key QUERYSECRET-0123456789 is not valid", {})
+    assert "QUERYSECRET" not in everything_about(error)
+    assert "API key [redacted] is not valid" in str(error)
