@@ -181,7 +181,11 @@ async def test_consumer_task_is_left_uncancelled_after_a_lost_lease(db_path: Pat
         with pytest.raises(LeaseLostError):
             async for _event in agent.stream("question"):
                 if started.is_set() and lease_row(db_path, "s")[1] != "new":  # type: ignore[index]
-                    write_row(
+                    # In a thread: written on the loop's thread, the raw write waited for
+                    # the lock of a transaction that needed the (blocked) loop to finish,
+                    # and failed with "database is locked" after 5 s on a loaded machine.
+                    await asyncio.to_thread(
+                        write_row,
                         db_path,
                         "s",
                         host="elsewhere",
