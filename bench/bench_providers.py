@@ -16,6 +16,11 @@ end of the line against the start (the median CPU time between two reads, last 6
 first 64). A linear reader does the same work per read however long the line already is
 (about 1x); a quadratic one does work in proportion to it (hundreds of times more at the
 end). Target: at most 3x. Before the fix, SSE took 24.5 s for 64 MB (1.7 s for 16 MB).
+
+Many small events that once cost work in proportion to what came before (the same measure,
+per event): 4,000 Anthropic signature deltas of 16 KB (the signature was re-copied per
+delta), 20,000 Anthropic tool_use blocks (counted over all blocks per start) and 20,000
+Ollama tool calls (the calls sorted per call). Target: at most 3x.
 """
 
 from __future__ import annotations
@@ -215,8 +220,92 @@ async def _long_lines() -> list[str]:
     return missed
 
 
+MANY_TARGET = 3.0  #: work per event at the end of a many-event stream against the start
+
+
+class _Events(httpx.AsyncByteStream):
+    """A body: ``head``, ``count`` events one a read, ``tail``; notes when each read is asked."""
+
+    def __init__(self, head: bytes, event: Any, count: int, tail: bytes) -> None:
+        self.head, self.event, self.count, self.tail = head, event, count, tail
+        self.asked: list[float] = []
+
+    async def __aiter__(self) -> Any:
+        yield self.head
+        for number in range(self.count):
+            self.asked.append(time.process_time())
+            yield self.event(number)
+        yield self.tail
+
+
+def _many_events(kind: str) -> tuple[type, _Events]:
+    """A hostile stream of many small events that once cost work in proportion to the past."""
+    sse = lambda data: b"data: " + json.dumps(data).encode() + b"\n\n"  # noqa: E731
+    if kind == "ollama tool calls":
+        call = json.dumps({"message": {"tool_calls": [{"function": {"name": "x"}}]}}) + "\n"
+        end = json.dumps({"done": True, "done_reason": "stop", "message": {}}) + "\n"
+        return OllamaModel, _Events(b"", lambda _: call.encode(), 20_000, end.encode())
+    start = sse({"type": "message_start", "message": {"usage": {"input_tokens": 1}}})
+    end = sse({"type": "message_delta", "delta": {"stop_reason": "end_turn"}}) + sse(
+        {"type": "message_stop"}
+    )
+    if kind == "anthropic tool blocks":
+        block = lambda i: sse(  # noqa: E731
+            {
+                "type": "content_block_start",
+                "index": i,
+                "content_block": {"type": "tool_use", "id": f"t{i}", "name": "x"},
+            }
+        )
+        return AnthropicModel, _Events(start, block, 20_000, end)
+    thinking = {"type": "thinking", "thinking": "", "signature": ""}
+    head = start + sse({"type": "content_block_start", "index": 0, "content_block": thinking})
+    delta = sse(
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "signature_delta", "signature": "A" * 16384},
+        }
+    )
+    return AnthropicModel, _Events(head, lambda _: delta, 4_000, end)
+
+
+async def _many(kind: str) -> tuple[float, float]:
+    """CPU seconds for the stream, and the work per event at its end against its start."""
+    cls, body = _many_events(kind)
+    transport = httpx.MockTransport(lambda _: httpx.Response(200, stream=body))
+    model = cls("bench", api_key="k", transport=transport, max_event_size=2**31)
+    gc.collect()
+    started = time.process_time()
+    async for _ in model.stream(ModelRequest(messages=[UserMessage(content="hi")])):
+        pass
+    total = time.process_time() - started
+    await model.aclose()
+    gaps = [b - a for a, b in zip(body.asked, body.asked[1:], strict=False)]
+    first = statistics.median(gaps[16:400])
+    last = statistics.median(gaps[-384:])
+    return total, last / max(first, 1e-6)
+
+
+async def _many_streams() -> list[str]:
+    missed = []
+    for kind in ("anthropic signature", "anthropic tool blocks", "ollama tool calls"):
+        runs = [await _many(kind) for _ in range(3)]
+        total = min(t for t, _ in runs)
+        ratio = statistics.median(r for _, r in runs)
+        print(
+            f"{kind:>22}: {total * 1000:7.1f} ms  work per event at the end {ratio:.1f}x the "
+            f"start (1x linear; target <= {MANY_TARGET:g}x)",
+            flush=True,
+        )
+        if ratio > MANY_TARGET:
+            missed.append(f"{kind}: an event at the end costs {ratio:.1f}x one at the start")
+    return missed
+
+
 async def _main() -> list[str]:
     missed = await _long_lines()
+    missed += await _many_streams()
     with ProviderServer() as server:
         for protocol in PROTOCOLS:
             m = await _measure(server, protocol)

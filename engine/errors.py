@@ -42,7 +42,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .sentences import ErrorAction, sentence
+from .sentences import ErrorAction, Phrase, sentence
 
 __all__ = [
     "AgentBusyError",
@@ -167,9 +167,13 @@ class ToolDefinitionError(AgentError):
 
 
 class StorageError(ContinuoError):
-    """The conversation store could not be read or written."""
+    """The conversation store could not be read or written.
 
-    action = ErrorAction.FREE_SPACE
+    No action by default: only a full disk (`StorageFullError`) says to free space; the
+    other faults say what helps in their own subclasses or where they are raised.
+    """
+
+    action = ErrorAction.NONE
 
 
 class SessionExistsError(StorageError):
@@ -242,7 +246,9 @@ class LeaseLostError(StorageError):
             key="storage.lease_lost",
             params={
                 "session_id": repr(session_id),
-                "who": f" ({holder})" if holder is not None else "",
+                "who": Phrase("storage.lease_lost.who", {"holder": holder})
+                if holder is not None
+                else "",
             },
         )
 
@@ -262,9 +268,9 @@ class StorageReadOnlyError(StorageError):
 
     action = ErrorAction.CHECK_FOLDER
 
-    def __init__(self, path: str, reason: str) -> None:
+    def __init__(self, path: str, reason: str | Phrase) -> None:
         self.path = path
-        self.reason = reason
+        self.reason = str(reason)  # in English; the sentence says it in its own language
         super().__init__(key="storage.read_only", params={"path": path, "reason": reason})
 
 
@@ -273,9 +279,9 @@ class StoragePermissionError(StorageError):
 
     action = ErrorAction.CHECK_FOLDER
 
-    def __init__(self, path: str, reason: str) -> None:
+    def __init__(self, path: str, reason: str | Phrase) -> None:
         self.path = path
-        self.reason = reason
+        self.reason = str(reason)  # in English; the sentence says it in its own language
         super().__init__(key="storage.permission", params={"path": path, "reason": reason})
 
 

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import AgentBusyError
 from .messages import Message, UserMessage
+from .sentences import Phrase
 
 if TYPE_CHECKING:
     from .messages import AssistantMessage, ToolCall, ToolMessage
@@ -123,7 +124,9 @@ class InMemoryHistory:
     async def acquire(self, ctx: RunContext) -> None:
         holder = self._busy.get(ctx.session_id)
         if holder is not None:
-            raise AgentBusyError(ctx.session_id, f"request {holder} in this process")
+            raise AgentBusyError(
+                ctx.session_id, Phrase("agent.busy.in_process", {"request_id": holder})
+            )
         self._busy[ctx.session_id] = ctx.request_id
 
     async def release(self, ctx: RunContext) -> None:

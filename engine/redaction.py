@@ -42,9 +42,6 @@ _KEYLIKE = re.compile(
     r"sk_test)[-_][A-Za-z0-9_\-*.]{8,}|AIza[0-9A-Za-z_\-]{20,})"
 )
 
-#: a word, as far as an echo of a key goes (keys hold no spaces, quotes or brackets)
-_WORD = re.compile(r"[^\s\"'<>()\[\]{},;]+")
-
 #: the marks servers and people use to mask the middle of a key
 _MASK = re.compile(r"\*|•|…|\.\.\.")
 
@@ -75,40 +72,81 @@ def shorten(text: str, limit: int) -> str:
 class Redactor:
     """Hides the given secrets (and the generic shapes above) in text.
 
+    Work and memory are linear in the text: one compiled pattern per secret finds it in any
+    case with spaces anywhere (no per-character index map, no lower-cased copy, whose
+    positions drift from the text's where a character's lower case is longer, e.g. "İ").
+
     Args:
         secrets: the credentials to hide; None and empty values are skipped.
     """
 
-    __slots__ = ("_secrets",)
+    __slots__ = ("_patterns", "_secrets")
 
     def __init__(self, secrets: Iterable[str | None] = ()) -> None:
         found = {"".join(s.split()).lower() for s in secrets if s and s.strip()}
         # Longest first, so a secret containing another is hidden whole.
         self._secrets = tuple(sorted(found, key=len, reverse=True))
+        self._patterns = tuple(_secret_pattern(secret) for secret in self._secrets)
 
     def __repr__(self) -> str:
         return f"Redactor({len(self._secrets)} secrets)"  # never the secrets themselves
 
+    @property
+    def longest(self) -> int:
+        """The length of the longest secret (0 with none)."""
+        return len(self._secrets[0]) if self._secrets else 0
+
     def __call__(self, text: str) -> str:
         """Return ``text`` with every credential replaced by ``[redacted]``."""
         text = redact_urls(text)
-        for secret in self._secrets:
-            text = _hide_spaced(text, secret)
+        for pattern in self._patterns:
+            text = pattern.sub(REDACTED, text)
         if self._secrets:
-            text = _WORD.sub(self._word, text)
+            text = self._hide_echoes(text)
         return _KEYLIKE.sub(REDACTED, text)
 
-    def _word(self, match: re.Match[str]) -> str:
+    def _hide_echoes(self, text: str) -> str:
+        # Only the words that echo a secret are collected: re.sub with a function would
+        # hold a piece per word of the text (millions for a large server message).
+        pieces: list[str] = []
+        done = 0
+        for match in _ECHO_WORD.finditer(text):
+            hidden = self._word(match)
+            if hidden is not None:
+                pieces += (text[done : match.start()], hidden)
+                done = match.end()
+        if not pieces:
+            return text
+        pieces.append(text[done:])
+        return "".join(pieces)
+
+    def _word(self, match: re.Match[str]) -> str | None:
+        """The word's replacement if it echoes a secret, else None."""
         word = match.group()
         core = word.rstrip(".:!?")  # sentence punctuation after an echo stays
         if core == REDACTED or len(core) < _MASKED:
-            return word
+            return None
         lowered = core.lower()
         masked = _MASK.search(core) is not None
         for secret in self._secrets:
             if _echoes(lowered, secret, masked):
                 return REDACTED + word[len(core) :]
-        return word
+        return None
+
+
+#: a word, as far as an echo of a key goes (keys hold no spaces, quotes or brackets), long
+#: enough to be one (`_MASKED` characters at least)
+_ECHO_WORD = re.compile(r"[^\s\"'<>()\[\]{},;]{" + str(_MASKED) + ",}")
+
+
+def _secret_pattern(secret: str) -> re.Pattern[str]:
+    """The (lower-cased, space-free) secret in any case; a long one with spaces anywhere.
+
+    A short secret is hidden only whole: its fragments are too common.
+    """
+    if len(secret) < _LONG:
+        return re.compile(re.escape(secret), re.IGNORECASE)
+    return re.compile(r"\s*".join(map(re.escape, secret)), re.IGNORECASE)
 
 
 def _echoes(word: str, secret: str, masked: bool) -> bool:
@@ -118,26 +156,6 @@ def _echoes(word: str, secret: str, masked: bool) -> bool:
     if len(word) >= _LONG and (word.startswith(secret[:_LONG]) or word.endswith(secret[-_LONG:])):
         return True
     return masked and (word.startswith(secret[:_MASKED]) or word.endswith(secret[-_MASKED:]))
-
-
-def _hide_spaced(text: str, secret: str) -> str:
-    """Hide each whole occurrence of the secret, in any case, spaces inserted or not."""
-    lowered = text.lower()
-    if secret in lowered:
-        return re.sub(re.escape(secret), REDACTED, text, flags=re.IGNORECASE)
-    if len(secret) < _LONG:
-        return text
-    # Spaces inserted: find the secret in the text without its spaces, then map back.
-    kept = [i for i, ch in enumerate(lowered) if not ch.isspace()]
-    squeezed = "".join(lowered[i] for i in kept)
-    spans = []
-    start = squeezed.find(secret)
-    while start != -1:
-        spans.append((kept[start], kept[start + len(secret) - 1] + 1))
-        start = squeezed.find(secret, start + len(secret))
-    for begin, end in reversed(spans):
-        text = text[:begin] + REDACTED + text[end:]
-    return text
 
 
 class URLFilter(logging.Filter):

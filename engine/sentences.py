@@ -18,6 +18,7 @@ the seed's exact English words whatever the person's language — they are read 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "LANGUAGES",
     "ErrorAction",
+    "Phrase",
     "describe_stop",
     "has_sentence",
     "keys",
@@ -49,7 +51,7 @@ class ErrorAction(StrEnum):
     CHECK_MODEL = "check_model"  #: the model's name or its options
     CHECK_ACCOUNT = "check_account"  #: the provider account's plan or billing
     NEW_CONVERSATION = "new_conversation"  #: the conversation no longer fits the model
-    FREE_SPACE = "free_space"  #: the disk is full or the data file cannot be written
+    FREE_SPACE = "free_space"  #: the disk holding the data file is full
     CHECK_FOLDER = "check_folder"  #: the data file or its folder cannot be opened or written
     CLOSE_OTHER = "close_other"  #: another request or program holds the conversation
     UPDATE_APP = "update_app"  #: a newer version wrote the data
@@ -174,6 +176,42 @@ _SENTENCES: dict[str, tuple[str, str]] = {
         "Continuo. Nothing was changed; update Continuo to open it.",
         "一条已保存的消息{where}类型为未知的 {type_name}，可能来自更新版本的 Continuo。没有任何改动；请更新 Continuo 后再打开。",
     ),
+    "storage.lease_lost.who": (" ({holder})", "（即{holder}）"),
+    "lease.holder": (
+        "process {pid} on host {host}, since {since}",
+        "主机 {host} 上的进程 {pid}，自 {since} 起",
+    ),
+    "agent.busy.in_process": (
+        "request {request_id} in this process",
+        "本进程中的请求 {request_id}",
+    ),
+    # -- why a data file cannot be used (the {reason} of storage.read_only/permission) -------
+    "storage.reason.folder_not_created": (
+        "its folder {folder} could not be created",
+        "无法创建它所在的文件夹 {folder}",
+    ),
+    "storage.reason.not_created": ("it could not be created", "无法创建该文件"),
+    "storage.reason.folder_not_enterable": (
+        "this user may not open its folder {folder}",
+        "当前用户无权打开它所在的文件夹 {folder}",
+    ),
+    "storage.reason.folder_on_read_only_disk": (
+        "its folder {folder} is on a read-only disk",
+        "它所在的文件夹 {folder} 位于只读磁盘上",
+    ),
+    "storage.reason.not_readable": ("this user may not read it", "当前用户无权读取该文件"),
+    "storage.reason.folder_read_only": (
+        "its folder {folder} is read-only",
+        "它所在的文件夹 {folder} 是只读的",
+    ),
+    "storage.reason.file_read_only": ("the file is read-only", "该文件是只读的"),
+    "storage.reason.companion_read_only": (
+        "its companion file {companion} is read-only",
+        "它的附属文件 {companion} 是只读的",
+    ),
+    "storage.reason.disk_read_only": ("{what}: the disk is read-only", "{what}：磁盘是只读的"),
+    "storage.reason.os_error": ("{what} ({error})", "{what}（原因：{error}）"),
+    "storage.reason.permission_denied": ("permission denied", "没有权限"),
     "storage.lease_lost": (
         "Conversation {session_id} was taken over by another process{who} while this request "
         "was paused, so this request stopped and saved nothing more. Open the conversation "
@@ -366,6 +404,18 @@ _SENTENCES: dict[str, tuple[str, str]] = {
         "stopped there.",
         "{who} 发送的单个回答片段超过了 {size}，因此请求在那里停止了。",
     ),
+    "provider.server_at.who": ("The server at {address}", "{address} 上的服务器"),
+    "provider.server_at": ("the server at {address}", "{address} 上的服务器"),
+    "provider.connect_timeout": (
+        "Could not connect to {provider} ({base_url}) within {seconds} seconds. Check your "
+        "network connection and the address, then try again.",
+        "无法在 {seconds} 秒内连接到 {provider}（{base_url}）。请检查网络连接和地址后重试。",
+    ),
+    "provider.slow_body": (
+        "{who} sent its reply too slowly: it was not complete after {seconds} seconds, so the "
+        "request was stopped. Try again later.",
+        "{who} 发送回复太慢：{seconds} 秒后仍未发完，因此请求已停止。请稍后再试。",
+    ),
     "provider.idle": (
         "{who} sent nothing of the answer for {seconds} seconds (only keep-alive signals, or "
         "nothing at all), so the request was stopped.",
@@ -436,12 +486,40 @@ def language_of(tag: str | None) -> str:
 def sentence(key: str, language: str | None = "en", /, **params: Any) -> str:
     """Return the sentence ``key`` in ``language``, filled with ``params``.
 
+    A parameter that can say itself (a `Phrase`, a nested error, a lease holder: anything
+    with a ``sentence(language)`` method) is said in the same language, so no English part
+    ends up inside a Chinese sentence.
+
     Raises:
         KeyError: ``key`` is not in the catalog.
     """
     english, chinese = _SENTENCES[key]
     template = chinese if language_of(language) == "zh_CN" else english
-    return template.format(**params)
+    return template.format(**{name: _said(value, language) for name, value in params.items()})
+
+
+def _said(value: Any, language: str | None) -> Any:
+    say = getattr(value, "sentence", None)
+    if callable(say) and not isinstance(value, str):
+        return say(language)
+    return value
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """A part of a sentence from the catalog, said in the language of the sentence it fills.
+
+    ``str()`` is the English.
+    """
+
+    key: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def sentence(self, language: str | None = "en") -> str:
+        return sentence(self.key, language, **self.params)
+
+    def __str__(self) -> str:
+        return self.sentence("en")
 
 
 def has_sentence(key: str) -> bool:

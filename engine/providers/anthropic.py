@@ -43,7 +43,7 @@ from .base import (
     raw_decode,
     until_broken,
 )
-from .sse import aiter_sse
+from .sse import EventTooLarge, aiter_sse
 
 __all__ = ["AnthropicModel"]
 
@@ -242,6 +242,8 @@ class AnthropicModel(HTTPModel):
         thinking: list[dict[str, Any]] = []  # signed and redacted blocks, in order
         tools = ToolCallAccumulator(self.provider)
         blocks: dict[int, dict[str, Any]] = {}  # stream index -> the block being built
+        tool_count = 0  # tool_use blocks started so far
+        signed = 0  # characters of signature received, capped like one event
         usage: Usage | None = None
         stop_reason: str | None = None
         stop_sequence: str | None = None
@@ -286,9 +288,13 @@ class AnthropicModel(HTTPModel):
                                     block.setdefault("parts", []).append(piece)
                                     out.append(ModelEvent.reasoning(piece))
                             elif dtype == "signature_delta":
-                                block["signature"] = block.get("signature", "") + delta.get(
-                                    "signature", ""
-                                )
+                                # Pieces joined once at the end: "+=" copied the whole
+                                # signature per delta (quadratic on a hostile stream).
+                                piece = delta.get("signature") or ""
+                                signed += len(piece)
+                                if signed > self.max_event_size:
+                                    raise EventTooLarge(self.max_event_size)
+                                block.setdefault("signature_parts", []).append(piece)
                             elif dtype == "input_json_delta":
                                 out.append(
                                     tools.add(
@@ -300,9 +306,10 @@ class AnthropicModel(HTTPModel):
                             start = dict(data.get("content_block") or {})
                             btype = start.get("type")
                             if btype == "tool_use":
-                                tool_index = sum(
-                                    1 for b in blocks.values() if b.get("type") == "tool_use"
-                                )
+                                # A running count: summing over the blocks per start
+                                # was quadratic in the number of blocks.
+                                tool_index = tool_count
+                                tool_count += 1
                                 blocks[data.get("index", 0)] = {
                                     "type": "tool_use",
                                     "tool_index": tool_index,
@@ -379,11 +386,16 @@ class AnthropicModel(HTTPModel):
 
 
 def _keep(block: Mapping[str, Any]) -> bool:
-    return block.get("type") == "redacted_thinking" or bool(block.get("signature"))
+    return block.get("type") == "redacted_thinking" or bool(_signature(block))
 
 
 def _clean(block: Mapping[str, Any]) -> dict[str, Any]:
     if block.get("type") == "redacted_thinking":
         return {"type": "redacted_thinking", "data": block.get("data", "")}
     thinking = block.get("thinking", "") + "".join(block.get("parts", ()))
-    return {"type": "thinking", "thinking": thinking, "signature": block["signature"]}
+    return {"type": "thinking", "thinking": thinking, "signature": _signature(block)}
+
+
+def _signature(block: Mapping[str, Any]) -> str:
+    """A thinking block's signature: its start value and its deltas, joined once."""
+    return str(block.get("signature") or "") + "".join(block.get("signature_parts", ()))

@@ -63,7 +63,7 @@ from ..errors import (
 from ..messages import AssistantMessage, ToolCall, Usage
 from ..model import ModelEvent, ModelOptions, ModelRequest, ModelResponse
 from ..redaction import Redactor, URLFilter, redact_urls, shorten
-from ..sentences import sentence
+from ..sentences import Phrase, sentence
 from ..stop import StopInfo, StopReason
 from ..text import clean
 from .sse import MAX_EVENT_SIZE, EventTooLarge, close_body
@@ -101,6 +101,16 @@ ERROR_BODY_LIMIT = 64 * 1024
 
 #: characters of a server's own words quoted in a sentence for a person
 QUOTE_LIMIT = 300
+
+#: an unstreamed answer (asked for again after an empty stream) must be whole within this
+#: many idle deadlines: the wait while it is made, then its body
+WHOLE_ANSWER_FACTOR = 2
+
+#: characters of a server's stop reason or stop sequence stored and quoted
+STOP_VALUE_LIMIT = 64
+
+#: the stop details that hold a server's own values (scrubbed like its stop reason)
+_SERVER_STOP_DETAILS = frozenset({"stop_sequence", "finish_reason"})
 
 #: statuses worth another attempt: timeouts, conflicts, rate limits and every 5xx (incl. 529)
 _RETRY_STATUSES = frozenset({408, 409, 429})
@@ -277,6 +287,8 @@ class HTTPModel:
         auth = httpx.BasicAuth(url.username, url.password) if url.userinfo else None
         self.base_url = str(url.copy_with(username=None, password=None))
         self.max_event_size = max_event_size
+        #: the address a provider without a name of its own is called after (see `_who`)
+        self._address_named: str | None = None
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.reasoning_effort = reasoning_effort
@@ -297,7 +309,13 @@ class HTTPModel:
         )
         all_headers = {**self._auth_headers(self._api_key), **dict(headers or {})}
         self._redact = Redactor(
-            [self._api_key, url.username, url.password, *_credentials(headers or {})]
+            [
+                self._api_key,
+                url.username,
+                url.password,
+                *_credentials(headers or {}),
+                *_query_credentials(url),
+            ]
         )
         self._client = httpx.AsyncClient(
             timeout=self._timeout, headers=all_headers, transport=transport, auth=auth
@@ -328,9 +346,18 @@ class HTTPModel:
         return redact_urls(self.base_url)
 
     @property
-    def _who(self) -> str:
+    def _who(self) -> str | Phrase:
         """The provider's name at the start of a sentence."""
+        if self._address_named is not None:  # "the server at host:port", said in any language
+            return Phrase("provider.server_at.who", {"address": self._address_named})
         return self.provider[:1].upper() + self.provider[1:]
+
+    @property
+    def _named(self) -> str | Phrase:
+        """The provider's name inside a sentence."""
+        if self._address_named is not None:
+            return Phrase("provider.server_at", {"address": self._address_named})
+        return self.provider
 
     # -- lifetime ----------------------------------------------------------------------
 
@@ -368,7 +395,9 @@ class HTTPModel:
                         parse: AsyncIterator[list[ModelEvent]] | None = None
                         try:
                             if response.status_code >= 400:
-                                error_body = await read_at_most(response, ERROR_BODY_LIMIT)
+                                error_body = await self._read_within(
+                                    response, ERROR_BODY_LIMIT, self.idle_timeout
+                                )
                                 stored = self._error_response(response, error_body)  # or raises
                                 produced = True
                                 yield stored
@@ -429,22 +458,48 @@ class HTTPModel:
         """Return the models the provider offers, for the model picker."""
         with self._map_errors():
             async with self._client.stream("GET", self._models_url()) as response:
+                # Each read has the read timeout, the whole list the idle deadline: a server
+                # sending a byte at a time must not hold the model picker for ever.
                 if response.status_code >= 400:
-                    message, code = error_fields(await read_at_most(response, ERROR_BODY_LIMIT))
+                    body = await self._read_within(response, ERROR_BODY_LIMIT, self.idle_timeout)
+                    message, code = error_fields(body)
                     raise self._status_error(response.status_code, message, response.headers, code)
-                content = await self._read_whole(response)
+                content = await self._read_whole(response, self.idle_timeout)
         return self._models(loads(content, self))
 
-    async def _read_whole(self, response: httpx.Response) -> bytes:
+    async def _read_whole(self, response: httpx.Response, seconds: float | None = None) -> bytes:
         """A whole (not streamed) answer body, up to ``max_event_size`` bytes.
 
         Raises:
             ProviderResponseError: the body is larger.
+            ProviderTimeoutError: it took longer than ``seconds`` (None: no overall limit;
+                the caller has one).
         """
-        content = await read_at_most(response, self.max_event_size + 1)
+        content = await self._read_within(response, self.max_event_size + 1, seconds)
         if len(content) > self.max_event_size:
             raise self._too_large(EventTooLarge(self.max_event_size))
         return content
+
+    async def _read_within(
+        self, response: httpx.Response, limit: int, seconds: float | None
+    ) -> bytes:
+        """`read_at_most`, all of it within ``seconds`` (None: no overall limit).
+
+        httpx's read timeout bounds each read, not the body: one byte every half second
+        would hold the request for ever.
+
+        Raises:
+            ProviderTimeoutError: the body was not read within ``seconds``.
+        """
+        if seconds is None:
+            return await read_at_most(response, limit)
+        try:
+            async with asyncio.timeout(seconds) as deadline:
+                return await read_at_most(response, limit)
+        except TimeoutError:
+            if deadline.expired():
+                raise self._slow_body_error(seconds) from None
+            raise
 
     # -- what each adapter supplies ------------------------------------------------------
 
@@ -508,12 +563,21 @@ class HTTPModel:
 
     # -- errors ------------------------------------------------------------------------
 
-    def _scrub(self, text: str) -> str:
-        """A server's words, fit to quote: every credential hidden, at most `QUOTE_LIMIT` long.
+    def _scrub(self, text: str, limit: int = QUOTE_LIMIT) -> str:
+        """A server's words, fit to quote: every credential hidden, at most ``limit`` long.
 
-        Hidden before shortening, so a key cut in two by the limit is still recognised.
+        Hidden before shortening, so a key cut in two by the limit is still recognised. Only
+        a head of a long text is redacted (a 15 MB error event cost seconds and hundreds of
+        MB): enough that what a cut leaves of a key at its end lies past the quoted part,
+        even after earlier redactions shortened the text; a longer head is taken if not.
         """
-        return shorten(self._redact(text).strip(), QUOTE_LIMIT)
+        margin = 2 * self._redact.longest + 16
+        size = limit + margin
+        while True:
+            hidden = self._redact(text[:size]).strip()
+            if size >= len(text) or len(hidden) >= limit + margin:
+                return shorten(hidden, limit)
+            size *= 4
 
     @contextlib.contextmanager
     def _transport_errors(self, *, connect_key: str = "provider.connect") -> Iterator[None]:
@@ -525,10 +589,28 @@ class HTTPModel:
             yield
         except ProviderError:
             raise
-        except httpx.TimeoutException as exc:
+        except (httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
+            # No connection within the connect (or pool) timeout: not "no data for" the
+            # read timeout, which was never reached.
+            limit = self._timeout.connect if isinstance(exc, httpx.ConnectTimeout) else None
+            limit = limit if limit is not None else self._timeout.pool
             err: ProviderError = ProviderTimeoutError(
+                key="provider.connect_timeout",
+                params={
+                    "provider": self._named,
+                    "base_url": self._shown_url,
+                    "seconds": f"{limit or 0:g}",
+                },
+                provider=self.provider,
+            )
+            err.retryable = True
+            raise err from exc
+        except httpx.TimeoutException as exc:
+            limit = self._timeout.write if isinstance(exc, httpx.WriteTimeout) else None
+            limit = limit if limit is not None else self._timeout.read
+            err = ProviderTimeoutError(
                 key="provider.timeout",
-                params={"who": self._who, "seconds": f"{self._timeout.read or 0:g}"},
+                params={"who": self._who, "seconds": f"{limit or 0:g}"},
                 provider=self.provider,
             )
             err.retryable = True
@@ -536,7 +618,7 @@ class HTTPModel:
         except httpx.ConnectError as exc:
             err = ProviderConnectionError(
                 key=connect_key,
-                params={"provider": self.provider, "base_url": self._shown_url},
+                params={"provider": self._named, "base_url": self._shown_url},
                 provider=self.provider,
             )
             err.retryable = True
@@ -544,7 +626,7 @@ class HTTPModel:
         except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:
             err = ProviderConnectionError(
                 key="provider.connection_broke",
-                params={"provider": self.provider},
+                params={"provider": self._named},
                 provider=self.provider,
             )
             err.retryable = True
@@ -567,7 +649,7 @@ class HTTPModel:
             return exc
         err = ProviderConnectionError(
             key="provider.connect.no_answer",
-            params={"provider": self.provider, "base_url": self._shown_url},
+            params={"provider": self._named, "base_url": self._shown_url},
             provider=self.provider,
         )
         err.retryable = True
@@ -580,6 +662,16 @@ class HTTPModel:
             params={"who": self._who, "size": _size(exc.max_size)},
             provider=self.provider,
         )
+
+    def _slow_body_error(self, seconds: float) -> ProviderError:
+        """The error for a body still arriving after ``seconds`` (a byte at a time)."""
+        err = ProviderTimeoutError(
+            key="provider.slow_body",
+            params={"who": self._who, "seconds": f"{seconds:g}"},
+            provider=self.provider,
+        )
+        err.retryable = True  # retried only before any output, as every retry is
+        return err
 
     def _idle_error(self) -> ProviderError:
         """The error for a stream that brought no model event for ``idle_timeout`` seconds."""
@@ -710,7 +802,7 @@ class HTTPModel:
         """
         raise self._empty_stream()
 
-    def _empty_stream(self, reason: str = "") -> ProviderError:
+    def _empty_stream(self, reason: str | ProviderError = "") -> ProviderError:
         """The error for a ``200 OK`` whose body was empty: nothing arrived, nothing is kept.
 
         Not retried: the servers that do this (llama.cpp's Python server) do it every time
@@ -750,6 +842,7 @@ class HTTPModel:
         did. An abnormal stop carries no tool calls: they are withheld and named in
         ``stop.details["withheld_tool_calls"]`` (DESIGN.md, resume rules).
         """
+        stop = self._stop_quoted(stop)
         if stop.ok:
             calls = tools.build()
             reason = StopReason.TOOL_USE if calls else StopReason.END_TURN
@@ -780,6 +873,31 @@ class HTTPModel:
         )
         return ModelEvent.completed(ModelResponse(message, stop=stop, usage=usage))
 
+    def _stop_quoted(self, stop: StopInfo) -> StopInfo:
+        """The stop with the server's own values (its reason, a stop sequence) fit to store.
+
+        An unknown reason is stored as ``raw`` and quoted in the stop message: a server's
+        100 KB finish_reason holding the key was stored whole.
+        """
+        raw = stop.raw if stop.raw is None else self._stop_value(stop.raw)
+        quoted = {
+            key: self._stop_value(value)
+            if key in _SERVER_STOP_DETAILS and value is not None
+            else value
+            for key, value in stop.details.items()
+        }
+        if raw == stop.raw and quoted == dict(stop.details):
+            return stop
+        return replace(stop, raw=raw, details=quoted)
+
+    def _stop_value(self, value: object) -> str:
+        """One server stop value: unchanged when short and clean (a stop sequence may be
+        whitespace), else scrubbed and cut to `STOP_VALUE_LIMIT`."""
+        text = str(value)
+        if len(text) <= STOP_VALUE_LIMIT and self._redact(text) == text:
+            return text
+        return self._scrub(text, STOP_VALUE_LIMIT)
+
     def _context_full(self, raw: str, detail: str) -> ModelEvent:
         """The completed step for a recognised context-length error response (stored)."""
         stop = StopInfo(
@@ -794,6 +912,16 @@ class HTTPModel:
         return self._completed(
             text="", reasoning="", tools=ToolCallAccumulator(self.provider), stop=stop, usage=None
         )
+
+
+def _query_credentials(url: httpx.URL) -> list[str]:
+    """The values of a base URL's key-like query parameters (``?key=``), to hide wherever
+    they echo, not only as ``key=value``."""
+    return [
+        value
+        for name, value in url.params.multi_items()
+        if re.search(r"(?i)key|token|secret|passw|pwd|sig|auth|credential", name)
+    ]
 
 
 def _credentials(headers: Mapping[str, str]) -> list[str]:

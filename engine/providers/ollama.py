@@ -183,6 +183,7 @@ class OllamaModel(HTTPModel):
         text: list[str] = []
         reasoning: list[str] = []
         tools = ToolCallAccumulator(self.provider)
+        tool_count = 0  # the calls seen so far, each a whole call in Ollama's stream
         out: list[ModelEvent] = []
         lines = aiter_ndjson_lines(response, max_size=self.max_event_size)
         async with contextlib.aclosing(lines):  # closed here, not by the collector
@@ -209,14 +210,16 @@ class OllamaModel(HTTPModel):
                             arguments = function.get("arguments")
                             if not isinstance(arguments, str):
                                 arguments = json.dumps(arguments or {}, ensure_ascii=False)
+                            # A running count: len(tools.names()) sorted every call so far.
                             out.append(
                                 tools.add(
-                                    len(tools.names()),
+                                    tool_count,
                                     call.get("id") or f"call_{uuid.uuid4().hex[:24]}",
                                     function.get("name"),
                                     arguments,
                                 )
                             )
+                            tool_count += 1
                         if data.get("done"):
                             raw = data.get("done_reason") or "stop"
                             stop = StopInfo(_STOP_REASONS.get(raw, StopReason.OTHER), raw=raw)

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 import httpx
 
-from ..errors import ProviderConnectionError, ProviderError
+from ..errors import ProviderConnectionError, ProviderError, ProviderTimeoutError
 from ..messages import (
     AssistantMessage,
     InternalMessage,
@@ -34,6 +34,7 @@ from ..stop import StopInfo, StopReason
 from .base import (
     CONTEXT_WORDS,
     ERROR_BODY_LIMIT,
+    WHOLE_ANSWER_FACTOR,
     EmptyBody,
     HTTPModel,
     ModelInfo,
@@ -41,7 +42,6 @@ from .base import (
     error_fields,
     loads,
     raw_decode,
-    read_at_most,
     until_broken,
 )
 from .sse import aiter_sse
@@ -150,7 +150,8 @@ class OpenAIChatModel(HTTPModel):
         host = httpx.URL(self.base_url).host
         # Name other servers after their host so errors say where the failure was.
         if host not in ("api.openai.com", "") and "provider_name" not in kwargs:
-            self.provider = f"the server at {httpx.URL(self.base_url).netloc.decode()}"  # type: ignore[misc]
+            self._address_named = httpx.URL(self.base_url).netloc.decode()
+            self.provider = f"the server at {self._address_named}"  # type: ignore[misc]
         # OpenAI itself deprecated max_tokens (reasoning models refuse it); compatible
         # servers mostly know only max_tokens.
         self._max_tokens_field = (
@@ -337,11 +338,21 @@ class OpenAIChatModel(HTTPModel):
                 with self._map_errors():
                     async with self._client.stream("POST", self._chat_url(), json=body) as again:
                         # Capped like every body: this answer may never end either.
+                        # Outside the idle deadline (an unstreamed answer arrives whole,
+                        # after all of it was made), but within a total of its own.
                         if again.status_code >= 400:
-                            content = await read_at_most(again, ERROR_BODY_LIMIT)
+                            content = await self._read_within(
+                                again, ERROR_BODY_LIMIT, self.idle_timeout
+                            )
                         else:
-                            content = await self._read_whole(again)
+                            content = await self._read_whole(
+                                again, WHOLE_ANSWER_FACTOR * self.idle_timeout
+                            )
                 break
+            except ProviderTimeoutError as exc:
+                if exc.key == "provider.slow_body":
+                    raise  # a server too slow to finish: say so, not "empty stream"
+                raise self._empty_stream() from exc
             except ProviderError as exc:
                 # The server closes the connection the empty stream came on just after it
                 # (uvicorn, after the app's exception), so the pool may hand that dying
@@ -355,7 +366,7 @@ class OpenAIChatModel(HTTPModel):
             if raw is not None:
                 return [self._context_full(raw, message)]
             status = self._status_error(again.status_code, message, again.headers, code)
-            raise self._empty_stream(str(status)) from status
+            raise self._empty_stream(status) from status  # said in the window's language
         if not again.headers.get("content-type", "").startswith("application/json"):
             raise self._empty_stream()
         return list(self._whole(loads(content, self)))

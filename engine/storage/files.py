@@ -31,7 +31,7 @@ from ..errors import (
     StoragePermissionError,
     StorageReadOnlyError,
 )
-from ..sentences import ErrorAction
+from ..sentences import ErrorAction, Phrase
 
 __all__ = [
     "COMPANIONS",
@@ -61,7 +61,9 @@ def create_private(path: Path) -> None:
     try:
         make_private_folder(folder)
     except OSError as exc:
-        raise _os_refusal(path, exc, f"its folder {folder} could not be created") from exc
+        raise _os_refusal(
+            path, exc, Phrase("storage.reason.folder_not_created", {"folder": folder})
+        ) from exc
     refuse_unusable(path)
     if path.exists():
         return
@@ -72,7 +74,7 @@ def create_private(path: Path) -> None:
     except FileExistsError:
         return  # another process created it meanwhile
     except OSError as exc:
-        raise _os_refusal(path, exc, "it could not be created") from exc
+        raise _os_refusal(path, exc, Phrase("storage.reason.not_created")) from exc
     try:
         if hasattr(os, "fchmod"):
             os.fchmod(fd, 0o600)  # os.open's mode is filtered by the umask too
@@ -126,20 +128,28 @@ def refuse_unusable(path: Path) -> None:
     """
     folder = path.parent
     if not os.access(folder, os.X_OK):
-        raise StoragePermissionError(str(path), f"this user may not open its folder {folder}")
+        raise StoragePermissionError(
+            str(path), Phrase("storage.reason.folder_not_enterable", {"folder": folder})
+        )
     if _read_only_mount(folder):
-        raise StorageReadOnlyError(str(path), f"its folder {folder} is on a read-only disk")
+        raise StorageReadOnlyError(
+            str(path), Phrase("storage.reason.folder_on_read_only_disk", {"folder": folder})
+        )
     if path.exists() and not os.access(path, os.R_OK):
-        raise StoragePermissionError(str(path), "this user may not read it")
+        raise StoragePermissionError(str(path), Phrase("storage.reason.not_readable"))
     if not os.access(folder, os.W_OK):
         # SQLite creates its -wal and -shm files beside the database on every open.
-        raise StorageReadOnlyError(str(path), f"its folder {folder} is read-only")
+        raise StorageReadOnlyError(
+            str(path), Phrase("storage.reason.folder_read_only", {"folder": folder})
+        )
     if path.exists() and not os.access(path, os.W_OK):
-        raise StorageReadOnlyError(str(path), "the file is read-only")
+        raise StorageReadOnlyError(str(path), Phrase("storage.reason.file_read_only"))
     for suffix in COMPANIONS:
         companion = Path(f"{path}{suffix}")
         if companion.exists() and not os.access(companion, os.R_OK | os.W_OK):
-            raise StorageReadOnlyError(str(path), f"its companion file {companion} is read-only")
+            raise StorageReadOnlyError(
+                str(path), Phrase("storage.reason.companion_read_only", {"companion": companion})
+            )
 
 
 def storage_error(exc: sqlite3.Error, path: Path) -> StorageError:
@@ -171,18 +181,31 @@ def storage_error(exc: sqlite3.Error, path: Path) -> StorageError:
         return StorageError(
             key="storage.locked", params={"path": where}, action=ErrorAction.CLOSE_OTHER
         )
-    return StorageError(key="storage.unusable", params={"path": where, "detail": str(exc)})
+    return StorageError(
+        key="storage.unusable",
+        params={"path": where, "detail": str(exc)},
+        action=ErrorAction.CHECK_FOLDER,  # the sentence asks to check the disk and the file
+    )
 
 
-def _os_refusal(path: Path, exc: OSError, what: str) -> StorageError:
-    reason = f"{what} ({exc.strerror or exc})"
+def _os_refusal(path: Path, exc: OSError, what: Phrase) -> StorageError:
+    # Reasons are catalog phrases, said in the language of the sentence they go into; only
+    # an uncommon system error keeps the operating system's own (English) words.
     if exc.errno == errno.ENOSPC:
         return StorageFullError(str(path))
     if exc.errno == errno.EROFS:
-        return StorageReadOnlyError(str(path), f"{what}: the disk is read-only")
+        return StorageReadOnlyError(
+            str(path), Phrase("storage.reason.disk_read_only", {"what": what})
+        )
     if exc.errno in (errno.EACCES, errno.EPERM):
-        return StorageReadOnlyError(str(path), reason)
-    return StorageIOError(str(path), reason)
+        denied = Phrase("storage.reason.permission_denied")
+        return StorageReadOnlyError(
+            str(path), Phrase("storage.reason.os_error", {"what": what, "error": denied})
+        )
+    error = exc.strerror or str(exc)
+    return StorageIOError(
+        str(path), str(Phrase("storage.reason.os_error", {"what": what, "error": error}))
+    )
 
 
 def _read_only_mount(folder: Path) -> bool:

@@ -38,6 +38,8 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..sentences import sentence
+
 __all__ = ["Lease", "LeaseHolder", "ProcessIdentity", "holder_is_gone", "process_alive"]
 
 _log = logging.getLogger(__name__)
@@ -76,8 +78,13 @@ class LeaseHolder:
     heartbeat_at: float  #: seconds since the epoch; refreshed while the lease is held
 
     def __str__(self) -> str:
+        return self.sentence("en")
+
+    def sentence(self, language: str | None = "en") -> str:
+        """Who holds the lease, in ``language`` (it goes into the busy and lease-lost
+        sentences, which say it in their own language)."""
         since = time.strftime("%H:%M:%S", time.localtime(self.acquired_at))
-        return f"process {self.pid} on host {self.host!r}, since {since}"
+        return sentence("lease.holder", language, pid=self.pid, host=repr(self.host), since=since)
 
 
 def holder_is_gone(

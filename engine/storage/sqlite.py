@@ -230,7 +230,7 @@ class SQLiteSessionStorage:
     async def get_session(self, session_id: str) -> SessionInfo | None:
         """Return the conversation, or None when there is none with this id."""
         rows = await self._read(
-            "SELECT id, title, created_at, updated_at, metadata FROM sessions WHERE id = ?",
+            f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?",
             (session_id,),
         )
         return self._session_info(rows[0]) if rows else None
@@ -238,8 +238,7 @@ class SQLiteSessionStorage:
     async def list_sessions(self) -> list[SessionInfo]:
         """Return every conversation, the most recently updated first."""
         rows = await self._read(
-            "SELECT id, title, created_at, updated_at, metadata FROM sessions "
-            "ORDER BY updated_at DESC, rowid DESC",
+            f"SELECT {_SESSION_COLUMNS} FROM sessions ORDER BY updated_at DESC, rowid DESC",
             (),
         )
         return [self._session_info(row) for row in rows]
@@ -273,7 +272,7 @@ class SQLiteSessionStorage:
 
         async def body(db: aiosqlite.Connection) -> dict[str, Any]:
             rows = list(await db.execute_fetchall(
-                "SELECT metadata FROM sessions WHERE id = ?", (session_id,)
+                "SELECT CAST(metadata AS BLOB) FROM sessions WHERE id = ?", (session_id,)
             ))
             if not rows:
                 raise self._missing(session_id)
@@ -375,7 +374,7 @@ class SQLiteSessionStorage:
             UnknownMessageTypeError: a stored message is of a type this version cannot read.
         """
         rows = await self._read(
-            "SELECT seq, request_id, body FROM messages WHERE session_id = ? ORDER BY seq",
+            "SELECT seq, request_id, CAST(body AS BLOB) FROM messages WHERE session_id = ? ORDER BY seq",
             (session_id,),
         )
         return [self._stored(row, session_id).message for row in rows]
@@ -396,7 +395,7 @@ class SQLiteSessionStorage:
             return []
         bound = before_seq if before_seq is not None else 2**62
         rows = await self._read(
-            "SELECT seq, request_id, body FROM messages "
+            "SELECT seq, request_id, CAST(body AS BLOB) FROM messages "
             "WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
             (session_id, bound, limit),
         )
@@ -584,7 +583,16 @@ class SQLiteSessionStorage:
                 try:
                     result = await body(db)
                 except BaseException:
-                    await db.execute("ROLLBACK")
+                    # A full disk or an I/O error mid-statement has already rolled the
+                    # transaction back; a second ROLLBACK would raise "no transaction is
+                    # active" and hide the real error.
+                    if db.in_transaction:
+                        try:
+                            await db.execute("ROLLBACK")
+                        except sqlite3.Error:
+                            # The body's error says what happened; a failed rollback
+                            # (the file went away) must not replace it.
+                            _log.warning("rollback failed in %s", self.path, exc_info=True)
                     raise
                 await db.execute("COMMIT")
                 return result
@@ -612,6 +620,10 @@ class SQLiteSessionStorage:
     def _stored(self, row: Any, session_id: str) -> StoredMessage:
         seq, request_id, body = row
         try:
+            # Read as bytes: text that is not UTF-8 made sqlite3 raise a generic error at
+            # fetch time, naming neither the file nor the damage.
+            if isinstance(body, bytes):
+                body = body.decode("utf-8")
             message = message_from_json(body)
         except UnknownMessageTypeError as exc:
             raise UnknownMessageTypeError(exc.type_name, str(self.path)) from exc
@@ -623,11 +635,15 @@ class SQLiteSessionStorage:
 
     def _session_info(self, row: Any) -> SessionInfo:
         """Build the row's `SessionInfo`; a damaged field is reported, not raised."""
-        sid, title, created_at, updated_at, metadata = row
+        raw_id, raw_title, title_type, created_at, updated_at, raw_metadata = row
         damaged: list[str] = []
-        if title is not None and not isinstance(title, str):
+        sid, _ = _decoded(raw_id)
+        title, readable = _decoded(raw_title)
+        if title_type not in ("text", "null") or not readable:
+            # A title that is not text is dropped; text that is not UTF-8 is shown with
+            # replacement characters, and the row is marked.
             damaged.append("its title")
-            title = None
+            title = title if title_type == "text" else None
         times: list[float] = []
         for name, value in (("creation time", created_at), ("update time", updated_at)):
             if isinstance(value, int | float) and not isinstance(value, bool):
@@ -635,15 +651,18 @@ class SQLiteSessionStorage:
             else:
                 damaged.append(f"its {name}")
                 times.append(0.0)
+        metadata, readable = _decoded(raw_metadata)
         try:
-            meta = self._json_object(metadata, str(sid))
+            if not readable:
+                raise CorruptDatabaseError(str(self.path), "metadata that is not UTF-8")
+            meta = self._json_object(metadata or "", str(sid))
         except CorruptDatabaseError:
             damaged.append("its settings (metadata)")
             meta = {}
         unreadable = (" and ".join(damaged) + " could not be read") if damaged else None
         return SessionInfo(str(sid), title, times[0], times[1], meta, unreadable)
 
-    def _json_object(self, text: str, session_id: str) -> dict[str, Any]:
+    def _json_object(self, text: str | bytes | None, session_id: str) -> dict[str, Any]:
         try:
             value = json.loads(text or "{}")
         except (ValueError, TypeError):
@@ -663,6 +682,25 @@ class SQLiteSessionStorage:
 
 
 _HOLDER_COLUMNS = "host, boot_id, pid, process_started, acquired_at, heartbeat_at"
+
+#: a conversation's row, its text as bytes: sqlite3 raises at fetch time on text that is not
+#: UTF-8, and one such row would hide every conversation (`_session_info` marks it instead)
+_SESSION_COLUMNS = (
+    "CAST(id AS BLOB), CAST(title AS BLOB), typeof(title), created_at, updated_at, "
+    "CAST(metadata AS BLOB)"
+)
+
+
+def _decoded(value: Any) -> tuple[str | None, bool]:
+    """``value`` (bytes read with CAST AS BLOB, or None) as text, and whether it was UTF-8."""
+    if value is None:
+        return None, True
+    if not isinstance(value, bytes):
+        return str(value), True
+    try:
+        return value.decode("utf-8"), True
+    except UnicodeDecodeError:
+        return value.decode("utf-8", errors="replace"), False
 
 
 def _delete_row(session_id: str, token: str) -> Callable[[aiosqlite.Connection], Awaitable[None]]:

@@ -223,3 +223,49 @@ async def test_one_unreadable_session_row_hides_no_other(tmp_path: Path) -> None
         assert await s.update_metadata("first", {"model": "m2"}) == {"model": "m2"}
     finally:
         await s.close()
+
+
+async def test_text_that_is_not_utf8_hides_no_other_conversation(tmp_path: Path) -> None:
+    # Before: sqlite3 raised "Could not decode to UTF-8" while fetching, before any row was
+    # looked at, so one such title or metadata made every conversation vanish.
+    path = tmp_path / "continuo.sqlite3"
+    s = SQLiteSessionStorage(path)
+    await s.create_session("good", "Good", {"model": "m1"})
+    await s.create_session("bad-title", "Bad title")
+    await s.create_session("bad-metadata", "Bad metadata")
+    await s.close()
+    with sqlite3.connect(path) as raw:
+        raw.execute("UPDATE sessions SET title = CAST(x'4142c3' AS TEXT) WHERE id = 'bad-title'")
+        raw.execute(
+            "UPDATE sessions SET metadata = CAST(x'7b22ff223a317d' AS TEXT) "
+            "WHERE id = 'bad-metadata'"
+        )
+    raw.close()
+
+    s = SQLiteSessionStorage(path)
+    try:
+        listed = {info.id: info for info in await s.list_sessions()}
+        assert set(listed) == {"good", "bad-title", "bad-metadata"}
+        assert listed["good"].unreadable is None and listed["good"].metadata == {"model": "m1"}
+        title = listed["bad-title"]
+        assert title.title == "AB\ufffd" and title.unreadable == "its title could not be read"
+        meta = listed["bad-metadata"]
+        assert meta.title == "Bad metadata" and meta.metadata == {}
+        assert meta.unreadable == "its settings (metadata) could not be read"
+        assert await s.get_session("bad-title") == title
+        with pytest.raises(CorruptDatabaseError, match="bad-metadata"):
+            await s.update_metadata("bad-metadata", {"model": "m2"})
+    finally:
+        await s.close()
+
+
+async def test_a_message_body_that_is_not_utf8_is_reported_as_damage(tmp_path: Path) -> None:
+    # Before: a generic StorageError ("Could not decode to UTF-8"), not named as damage.
+    path = tmp_path / "garbled.sqlite3"
+    await real_database(path, messages=2)
+    with sqlite3.connect(path) as raw:
+        raw.execute("UPDATE messages SET body = CAST(x'7bc3' AS TEXT) WHERE seq = 2")
+        raw.commit()
+    raw.close()
+    error = await refused(path, CorruptDatabaseError, lambda s: s.load("s"))
+    assert "message 2 of conversation 's'" in str(error) and str(path) in str(error)

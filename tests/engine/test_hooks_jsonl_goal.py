@@ -31,6 +31,7 @@ from engine import (
 )
 from engine.storage import SQLiteSessionExtension
 from tests.engine.conftest import types_of
+from tests.support.language import english_words
 from tests.support.scripted import ScriptedModel, Turn
 
 
@@ -257,6 +258,26 @@ def test_sync_agent_runs_and_resumes(tmp_path):
             again.resume()
 
 
+async def test_a_busy_conversation_in_memory_is_said_in_chinese() -> None:
+    # Before: the holder was "request r-1 in this process" inside the Chinese sentence.
+    gate = asyncio.Event()
+    model = ScriptedModel([Turn(text="slow answer", chunks=2, gate=gate)])
+    agent = engine.Agent(model, config=engine.AgentRunConfig("memory"))
+    first = agent.stream("one")
+    async for event in first:
+        if event.type.value == "text_delta":
+            break
+    with pytest.raises(engine.AgentBusyError) as caught:
+        await agent.run("two")
+    assert "in this process" in str(caught.value)
+    chinese = caught.value.sentence("zh_CN")
+    assert "本进程中的请求" in chinese
+    assert not english_words(chinese, caught.value.holder.params["request_id"], "memory")
+    gate.set()
+    async for _ in first:
+        pass
+
+
 async def test_a_second_concurrent_request_in_this_process_is_refused(store):
     gate = asyncio.Event()
     model = ScriptedModel([Turn(text="slow answer", chunks=2, gate=gate)])
@@ -268,6 +289,8 @@ async def test_a_second_concurrent_request_in_this_process_is_refused(store):
     with pytest.raises(engine.AgentBusyError) as caught:
         await agent.run("two")
     assert str(caught.value.holder)
+    holder = caught.value.holder
+    assert not english_words(caught.value.sentence("zh_CN"), holder.host, repr(holder.host))
     gate.set()
     async for _ in first:
         pass

@@ -21,6 +21,7 @@ from engine.extensions import RunContext
 from engine.messages import UserMessage
 from engine.storage import LeaseHolder, SQLiteSessionExtension, SQLiteSessionStorage
 from engine.storage.lease import ProcessIdentity, process_alive
+from tests.support.language import english_words
 from tests.support.wait import read_line, until
 
 HOLD_LEASE = Path(__file__).parent / "storage_helpers" / "hold_lease.py"
@@ -133,6 +134,10 @@ async def test_other_process_holds_until_killed(
     assert isinstance(holder, LeaseHolder)
     assert holder.pid == child.pid and holder.host == socket.gethostname()
     assert f"process {child.pid} on host" in str(caught.value)
+    # In Chinese the holder is said in Chinese too (before: "process 123 on host ...").
+    chinese = caught.value.sentence("zh_CN")
+    assert f"主机 {holder.host!r} 上的进程 {child.pid}" in chinese
+    assert not english_words(chinese, holder.host), chinese
     assert await storage.lease_holder("s") == holder
 
     # Reading and raw appends never need the lease.

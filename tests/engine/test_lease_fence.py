@@ -25,6 +25,7 @@ from engine import Agent, AgentRunConfig, UserMessage
 from engine.errors import LeaseLostError
 from engine.storage import SQLiteSessionExtension, SQLiteSessionStorage
 from tests.engine.test_lease import lease_row, write_row
+from tests.support.language import english_words
 from tests.support.scripted import ScriptedModel, Turn
 from tests.support.wait import read_line, until
 
@@ -129,6 +130,9 @@ async def test_append_under_a_lost_lease_is_refused_and_writes_nothing(db_path: 
             await mine.append("s", "r1", UserMessage(content="two"), lease=lease)
         assert caught.value.holder is not None and caught.value.holder.pid == 7
         assert "new" not in str(caught.value) and lease.token not in str(caught.value)
+        chinese = caught.value.sentence("zh_CN")
+        assert "（即主机 'elsewhere' 上的进程 7，自 " in chinese
+        assert not english_words(chinese, "elsewhere"), chinese
         assert lease.lost
         assert await mine.count_messages("s") == 1
         # A raw append, made without a lease, is not fenced (reading and raw appends never
@@ -177,7 +181,11 @@ async def test_consumer_task_is_left_uncancelled_after_a_lost_lease(db_path: Pat
         with pytest.raises(LeaseLostError):
             async for _event in agent.stream("question"):
                 if started.is_set() and lease_row(db_path, "s")[1] != "new":  # type: ignore[index]
-                    write_row(
+                    # In a thread: written on the loop's thread, the raw write waited for
+                    # the lock of a transaction that needed the (blocked) loop to finish,
+                    # and failed with "database is locked" after 5 s on a loaded machine.
+                    await asyncio.to_thread(
+                        write_row,
                         db_path,
                         "s",
                         host="elsewhere",

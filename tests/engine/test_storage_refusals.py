@@ -32,7 +32,9 @@ from engine.errors import (
     StorageReadOnlyError,
 )
 from engine.messages import UserMessage
+from engine.sentences import ErrorAction
 from engine.storage import SQLiteSessionStorage
+from tests.support.language import english_words
 
 USE_STORAGE = Path(__file__).parent / "storage_helpers" / "use_storage.py"
 AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
@@ -84,6 +86,11 @@ async def good_database(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()  # noqa: ASYNC240 - a small file
 
 
+def assert_chinese(text: str, *names: object) -> None:
+    """No English word in a Chinese sentence, once the paths and names it quotes are out."""
+    assert not english_words(text, *names), text
+
+
 def assert_untouched(path: Path, digest: str) -> None:
     assert hashlib.sha256(path.read_bytes()).hexdigest() == digest, "a refused file changed"
     beside = sorted(p.name for p in path.parent.iterdir())
@@ -97,6 +104,7 @@ async def test_read_only_file_is_refused_as_read_only_not_damaged(workspace: Pat
     result = use_storage(path)
     assert result["error"] == StorageReadOnlyError.__name__, result
     assert result["message"] == str(StorageReadOnlyError(str(path), "the file is read-only"))
+    assert_chinese(result["zh"], path)  # before: "...无法写入：the file is read-only。"
     assert "damaged" not in result["message"] and "move it aside" not in result["message"]
     assert_untouched(path, digest)
 
@@ -112,6 +120,7 @@ async def test_read_only_folder_is_refused_naming_the_folder(workspace: Path) ->
     result = use_storage(path)
     assert result["error"] == StorageReadOnlyError.__name__, result
     assert f"its folder {folder} is read-only" in result["message"]
+    assert_chinese(result["zh"], path, folder)
     assert CorruptDatabaseError.__name__ not in result["message"]
     assert_untouched(path, digest)
 
@@ -124,6 +133,7 @@ async def test_file_this_user_may_not_read_is_a_permission_error(workspace: Path
     assert result["error"] == StoragePermissionError.__name__, result
     assert result["message"].startswith(f"The conversation file {path} cannot be opened: ")
     assert "this user may not read it" in result["message"]
+    assert_chinese(result["zh"], path)
     os.chmod(path, 0o600)
     assert_untouched(path, digest)
 
@@ -138,6 +148,7 @@ async def test_folder_that_cannot_be_created_is_read_only(workspace: Path) -> No
     result = use_storage(path)
     assert result["error"] == StorageReadOnlyError.__name__, result
     assert f"its folder {path.parent} could not be created" in result["message"]
+    assert_chinese(result["zh"], path, path.parent)  # "permission denied" said in Chinese
     assert not path.parent.exists()
 
 
@@ -252,4 +263,76 @@ async def test_raw_sqlite_errors_map_to_distinct_errors(tmp_path: Path) -> None:
         "SQLITE_FULL": StorageFullError,
         "SQLITE_READONLY": StorageReadOnlyError,
         "SQLITE_IOERR": StorageIOError,
+    }
+
+
+async def test_a_message_larger_than_the_page_cache_on_a_full_disk_says_full(
+    full_disk: tuple[SQLiteSessionStorage, Any],
+) -> None:
+    # A write that spills past the page cache meets the full disk mid-statement; SQLite has
+    # then rolled the transaction back itself. Before: our own ROLLBACK failed with "cannot
+    # rollback - no transaction is active", and that generic error hid the full disk.
+    storage, free = full_disk
+    with pytest.raises(StorageFullError) as caught:
+        await storage.append("s", "r", UserMessage(content="x" * 5_000_000))
+    assert caught.value.action is ErrorAction.FREE_SPACE  # the window says to free space
+    assert [m.content for m in await storage.load("s")] == ["before the disk filled"]
+    await free()
+    await storage.append("s", "r", UserMessage(content="after freeing space"))
+    assert (await storage.load("s"))[-1].content == "after freeing space"
+
+
+def test_only_a_full_disk_says_to_free_space(tmp_path: Path) -> None:
+    # Before: every StorageError without its own action (a closed store, a value that
+    # cannot be stored, an append that failed) told a person to free disk space.
+    from engine.errors import (
+        LeaseLostError,
+        NewerSchemaError,
+        SessionExistsError,
+        StorageError,
+        StorageIOError,
+        StoragePermissionError,
+        UnknownMessageTypeError,
+    )
+    from engine.storage.files import storage_error
+
+    path = str(tmp_path / "x.sqlite3")
+    actions = {
+        type(error).__name__ + ":" + (error.key or ""): error.action
+        for error in (
+            StorageError(key="storage.closed", params={"path": path}),
+            StorageError(key="storage.append_failed", params={"detail": "d"}),
+            StorageFullError(path),
+            StorageReadOnlyError(path, "r"),
+            StoragePermissionError(path, "r"),
+            StorageIOError(path, "d"),
+            CorruptDatabaseError(path),
+            NewerSchemaError(path, 9, 2),
+            UnknownMessageTypeError("x", path),
+            SessionExistsError("s"),
+            LeaseLostError("s"),
+        )
+    }
+    assert actions == {
+        "StorageError:storage.closed": ErrorAction.NONE,
+        "StorageError:storage.append_failed": ErrorAction.NONE,
+        "StorageFullError:storage.full": ErrorAction.FREE_SPACE,
+        "StorageReadOnlyError:storage.read_only": ErrorAction.CHECK_FOLDER,
+        "StoragePermissionError:storage.permission": ErrorAction.CHECK_FOLDER,
+        "StorageIOError:storage.io": ErrorAction.CHECK_FOLDER,
+        "CorruptDatabaseError:storage.corrupt": ErrorAction.RESTORE_BACKUP,
+        "NewerSchemaError:storage.newer": ErrorAction.UPDATE_APP,
+        "UnknownMessageTypeError:storage.unknown_type": ErrorAction.UPDATE_APP,
+        "SessionExistsError:storage.exists": ErrorAction.NONE,
+        "LeaseLostError:storage.lease_lost": ErrorAction.NONE,
+    }
+    mapped = {}
+    for code, name in ((13, "SQLITE_FULL"), (5, "SQLITE_BUSY"), (1, "SQLITE_ERROR")):
+        exc = sqlite3.OperationalError(name)
+        exc.sqlite_errorcode = code  # type: ignore[attr-defined]
+        mapped[name] = storage_error(exc, tmp_path / "x.sqlite3").action
+    assert mapped == {
+        "SQLITE_FULL": ErrorAction.FREE_SPACE,
+        "SQLITE_BUSY": ErrorAction.CLOSE_OTHER,
+        "SQLITE_ERROR": ErrorAction.CHECK_FOLDER,  # "check that the disk has space and ..."
     }

@@ -209,6 +209,23 @@ async def test_empty_stream_is_its_own_error_and_not_retried(
     assert [type(m) for m in await store.history()] == [UserMessage]  # nothing else arrived
 
 
+async def test_empty_stream_with_a_reason_is_said_wholly_in_chinese(
+    server, make_adapter, store
+) -> None:
+    # Before: the server's reason was rendered in English first and put into the Chinese
+    # sentence ("...它说明了原因：OpenAI rejected the request (400): ...").
+    from tests.support.language import english_words
+
+    server.script(Turn(body=b""), Turn(status=400, error="请求无效"))
+    agent = await store.agent(make_adapter("openai"))
+    with pytest.raises(ProviderEmptyStreamError) as info:
+        await agent.run("Hello?")
+    assert "rejected the request (400): 请求无效" in str(info.value)
+    chinese = info.value.sentence("zh_CN")
+    assert "请求无效" in chinese
+    assert not english_words(chinese, "OpenAI"), chinese
+
+
 async def test_empty_stream_then_context_error_is_stored_as_context_full(
     server, make_adapter, store
 ) -> None:

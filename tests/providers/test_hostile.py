@@ -144,3 +144,107 @@ async def test_the_idle_deadline_follows_the_read_timeout_unless_given() -> None
         assert slow.idle_timeout == 300.0  # a slow model allowed longer reads is not cut at 120
     async with OpenAIChatModel("m", timeout=300, idle_timeout=5) as given:
         assert given.idle_timeout == 5
+
+
+async def test_an_unknown_stop_reason_is_stored_short_and_without_the_key(
+    server, make_adapter, protocol, store
+) -> None:
+    # Before: a 100 KB finish_reason holding the key was stored whole as the stop's raw
+    # value and quoted whole in its message.
+    from tests.providers.conftest import SECRET_KEY
+
+    server.script(Turn(text=LONG, raw_stop="bad key " + SECRET_KEY + " " + "x" * 100_000))
+    model = make_adapter(protocol, max_attempts=1)
+    agent = await store.agent(model)
+    async with asyncio.timeout(20):
+        await agent.run("hi")
+    last = (await store.history())[-1]
+    assert isinstance(last, AssistantMessage) and last.content == LONG
+    stop = last.stop
+    assert stop is not None and stop.reason is StopReason.OTHER
+    assert stop.raw is not None and stop.raw.startswith("bad key [redacted]")
+    assert len(stop.raw) <= 64 and len(stop.message or "") < 400, (stop.raw, stop.message)
+    stored = repr(await store.history()) + repr(stop.details)
+    assert SECRET_KEY not in stored and "SECRETKEY" not in stored
+
+
+async def test_a_stop_sequence_is_stored_short_and_without_the_key(
+    server, make_adapter, store
+) -> None:
+    import json
+
+    from tests.providers.conftest import SECRET_KEY
+
+    def sse(data: dict) -> bytes:
+        return b"data: " + json.dumps(data).encode() + b"\n\n"
+
+    sequence = SECRET_KEY + " " + "y" * 100_000
+    body = (
+        sse({"type": "message_start", "message": {"usage": {"input_tokens": 1}}})
+        + sse({"type": "content_block_start", "index": 0, "content_block": {"type": "text"}})
+        + sse(
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": "Hi"},
+            }
+        )
+        + sse(
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "stop_sequence", "stop_sequence": sequence},
+            }
+        )
+        + sse({"type": "message_stop"})
+    )
+    server.script(Turn(body=body))
+    model = make_adapter("anthropic", max_attempts=1)
+    events = [event async for event in model.stream(_ask())]
+    stop = events[-1].response.stop
+    assert stop.details["stop_sequence"].startswith("[redacted]")
+    assert len(stop.details["stop_sequence"]) <= 64
+    assert "SECRETKEY" not in repr(events[-1].response)
+
+
+# A body sent a byte at a time: each read is quick (httpx's read timeout never fires), the
+# whole never comes. Before, each of these held the request for as long as the server liked.
+
+
+async def test_a_dripping_error_body_ends_at_the_idle_deadline(
+    server, make_adapter, protocol
+) -> None:
+    server.script(Turn(status=500, fault=Fault.DRIP, delay=0.02))
+    model = make_adapter(protocol, max_attempts=1, idle_timeout=0.5)
+    async with asyncio.timeout(20):
+        with pytest.raises(ProviderTimeoutError) as info:
+            async for _ in model.stream(_ask()):
+                pass
+    assert info.value.key == "provider.slow_body" and "0.5 seconds" in str(info.value)
+    assert server.wait_for_hostile(1)[0] > 0, "the server dripped nothing"
+
+
+async def test_a_dripping_model_list_ends_at_the_idle_deadline(
+    server, make_adapter, protocol
+) -> None:
+    for status in (200, 500):
+        server.models_turn = Turn(status=status, fault=Fault.DRIP, delay=0.02)
+        model = make_adapter(protocol, idle_timeout=0.5)
+        async with asyncio.timeout(20):
+            with pytest.raises(ProviderTimeoutError) as info:
+                await model.list_models()
+        assert info.value.key == "provider.slow_body"
+
+
+@pytest.mark.parametrize("status", [200, 400])
+async def test_a_dripping_unstreamed_repeat_ends_within_its_deadline(
+    server, make_adapter, status
+) -> None:
+    # After an empty stream the request is sent again unstreamed (outside the idle
+    # deadline: the whole answer is made first); its body still has a total deadline.
+    server.script(Turn(body=b""), Turn(status=status, fault=Fault.DRIP, delay=0.02))
+    model = make_adapter("openai", max_attempts=1, idle_timeout=0.5)
+    async with asyncio.timeout(20):
+        with pytest.raises(ProviderTimeoutError) as info:
+            async for _ in model.stream(_ask()):
+                pass
+    assert info.value.key == "provider.slow_body"

@@ -5,6 +5,8 @@ The server counts every request it sees, so each test asserts how many attempts 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import email.utils
 import socket
 import time
@@ -284,7 +286,47 @@ async def test_status_errors_render_in_the_language_asked(server, make_adapter) 
         str(info.value)
         == f"{who} is limiting requests (429): Slow down. Wait a moment and try again."
     )
+    # A server without a name of its own is named by its address, in Chinese words too.
+    chinese_who = who.removeprefix("The server at ") + " 上的服务器"
     assert (
-        info.value.sentence("zh_CN") == f"{who} 正在限制请求（429）: Slow down. 请稍等片刻后重试。"
+        info.value.sentence("zh_CN")
+        == f"{chinese_who} 正在限制请求（429）: Slow down. 请稍等片刻后重试。"
     )
     assert info.value.action is ErrorAction.WAIT
+
+
+async def test_a_connect_timeout_names_the_connect_timeout(make_adapter) -> None:
+    # A listener whose backlog is full: the handshake never completes, as for a host that
+    # drops packets. Before: "no data for 30 seconds" (the read timeout), never reached.
+    import httpx
+
+    from engine import ProviderTimeoutError
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    port = listener.getsockname()[1]
+    waiting = []
+    try:
+        for _ in range(4):
+            client = socket.socket()
+            client.setblocking(False)
+            with contextlib.suppress(BlockingIOError):
+                client.connect(("127.0.0.1", port))
+            waiting.append(client)
+        model = make_adapter(
+            "openai",
+            base_url=f"http://127.0.0.1:{port}/v1",
+            timeout=httpx.Timeout(30.0, connect=0.25),
+            max_attempts=1,
+        )
+        async with asyncio.timeout(20):
+            with pytest.raises(ProviderTimeoutError) as info:
+                await run(model)
+    finally:
+        for client in waiting:
+            client.close()
+        listener.close()
+    assert info.value.key == "provider.connect_timeout"
+    assert f"127.0.0.1:{port}" in str(info.value) and "within 0.25 seconds" in str(info.value)
+    assert "30 seconds" not in str(info.value)

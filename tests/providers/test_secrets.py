@@ -257,3 +257,64 @@ async def test_jsonl_records_never_contain_the_key(server, make_adapter, store, 
     assert written.count("\n") == 2 and "[redacted]" in written
     assert not leaks(written) and "4321" not in written
     assert not leaks(repr(await store.history()))
+
+
+@pytest.mark.parametrize("before", [0, 10, 60])
+def test_a_spaced_echo_after_characters_whose_lower_case_is_longer_is_hidden(before) -> None:
+    # "İ".lower() is two characters: spans found in text.lower() were cut from the text at
+    # shifted places, and with 60 of them before it the spaced-out key survived whole.
+    hidden = Redactor([GROQ_KEY])("İ" * before + " echo: " + " ".join(GROQ_KEY))
+    assert hidden == "İ" * before + " echo: [redacted]"
+    assert not leaks(hidden)
+
+
+def test_a_large_text_is_redacted_with_memory_in_proportion() -> None:
+    import tracemalloc
+
+    # Before: an index per character and a piece per word (15 MB: +530 MB, 4 s of CPU).
+    redact = Redactor([GROQ_KEY])
+    text = "ab " * 5_000_000 + "echo " + " ".join(GROQ_KEY) + " word " + GROQ_KEY.upper()
+    tracemalloc.start()
+    try:
+        hidden = redact(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert hidden.endswith("ab echo [redacted] word [redacted]")
+    assert peak < 3 * len(text), f"{peak / len(text):.1f} bytes per character"
+
+
+async def test_a_huge_error_event_is_quoted_short_and_hidden(server, make_adapter) -> None:
+    import json
+
+    message = f"Invalid key {GROQ_KEY}: " + "ab " * 2_000_000 + f" (key {GROQ_KEY})"
+    body = b"data: " + json.dumps({"error": {"message": message}}).encode() + b"\n\n"
+    server.script(Turn(body=body))
+    model = make_adapter("openai", api_key=GROQ_KEY, max_attempts=1)
+    with pytest.raises(ProviderError) as info:
+        async for _ in model.stream(ask()):
+            pass
+    text = str(info.value)
+    assert "Invalid key [redacted]" in text and len(text) < 600, len(text)
+    assert not leaks(everything_about(info.value))
+
+
+async def test_a_key_after_a_long_redacted_value_is_still_hidden(server, make_adapter) -> None:
+    # Only a head of a long message is redacted; a long key=value before the key shrinks
+    # to "[redacted]", so the head must grow until the quoted part is settled.
+    server.script(Turn(status=400, error="token=" + "v" * 5000 + " then " + GROQ_KEY + " x" * 400))
+    model = make_adapter("openai", api_key=GROQ_KEY, max_attempts=1)
+    with pytest.raises(ProviderError) as info:
+        async for _ in model.stream(ask()):
+            pass
+    assert "token=[redacted] then [redacted]" in str(info.value)
+    assert not leaks(everything_about(info.value))
+
+
+async def test_a_query_key_echoed_on_its_own_is_hidden(make_adapter) -> None:
+    # Before: the ?key= value was hidden only as "key=value"; echoed alone (as servers
+    # quote the key they refused) it showed, since it was not a configured secret.
+    model = make_adapter("openai", base_url="http://127.0.0.1:9/v1?key=QUERYSECRET-0123456789")
+    error = model._status_error(400, "API key QUERYSECRET-0123456789 is not valid", {})
+    assert "QUERYSECRET" not in everything_about(error)
+    assert "API key [redacted] is not valid" in str(error)

@@ -175,6 +175,16 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?")[0]
         if path in ("/", ""):
             self._send_bytes(200, b"Ollama is running", "text/plain")
+        elif owner.models_turn is not None and path in ("/v1/models", "/api/tags"):
+            self._answer(
+                owner.models_turn,
+                ANTHROPIC
+                if "anthropic-version" in self.headers
+                else OLLAMA
+                if path == "/api/tags"
+                else OPENAI,
+                {},
+            )
         elif path == "/v1/models" and "anthropic-version" in self.headers:
             data = [
                 {
@@ -282,6 +292,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if turn.fault == Fault.ENDLESS_ERROR:
             self._endless_error(turn, protocol)
+            return
+        if turn.fault == Fault.DRIP:
+            self._drip(turn, protocol)
             return
         if turn.status != 200:
             extra = {"Retry-After": turn.retry_after} if turn.retry_after else {}
@@ -413,6 +426,30 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             owner._note_hostile(sent)
 
+    def _drip(self, turn: Turn, protocol: str) -> None:
+        """A JSON body one byte every ``turn.delay`` seconds (until released, the stall
+        limit, or hang-up): every read is quick, the whole never comes."""
+        owner = self.server.owner
+        sent = 0
+        try:
+            self.send_response(turn.status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            body = dumps(error_body(protocol, turn.status, turn.error or "slow " * 1000))
+            ends = time.monotonic() + owner.stall_limit
+            for byte in body.encode():
+                if time.monotonic() > ends or owner._released.wait(turn.delay or 0.05):
+                    break
+                self.wfile.write(b"1\r\n%c\r\n" % byte)
+                self.wfile.flush()
+                sent += 1
+            self._reset()
+        except OSError:
+            self.close_connection = True
+        finally:
+            owner._note_hostile(sent)
+
     def _send_json(self, status: int, data: Any, headers: Mapping[str, str] | None = None) -> None:
         self._send_bytes(status, dumps(data).encode(), "application/json", headers)
 
@@ -476,6 +513,8 @@ class ProviderServer:
     ) -> None:
         self.default: Turn | Callable[[RecordedRequest], Turn] = default or echo_turn
         self.models = list(models)
+        #: when set, answers the model lists instead (a status, a fault such as DRIP)
+        self.models_turn: Turn | None = None
         self.stall_limit = stall_limit
         self.reset_grace = 0.2
         self.verbose = verbose

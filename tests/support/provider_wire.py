@@ -59,6 +59,8 @@ class Fault(StrEnum):
     HUGE_LINE = "huge_line"  #: after ``fault_after`` events, a line that never ends
     PINGS = "pings"  #: after ``fault_after`` events, only keep-alives, every ``delay`` seconds
     ENDLESS_ERROR = "endless_error"  #: the ``status`` with an error body that never ends
+    #: the ``status`` (200 too) with a JSON body sent one byte every ``delay`` seconds
+    DRIP = "drip"
 
 
 @dataclass(frozen=True)

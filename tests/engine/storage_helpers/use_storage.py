@@ -2,7 +2,7 @@
 
 Run as ``python use_storage.py <database>`` by the refusal tests, as a user the operating
 system really refuses: when the tests run as root (where file modes do not stop writes), they
-start this script as ``nobody``. Prints ``{"error": <class or null>, "message": <text>}``.
+start this script as ``nobody``. Prints ``{"error": <class or null>, "message": <text>, "zh": <the Chinese>}``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ async def main(path: str) -> None:
     try:
         await storage.append("s", "r", UserMessage(content="hello"))
     except StorageError as exc:
-        print(json.dumps({"error": type(exc).__name__, "message": str(exc)}), flush=True)
+        said = {"message": str(exc), "zh": exc.sentence("zh_CN")}
+        print(json.dumps({"error": type(exc).__name__, **said}), flush=True)
     else:
         print(json.dumps({"error": None, "message": ""}), flush=True)
     finally:
