@@ -178,6 +178,8 @@ async def test_enter_while_an_answer_streams_says_why(tmp_path, provider_server)
         )
     )
     sid = window.controller.current
+    # The first message leaves the box once it is stored.
+    await until(lambda: window.composer.toPlainText() == "", what="the first message stored")
     QTest.keyClicks(window.composer, "And another")
     QTest.keyClick(window.composer, Qt.Key.Key_Return)
     assert window.composer.toPlainText() == "And another"  # kept
