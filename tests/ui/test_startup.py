@@ -130,8 +130,10 @@ async def test_every_action_before_the_controller_arrives_is_harmless(
     attach_controller(window, tmp_path)
     assert window.controller.ready
     await window.started()
-    window.send_button.click()  # now it goes: the composer empties once the message is taken
-    await until(lambda: window.composer.toPlainText() == "", what="the message to be taken")
+    window.send_button.click()  # now it goes, but no provider is set up: the text stays
+    await until(lambda: window.error_banner.isVisible(), what="the no-provider notice")
+    assert "still in the box below" in window.error_banner.toolTip()
+    assert window.composer.toPlainText() == "Typed before the engine loaded"
     await close_window(window)
 
 
