@@ -6,10 +6,11 @@ screenshot can catch it mid-answer. Offscreen there is no system theme, so each 
 the light or dark palette explicitly. The Chinese shot needs the shipped translations and a
 CJK font (``fonts-noto-cjk``).
 
-States: ``empty``, ``streaming``, ``tool-card``, ``resume-offered``, ``error``, ``untrusted``
-(an image as its alt text and address, a folded code block, a long word wrapping, a link
-whose text names another host), ``chinese``, and ``session-groups``, ``filter-no-matches``,
-``about``, and
+States: ``empty``, ``streaming``, ``tool-card``, ``resume-offered``, ``earlier-attempt`` (a
+cut-off answer Resume redid, folded), ``storage-failure`` (a damaged conversation file at
+start-up), ``error``, ``untrusted`` (an image as its alt text and address, a folded code
+block, a long word wrapping, a link whose text names another host), ``chinese``, and
+``session-groups``, ``filter-no-matches``, ``about``, and
 ``scaled-200``: a finished conversation with a tool card, a code block and a table at 200%
 scaling, maximised on a 1920x1080 screen (960x540 logical pixels). Scaling is fixed when a
 process starts, so that shot is taken by a second run of this module (``--scaled``) with
@@ -34,6 +35,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from engine import (  # noqa: E402
     AssistantMessage,
+    InternalMessage,
     ModelEvent,
     ModelRequest,
     ModelResponse,
@@ -259,13 +261,42 @@ async def _run(out: Path) -> int:
         await _shot(window, out / "resume-offered.png")
         await _close(window)
 
+        data = root / "earlier"
+        await _seed(
+            data,
+            "s-earlier",
+            "Backoff helper",
+            [
+                UserMessage(content="Write a retry helper with exponential backoff"),
+                AssistantMessage(content=ANSWER[:300], stop=cut),
+                InternalMessage(content="Redo it.", tag="resume:retry_response"),
+                AssistantMessage(content=ANSWER + " sees what went wrong."),
+            ],
+        )
+        window = await _window(data, _Scripted("Done."))
+        await _until(lambda: len(window.transcript.views()) == 4)
+        window.transcript.verticalScrollBar().setValue(0)
+        window.transcript.flush()
+        await asyncio.sleep(0.05)
+        window.grab().save(str(out / "earlier-attempt.png"))
+        print(f"wrote {out / 'earlier-attempt.png'}")
+        await _close(window)
+
+        data = root / "damaged"
+        data.mkdir()
+        (data / "continuo.sqlite3").write_bytes(b"not a database: a damaged file " * 100)
+        window = await _window(data, _Scripted("Done."))
+        await _until(lambda: window.storage_notice.isVisible())
+        await _shot(window, out / "storage-failure.png")
+        await _close(window)
+
         model = _Scripted(ANSWER, hold=25, fail=True)
         window = await _window(root / "error", model)
         window.composer.setPlainText("Write a retry helper with exponential backoff")
         window.send_button.click()
         await model.held.wait()
         model.release.set()
-        await _until(lambda: window.error_banner.isVisible() and window.resume_button.isVisible())
+        await _until(lambda: window.resume_button.isVisible())  # one notice: the row says it
         await _shot(window, out / "error.png")
         await _close(window)
 
@@ -414,7 +445,9 @@ def _scaled_shot(out: Path) -> int:
         env = dict(os.environ, QT_QPA_PLATFORM=f"offscreen:configfile={config}")
         env["QT_SCALE_FACTOR"] = "2"
         done = subprocess.run(
-            [sys.executable, "-m", "devtools.screenshots", "--scaled", str(out)], env=env, timeout=180
+            [sys.executable, "-m", "devtools.screenshots", "--scaled", str(out)],
+            env=env,
+            timeout=180,
         )
     return done.returncode
 

@@ -396,7 +396,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     app.setDesktopFileName("continuo")
     app.setQuitOnLastWindowClosed(False)  # the window closes itself once the store is closed
     lock = QLockFile(str(data_dir / "continuo.lock"))
-    if not lock.tryLock(200):
+    if lock.tryLock(200):
+        pass
+    elif lock.error() == QLockFile.LockError.PermissionError:
+        # A folder this user cannot write: no other instance can write it either. The
+        # window opens and says what is wrong with the folder (its storage notice).
+        log.warning("the data folder %s cannot be written; not locked", data_dir)
+    else:
         if _ask_first_instance(data_dir):
             print(f"Continuo is already open with {data_dir}; its window was brought forward.")
             return 0

@@ -28,7 +28,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from engine import ContinuoError, SQLiteSessionExtension, SQLiteSessionStorage
+from engine import SQLiteSessionExtension, SQLiteSessionStorage, StorageError
 
 from .conversations import PAGE_SIZE, Conversations
 from .errors import KEPT_LOST, KEPT_SAVED, describe_error, error_text
@@ -78,6 +78,12 @@ class Controller(QObject):
     messageStored = Signal(str, str)  # noqa: N815
     #: (session id, `RetryInfo` or None): the provider is being tried again / no longer
     retryChanged = Signal(str, object)  # noqa: N815
+    #: the conversation file cannot be used: (message, action, path, at start-up); message
+    #: "" says it works again. At start-up nothing could be listed: the window shows a page.
+    storageFailed = Signal(str, str, str, bool)  # noqa: N815
+    #: a message given to `send`: (its text, whether it was stored). Until it is stored
+    #: the composer keeps it; one that was not stored (a full disk) stays there.
+    inputStored = Signal(str, bool)  # noqa: N815
 
     ready = True  #: the window's `ControllerPlaceholder` says False
 
@@ -101,6 +107,9 @@ class Controller(QObject):
         self.language = "en"
         self.started = asyncio.Event()
         self._closed = False
+        #: the store's failure the window shows (and says again in another language), and
+        #: whether it happened at start-up, when nothing could be listed
+        self._storage_failure: tuple[StorageError, bool] | None = None
         build = model_factory
         if build is None and settings_store is not None:
             build = threaded_builder(settings_store)
@@ -120,7 +129,24 @@ class Controller(QObject):
         self.requests.task_done(task)
 
     def _task_failed(self, exc: BaseException) -> None:
+        if isinstance(exc, StorageError):  # the store refused: a notice that stays
+            self.storage_failed(exc)
+            return
         self.problem.emit(describe_error(exc, self.language)[0])
+
+    def storage_failed(self, exc: StorageError | None, *, at_start: bool = False) -> None:
+        """Show (or, with None, clear) a failure of the conversation file until it works."""
+        if exc is None:
+            if self._storage_failure is not None:
+                self._storage_failure = None
+                self.storageFailed.emit("", "", "", False)
+            return
+        if self._storage_failure is not None and self._storage_failure[1]:
+            at_start = True  # still nothing listed: the page stays a page
+        self._storage_failure = (exc, at_start)
+        message, action = describe_error(exc, self.language)
+        path = str(getattr(exc, "path", "") or self.storage.path)
+        self.storageFailed.emit(message, action, path, at_start)
 
     # ------------------------------------------------------------------ state
 
@@ -168,10 +194,13 @@ class Controller(QObject):
                 self.settingsLoaded.emit(self.settings)
             try:
                 sessions = await self.storage.list_sessions()
-            except ContinuoError as exc:
-                self.problem.emit(str(exc))
-                sessions = []
-            self.sessions.set_sessions(sessions)
+            except StorageError as exc:  # damaged, newer, read-only, forbidden: said until fixed
+                log.warning("the conversation file cannot be used: %s", exc)
+                self.storage_failed(exc, at_start=True)
+                sessions = None
+            else:
+                self.storage_failed(None)
+            self.sessions.set_sessions(sessions or [])
             last = getattr(self.settings, "last_session_id", None)
             if last and self.sessions.row_of(last) >= 0:
                 await self.open_session(last)
@@ -182,6 +211,27 @@ class Controller(QObject):
             self.spawn(self.refresh_models(), "list models")
         finally:
             self.started.set()
+
+    @property
+    def storage_failure(self) -> StorageError | None:
+        """The store's failure the window shows now (None: it works)."""
+        return self._storage_failure[0] if self._storage_failure is not None else None
+
+    async def retry_storage(self) -> None:
+        """Try the conversation file again (Try again): list it, or write to it, once more."""
+        failure = self._storage_failure
+        if failure is None:
+            return
+        if failure[1]:
+            self.started.clear()
+            await self.start()
+            return
+        try:  # the file reads again; a write that still fails says so again when it does
+            await self.storage.list_sessions()
+        except StorageError as exc:
+            self.storage_failed(exc)
+            return
+        self.storage_failed(None)
 
     async def close(self) -> None:
         """Stop every request (their partial answers are stored), then close the store."""
@@ -234,6 +284,8 @@ class Controller(QObject):
         if language == self.language:
             return
         self.language = language
+        if self._storage_failure is not None:
+            self.storage_failed(*self._storage_failure[:1], at_start=self._storage_failure[1])
         sid = self.current
         if sid and not self.is_running(sid) and not self._closed:
             self.conversations.show_kept_error(sid)

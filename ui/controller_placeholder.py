@@ -73,3 +73,6 @@ class ControllerPlaceholder:
 
     async def reload_settings(self) -> None:
         pass
+
+    async def retry_storage(self) -> None:
+        pass

@@ -15,9 +15,11 @@ import logging
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from engine import ContinuoError
+from PySide6.QtCore import QCoreApplication
 
-from .errors import NoProviderError, error_record, error_text
+from engine import ContinuoError, StorageError
+
+from .errors import KEPT_UNSENT, NoProviderError, describe_error, error_record, error_text
 from .models.sessions import SESSION_ID_ROLE
 from .models.transcript import TranscriptModel
 
@@ -79,12 +81,20 @@ class Conversations:
         if previous and previous != session_id and not c.is_running(previous):
             self._transcripts.pop(previous, None)
         model = self.transcript(session_id)
-        if not c.is_running(session_id):
-            records, has_more = await self._last_page(session_id)
+        unreadable: StorageError | None = None
+        try:
+            if not c.is_running(session_id):
+                records, has_more = await self._last_page(session_id)
+                if generation != self._open_generation:
+                    return
+                model.reset_records(records, has_more)
+            info = await c.storage.get_session(session_id)
+        except StorageError as exc:  # a damaged message or row: said, not a failed task
+            log.warning("conversation %s could not be read: %s", session_id, exc)
             if generation != self._open_generation:
                 return
-            model.reset_records(records, has_more)
-        info = await c.storage.get_session(session_id)
+            model.reset_records([], False)
+            unreadable, info = exc, c.sessions.info(session_id)
         if generation != self._open_generation:
             return
         metadata = dict(info.metadata) if info is not None else {}
@@ -92,7 +102,15 @@ class Conversations:
         c.currentChanged.emit(session_id, model)
         c.systemPromptChanged.emit(str(metadata.get("system_prompt") or ""))
         c.catalog.select_for(metadata)
-        if not c.is_running(session_id):
+        if unreadable is not None:
+            message, action = describe_error(unreadable, c.language)
+            c.errorChanged.emit(session_id, message, action, "")
+            c.busyChanged.emit(session_id, c.is_running(session_id))
+            c.resumeChanged.emit(session_id, None, "")
+            return
+        if info is not None and info.unreadable:  # the row is damaged, its messages are not
+            c.errorChanged.emit(session_id, unreadable_text(info.unreadable), "", "")
+        elif not c.is_running(session_id):
             self.show_kept_error(session_id)
         else:
             c.errorChanged.emit(session_id, "", "", "")
@@ -210,9 +228,20 @@ class Conversations:
     def show_kept_error(self, sid: str) -> None:
         """Announce the conversation's kept error (or none), in the current language."""
         record = self.kept_error(sid)
+        kept = str(record.get("kept", ""))
         self._c.errorChanged.emit(
             sid,
             error_text(record, self._c.language) if record else "",
             str(record.get("action", "")),
-            str(record.get("kept", "")),
+            # A message not stored was in the composer of the run that failed, not this one.
+            "" if kept == KEPT_UNSENT else kept,
         )
+
+
+def unreadable_text(reason: str) -> str:
+    """What the window says about a conversation whose stored row is partly damaged."""
+    return QCoreApplication.translate(
+        "Controller",
+        "Part of this conversation's record is damaged ({reason}). Its messages are shown "
+        "as far as they could be read.",
+    ).format(reason=reason)

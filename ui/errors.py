@@ -30,6 +30,7 @@ from engine.sentences import has_sentence, sentence
 __all__ = [
     "KEPT_LOST",
     "KEPT_SAVED",
+    "KEPT_UNSENT",
     "InternalError",
     "NoProviderError",
     "describe_error",
@@ -39,6 +40,8 @@ __all__ = [
 
 #: what was kept of the answer a failed request cut off (``last_error["kept"]``)
 KEPT_SAVED, KEPT_LOST = "saved", "lost"
+#: the message the person sent was not stored: it is still in the composer (this run only)
+KEPT_UNSENT = "unsent"
 
 
 class NoProviderError(ContinuoError):

@@ -55,6 +55,10 @@ __all__ = ["MainWindow"]
 log = logging.getLogger(__name__)
 
 
+#: error actions after which Resume is all that helps: when the failure cut off an answer,
+#: that answer's row says what happened and the banner stays hidden
+_SAID_BY_THE_ROW = frozenset({"resume", "wait", "check_connection"})
+
 #: error actions the window answers with a link to its settings
 _SETTINGS_ACTIONS = frozenset({"settings", "check_key", "check_connection", "check_model"})
 
@@ -85,6 +89,8 @@ class MainWindow(QMainWindow):
         self._has_prompt = False  #: the conversation has a system prompt
         self._filtering = False  #: the filter, not the person, is moving the list's selection
         self.about_dialog: Any = None
+        #: the message given to the controller and not yet stored: the composer keeps it
+        self._sending = ""
         self.settings_dialog: Any = None
         self.setObjectName("mainWindow")
         # Sizes are in device-independent pixels: at 200% a 1080p screen is 960x540 of them,
@@ -139,6 +145,8 @@ class MainWindow(QMainWindow):
 
         resume_marks.follow(c)  # the list's marks on conversations waiting for Resume
         c.sessions.dataChanged.connect(self._show_title)
+        c.storageFailed.connect(self._on_storage_failed)
+        c.inputStored.connect(self._on_input_stored)
         self._tell_language()
         if self._close_pending:
             QTimer.singleShot(0, self.close)
@@ -163,6 +171,7 @@ class MainWindow(QMainWindow):
         from .widgets.composer import Composer
         from .widgets.model_picker import ModelPicker
         from .widgets.session_list import SessionFilterField, SessionListView
+        from .widgets.storage_notice import StorageNotice
         from .widgets.transcript_view import TranscriptView
 
         # Left: filter, list, new chat.
@@ -205,6 +214,9 @@ class MainWindow(QMainWindow):
         self.system_prompt.hide()
         right_layout.addWidget(self.system_prompt)
 
+        # A conversation file that cannot be used: a page at start-up, a banner later.
+        self.storage_notice = StorageNotice(right)
+        right_layout.addWidget(self.storage_notice)
         self.transcript = TranscriptView(right)
         right_layout.addWidget(self.transcript, 1)
 
@@ -326,6 +338,9 @@ class MainWindow(QMainWindow):
         self.resume_button.clicked.connect(self._resume)
         self.settings_button.clicked.connect(self.open_settings)
         self.error_banner.linkActivated.connect(self._on_error_link)
+        self.storage_notice.retryRequested.connect(
+            lambda: self.controller.spawn(self.controller.retry_storage(), "try storage again")
+        )
         self.model_picker.activated.connect(self._on_model_picked)
         self.prompt_toggle.toggled.connect(self.system_prompt.setVisible)
         self._prompt_timer = QTimer(self)
@@ -459,6 +474,7 @@ class MainWindow(QMainWindow):
         self.controller.spawn(resume_marks.scan(self.controller), "resume marks")
         if (
             self._first_run_dialog
+            and not self.storage_notice.isVisibleTo(self)
             and self.controller.settings_store is not None
             and not self.controller.providers()
         ):
@@ -535,11 +551,13 @@ class MainWindow(QMainWindow):
         """A short line beside the Resume button saying what happened."""
         from engine import ResumeKind
 
+        # What happened to an answer is said once, by its row: this line says what Resume
+        # does (the tooltip has the engine's whole sentence, in the window's language).
         texts = {
             ResumeKind.CALL_MODEL: self.tr("The model has not answered yet."),
             ResumeKind.RECOVER_TOOLS: self.tr("The app stopped while a tool was running."),
-            ResumeKind.RETRY_RESPONSE: self.tr("The answer was cut off before it finished."),
-            ResumeKind.CONTINUE_RESPONSE: self.tr("The answer reached the output limit."),
+            ResumeKind.RETRY_RESPONSE: self.tr("Resume writes the answer again."),
+            ResumeKind.CONTINUE_RESPONSE: self.tr("Resume continues the answer."),
         }
         return texts.get(point.kind, point.description)
 
@@ -553,13 +571,17 @@ class MainWindow(QMainWindow):
 
     def _show_error(self) -> None:
         message, action, kept = self._error
+        if kept in ("saved", "lost") and action in _SAID_BY_THE_ROW:
+            # The cut-off answer's row says what happened, and Resume is what helps: one
+            # notice, not three. The banner stays for errors that need something else.
+            message = ""
         if not message:
             self.error_banner.setVisible(False)
             self.error_banner.clear()
             return
         # The engine's sentence (already in this language), then the window's own words:
         # whether what arrived was kept — decided by whether it was stored — and what helps.
-        words = [message, self.kept_text(kept), self.action_text(action)]
+        words = [message, self.kept_text(kept), self.action_text(action, unsent=kept == "unsent")]
         plain = " ".join(w for w in words if w)
         text = html.escape(plain)
         if action in _SETTINGS_ACTIONS:
@@ -575,10 +597,21 @@ class MainWindow(QMainWindow):
             return self.tr("What arrived is saved.")
         if kept == "lost":
             return self.tr("What arrived could not be saved.")
+        if kept == "unsent":
+            return self.tr("Your message was not sent; it is still in the box below.")
         return ""
 
-    def action_text(self, action: str) -> str:
-        """The window's words for what helps after an error (the engine's `ErrorAction`)."""
+    def action_text(self, action: str, *, unsent: bool = False) -> str:
+        """The window's words for what helps after an error (the engine's `ErrorAction`);
+        ``unsent``: the message was not stored, so sending it again is what helps."""
+        if unsent and action in ("free_space", "check_folder", "resume"):
+            return {
+                "free_space": self.tr("Free some disk space, then press Send again."),
+                "check_folder": self.tr(
+                    "Check the data folder's permissions, then press Send again."
+                ),
+                "resume": self.tr("Press Send to try again."),
+            }[action]
         texts = {
             "resume": self.tr("Press Resume to carry on."),
             "wait": self.tr("Then press Resume to carry on."),
@@ -652,6 +685,22 @@ class MainWindow(QMainWindow):
     def _on_problem(self, message: str) -> None:
         self.statusBar().showMessage(message, 15000)
 
+    def _on_storage_failed(self, message: str, action: str, path: str, at_start: bool) -> None:
+        # At start-up nothing could be listed: the notice takes the conversation's place.
+        self.storage_notice.show_problem(message, action, path, page=at_start)
+        self.transcript.setVisible(not self.storage_notice.is_page)
+
+    def _on_input_stored(self, text: str, stored: bool) -> None:
+        """The message sent is stored (the composer lets it go) or not (it stays)."""
+        if text != self._sending:
+            return
+        self._sending = ""
+        typed = self.composer.toPlainText().strip()
+        if stored and typed.startswith(text):
+            self.composer.setPlainText(typed[len(text) :].lstrip())  # what was typed since
+        elif not stored:
+            self.composer.setFocus()
+
     # ------------------------------------------------------------------ widgets → controller
 
     def _new_chat(self) -> None:
@@ -688,16 +737,17 @@ class MainWindow(QMainWindow):
             self.controller.spawn(self.controller.open_session(sid), "open")
 
     def _send(self, text: str) -> None:
-        # The text stays in the composer until the message is stored (`_on_message_stored`):
+        # The text stays in the composer until the message is stored (`_on_input_stored`):
         # a message that could not be stored is still there to send again.
-        if not text.strip():
-            return
+        if not text.strip() or self._sending:
+            return  # a message on its way stays in the composer until it is stored
         if self.controller.is_running(self.controller.current or ""):
             self.statusBar().showMessage(
                 self.tr("An answer is still coming; press Esc to stop it."), 5000
             )
             return
-        self.controller.send(text)
+        if self.controller.send(text) is not None:
+            self._sending = text.strip()
 
     def _on_message_stored(self, _session_id: str, text: str) -> None:
         if self.composer.toPlainText().strip() == text.strip():

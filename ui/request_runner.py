@@ -42,7 +42,7 @@ from engine import (
     UserMessage,
 )
 
-from .errors import KEPT_LOST, KEPT_SAVED, InternalError, NoProviderError
+from .errors import KEPT_LOST, KEPT_SAVED, KEPT_UNSENT, InternalError, NoProviderError
 
 if TYPE_CHECKING:
     from .controller import Controller
@@ -84,9 +84,15 @@ class RequestRunner:
         return task
 
     async def _send(self, sid: str | None, text: str) -> None:
-        if not sid:
-            sid = await self._c.new_session()
-        await self.run(sid, text)
+        outcome = _Outcome()
+        try:
+            if not sid:
+                sid = await self._c.new_session()
+            await self.run(sid, text, outcome)
+        finally:
+            # Not stored (a full disk, a read-only folder): the composer keeps the text.
+            if not outcome.stored and not outcome.told:  # never reached `run`
+                self._c.inputStored.emit(text, False)
 
     def resume(self, sid: str) -> asyncio.Task[Any] | None:
         if sid in self.running:
@@ -112,7 +118,7 @@ class RequestRunner:
             task.cancel()
             await asyncio.wait({task})
 
-    async def run(self, sid: str, text: str | None) -> None:
+    async def run(self, sid: str, text: str | None, outcome: _Outcome | None = None) -> None:
         """One request (``text`` None: Resume), from busy to the resume point after it."""
         c = self._c
         task = asyncio.current_task()
@@ -124,7 +130,7 @@ class RequestRunner:
         c.resumeChanged.emit(sid, None, "")
         failure: BaseException | None = None
         #: what was kept of an answer the failure cut off: KEPT_SAVED / KEPT_LOST
-        outcome = _Outcome()
+        outcome = outcome if outcome is not None else _Outcome()
         reread = False
         try:
             try:
@@ -156,6 +162,12 @@ class RequestRunner:
         if reread:
             rows.finish_request(stopped=True, saved=False)
             await convs.reread(sid)
+        if text is not None and not outcome.stored:
+            # Before the banner says so: the composer keeps it, free to send it again.
+            outcome.told = True
+            c.inputStored.emit(text, False)
+            if failure is not None:
+                outcome.kept = KEPT_UNSENT
         if failure is not None:
             await convs.set_error(sid, failure, outcome.kept)
         await convs.touch(sid)
@@ -191,6 +203,9 @@ class RequestRunner:
                         if event.type is AgentEventType.MESSAGE_APPENDED and isinstance(
                             event.message, UserMessage
                         ):
+                            if text is not None and not outcome.stored:
+                                outcome.stored = True
+                                c.inputStored.emit(text, True)
                             await convs.touch(sid)
                     except Exception as exc:
                         raise InternalError(str(exc)) from exc
@@ -233,11 +248,13 @@ class _Outcome:
     """What a request kept of an answer a failure cut off, and whether a retry is shown
     (set as events arrive)."""
 
-    __slots__ = ("kept", "retrying")
+    __slots__ = ("kept", "retrying", "stored", "told")
 
     def __init__(self) -> None:
         self.kept = ""
         self.retrying = False
+        self.stored = False  #: the message sent was stored
+        self.told = False  #: the window was told it was not
 
 
 class _NoProvider:

@@ -21,6 +21,8 @@ The script language, one step a line (``#`` starts a comment, blank lines are sk
                        answer containing TEXT, and no request is running
 ``wait-resume``        wait until the Resume button is shown; prints its tooltip
 ``expect-no-resume``   fail if the Resume button is shown
+``wait-visible NAME``  wait until the widget with objectName NAME is shown; prints the
+                       texts of its labels, joined by `` | ``
 ``expect-icon``        fail unless the window carries the app icon (16 to 256 px)
 ``wait-activated``     wait until a second launch on the same data folder has brought
                        this window forward
@@ -217,6 +219,12 @@ class _Runner:
             raise SmokeFailure(f"Resume is offered but should not be: {button.toolTip()!r}")
         _say("no-resume")
 
+    async def wait_visible(self, name: str) -> None:
+        widget = self.child(QWidget, name)
+        await self.until(f"{name} to be shown", widget.isVisible)
+        texts = [label.text() for label in widget.findChildren(QLabel) if label.isVisible()]
+        _say(f"visible {name} {' | '.join(t for t in texts if t)}")
+
     async def expect_icon(self, _: str) -> None:
         sizes = sorted(s.width() for s in self.window.windowIcon().availableSizes())
         if not sizes or sizes[0] > 16 or sizes[-1] < 256:
@@ -263,6 +271,7 @@ _COMMANDS: dict[str, Callable[[_Runner, str], Awaitable[None]]] = {
     "wait-stored": _Runner.wait_stored,
     "wait-resume": _Runner.wait_resume,
     "expect-no-resume": _Runner.expect_no_resume,
+    "wait-visible": _Runner.wait_visible,
     "expect-icon": _Runner.expect_icon,
     "wait-activated": _Runner.wait_activated,
     "click": _Runner.click,

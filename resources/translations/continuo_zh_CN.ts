@@ -59,75 +59,100 @@
 <context>
     <name>AnswerView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="330"/>
+        <location filename="../../ui/widgets/message_views.py" line="343"/>
         <source>Assistant answer</source>
         <extracomment>code blocks in the body, for the Copy links the body&apos;s links (``link:N``), then the tail&apos;s code blocks the person opened in full the person asked for all of a very long answer the palette the text was last rendered for the last &quot;open this link?&quot; asked characters of the text given to the splitter characters rendered into the body the text the body shows when complete the text as last streamed tail renders, for the benchmark</extracomment>
         <translation>助手回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="331"/>
+        <location filename="../../ui/widgets/message_views.py" line="344"/>
         <source>Reasoning</source>
         <translation>推理过程</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="397"/>
+        <location filename="../../ui/widgets/message_views.py" line="409"/>
+        <source>Earlier attempt (stopped)</source>
+        <translation>之前的尝试（已停止）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/message_views.py" line="411"/>
+        <source>Earlier attempt (cut off)</source>
+        <translation>之前的尝试（被中断）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/message_views.py" line="414"/>
+        <source>Show the answer Resume wrote again below</source>
+        <translation>显示“继续”在下方重写之前的回答</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/message_views.py" line="429"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="399"/>
+        <location filename="../../ui/widgets/message_views.py" line="431"/>
         <source>Show all {count} lines</source>
         <translation>显示全部 {count} 行</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="402"/>
+        <location filename="../../ui/widgets/message_views.py" line="434"/>
         <source>Show all {count} characters</source>
         <translation>显示全部 {count} 个字符</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="481"/>
+        <location filename="../../ui/widgets/message_views.py" line="514"/>
         <source>Stopped. The partial answer above is saved.</source>
         <translation>已停止。上面的部分回答已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="482"/>
+        <location filename="../../ui/widgets/message_views.py" line="515"/>
         <source>The answer was cut off. What arrived is saved.</source>
         <translation>回答被中断。已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="484"/>
+        <location filename="../../ui/widgets/message_views.py" line="517"/>
         <source>Stopped. The partial answer above could not be saved.</source>
         <translation>已停止。上面的部分回答没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="485"/>
+        <location filename="../../ui/widgets/message_views.py" line="518"/>
         <source>The answer was cut off. What arrived could not be saved.</source>
         <translation>回答被中断。已收到的内容没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="489"/>
+        <location filename="../../ui/widgets/message_views.py" line="522"/>
         <source>The answer reached the output limit.</source>
         <translation>回答已达到输出长度上限。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="490"/>
+        <location filename="../../ui/widgets/message_views.py" line="523"/>
         <source>The model declined to answer.</source>
         <translation>模型拒绝了回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="492"/>
+        <location filename="../../ui/widgets/message_views.py" line="525"/>
         <source>The conversation is too long for the model. Start a new conversation.</source>
         <translation>对话已超出模型能处理的长度。请开始新的对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="494"/>
+        <location filename="../../ui/widgets/message_views.py" line="527"/>
         <source>The provider paused this answer.</source>
         <translation>服务商暂停了这个回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="495"/>
+        <location filename="../../ui/widgets/message_views.py" line="528"/>
         <source>The answer stopped for an unknown reason.</source>
         <translation>回答因未知原因停止。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/message_views.py" line="545"/>
+        <source>What arrived is saved.</source>
+        <translation>已收到的内容已保存。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/message_views.py" line="547"/>
+        <source>What arrived could not be saved.</source>
+        <translation>已收到的内容未能保存。</translation>
     </message>
 </context>
 <context>
@@ -147,17 +172,17 @@
 <context>
     <name>Controller</name>
     <message>
-        <location filename="../../ui/errors.py" line="93"/>
+        <location filename="../../ui/errors.py" line="96"/>
         <source>Something went wrong inside the app ({name}); the details are in its log.</source>
         <translation>应用内部出错（{name}）；详细信息已写入日志。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="100"/>
+        <location filename="../../ui/errors.py" line="103"/>
         <source>Could not reach the provider.</source>
         <translation>无法连接到服务商。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="103"/>
+        <location filename="../../ui/errors.py" line="106"/>
         <source>Something went wrong ({name}).</source>
         <translation>出了点问题（{name}）。</translation>
     </message>
@@ -167,28 +192,34 @@
         <translation>这个对话已在另一个窗口中打开。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="49"/>
+        <location filename="../../ui/errors.py" line="52"/>
         <source>No model provider is set up yet. Open Settings and add one (for example Ollama or OpenAI).</source>
-        <extracomment>what was kept of the answer a failed request cut off (``last_error[&quot;kept&quot;]``)</extracomment>
+        <extracomment>what was kept of the answer a failed request cut off (``last_error[&quot;kept&quot;]``) the message the person sent was not stored: it is still in the composer (this run only)</extracomment>
         <translation>还没有设置模型服务商。请打开设置添加一个（例如 Ollama 或 OpenAI）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/conversations.py" line="243"/>
+        <source>Part of this conversation&apos;s record is damaged ({reason}). Its messages are shown as far as they could be read.</source>
+        <extracomment>messages loaded per page of a conversation&apos;s history</extracomment>
+        <translation>这个对话的记录有一部分已损坏（{reason}）。能读取的消息都已显示。</translation>
     </message>
 </context>
 <context>
     <name>LinkCheck</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="202"/>
+        <location filename="../../ui/widgets/message_views.py" line="203"/>
         <source>Open this link?</source>
         <translation>打开这个链接？</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="204"/>
+        <location filename="../../ui/widgets/message_views.py" line="205"/>
         <source>The link&apos;s text shows {named}, but it goes to {host}:
 {url}</source>
         <translation>链接文字显示的是 {named}，但它实际指向 {host}：
 {url}</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="210"/>
+        <location filename="../../ui/widgets/message_views.py" line="211"/>
         <source>Open {host}</source>
         <translation>打开 {host}</translation>
     </message>
@@ -196,304 +227,324 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="409"/>
+        <location filename="../../ui/main_window.py" line="424"/>
         <source>Continuo</source>
         <translation>Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="356"/>
-        <location filename="../../ui/main_window.py" line="357"/>
+        <location filename="../../ui/main_window.py" line="371"/>
+        <location filename="../../ui/main_window.py" line="372"/>
         <source>New chat</source>
-        <extracomment>error actions the window answers with a link to its settings a placeholder until `attach` gives the real one (start-up paints first) closed before the controller arrived times a second launch brought this window forward &quot;open in another window&quot; instead of Resume, else &quot;&quot; (message, action, kept) the banner shows (see `Controller.errorChanged`) the conversation has a system prompt the filter, not the person, is moving the list&apos;s selection</extracomment>
+        <extracomment>error actions after which Resume is all that helps: when the failure cut off an answer, that answer&apos;s row says what happened and the banner stays hidden error actions the window answers with a link to its settings a placeholder until `attach` gives the real one (start-up paints first) closed before the controller arrived times a second launch brought this window forward &quot;open in another window&quot; instead of Resume, else &quot;&quot; (message, action, kept) the banner shows (see `Controller.errorChanged`) the conversation has a system prompt the filter, not the person, is moving the list&apos;s selection the message given to the controller and not yet stored: the composer keeps it</extracomment>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="358"/>
+        <location filename="../../ui/main_window.py" line="373"/>
         <source>Start a new conversation (Ctrl+N)</source>
         <translation>开始新的对话（Ctrl+N）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="359"/>
+        <location filename="../../ui/main_window.py" line="374"/>
         <source>Filter conversations</source>
         <translation>筛选对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="360"/>
+        <location filename="../../ui/main_window.py" line="375"/>
         <source>Filter conversations by title</source>
         <translation>按标题筛选对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="361"/>
+        <location filename="../../ui/main_window.py" line="376"/>
         <source>Conversations</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="362"/>
+        <location filename="../../ui/main_window.py" line="377"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="363"/>
+        <location filename="../../ui/main_window.py" line="378"/>
         <source>The model that answers in this conversation</source>
         <translation>在此对话中回答的模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="364"/>
+        <location filename="../../ui/main_window.py" line="379"/>
         <source>No model</source>
         <translation>未选择模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="387"/>
+        <location filename="../../ui/main_window.py" line="402"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="632"/>
+        <location filename="../../ui/main_window.py" line="559"/>
+        <source>Resume writes the answer again.</source>
+        <translation>“继续”会重新写这个回答。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="560"/>
+        <source>Resume continues the answer.</source>
+        <translation>“继续”会接着写这个回答。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="665"/>
         <source>System prompt</source>
         <translation>系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="365"/>
+        <location filename="../../ui/main_window.py" line="380"/>
         <source>Show the system prompt</source>
         <translation>显示系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="367"/>
-        <location filename="../../ui/main_window.py" line="368"/>
+        <location filename="../../ui/main_window.py" line="382"/>
+        <location filename="../../ui/main_window.py" line="383"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="369"/>
+        <location filename="../../ui/main_window.py" line="384"/>
         <source>System prompt for this conversation</source>
         <translation>此对话的系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="372"/>
+        <location filename="../../ui/main_window.py" line="387"/>
         <source>Instructions the model gets with every message of this conversation (optional)</source>
         <translation>此对话中每条消息都会附带给模型的指示（可选）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="375"/>
+        <location filename="../../ui/main_window.py" line="390"/>
         <source>Error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="377"/>
-        <location filename="../../ui/main_window.py" line="378"/>
+        <location filename="../../ui/main_window.py" line="392"/>
+        <location filename="../../ui/main_window.py" line="393"/>
         <source>Resume</source>
         <translation>继续</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="379"/>
+        <location filename="../../ui/main_window.py" line="394"/>
         <source>Why the conversation can be resumed</source>
         <translation>为什么可以继续这段对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="381"/>
-        <location filename="../../ui/main_window.py" line="382"/>
+        <location filename="../../ui/main_window.py" line="396"/>
+        <location filename="../../ui/main_window.py" line="397"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="383"/>
+        <location filename="../../ui/main_window.py" line="398"/>
         <source>Send (Enter)</source>
         <translation>发送（Enter）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="384"/>
-        <location filename="../../ui/main_window.py" line="385"/>
+        <location filename="../../ui/main_window.py" line="399"/>
+        <location filename="../../ui/main_window.py" line="400"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="388"/>
+        <location filename="../../ui/main_window.py" line="403"/>
         <source>&amp;New chat</source>
         <translation>新对话(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="389"/>
+        <location filename="../../ui/main_window.py" line="404"/>
         <source>&amp;Rename…</source>
         <translation>重命名(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="390"/>
+        <location filename="../../ui/main_window.py" line="405"/>
         <source>&amp;Delete…</source>
         <translation>删除(&amp;D)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="391"/>
+        <location filename="../../ui/main_window.py" line="406"/>
         <source>&amp;Settings…</source>
         <translation>设置(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="392"/>
+        <location filename="../../ui/main_window.py" line="407"/>
         <source>&amp;Find conversation</source>
         <translation>查找对话(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="393"/>
+        <location filename="../../ui/main_window.py" line="408"/>
         <source>Write a &amp;message</source>
         <translation>输入消息(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="394"/>
+        <location filename="../../ui/main_window.py" line="409"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="395"/>
+        <location filename="../../ui/main_window.py" line="410"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="396"/>
+        <location filename="../../ui/main_window.py" line="411"/>
         <source>&amp;Conversation</source>
         <translation>对话(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="397"/>
+        <location filename="../../ui/main_window.py" line="412"/>
         <source>&amp;About Continuo</source>
         <translation>关于 Continuo(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="398"/>
+        <location filename="../../ui/main_window.py" line="413"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="413"/>
+        <location filename="../../ui/main_window.py" line="428"/>
         <source>{title} — Continuo</source>
         <translation>{title} — Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="424"/>
+        <location filename="../../ui/main_window.py" line="439"/>
         <source>No matches</source>
         <translation>没有匹配的对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="429"/>
+        <location filename="../../ui/main_window.py" line="444"/>
         <source>Copied</source>
         <translation>已复制</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="539"/>
+        <location filename="../../ui/main_window.py" line="557"/>
         <source>The model has not answered yet.</source>
         <translation>模型尚未回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="540"/>
+        <location filename="../../ui/main_window.py" line="558"/>
         <source>The app stopped while a tool was running.</source>
         <translation>工具运行期间应用停止了。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="541"/>
-        <source>The answer was cut off before it finished.</source>
-        <translation>回答在完成前被中断。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="542"/>
-        <source>The answer reached the output limit.</source>
-        <translation>回答已达到输出长度上限。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="566"/>
+        <location filename="../../ui/main_window.py" line="588"/>
         <source>Open settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="575"/>
+        <location filename="../../ui/main_window.py" line="597"/>
         <source>What arrived is saved.</source>
         <translation>已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="577"/>
+        <location filename="../../ui/main_window.py" line="599"/>
         <source>What arrived could not be saved.</source>
         <translation>已收到的内容没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="583"/>
+        <location filename="../../ui/main_window.py" line="601"/>
+        <source>Your message was not sent; it is still in the box below.</source>
+        <translation>你的消息没有发送，它仍在下方的输入框中。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="609"/>
+        <source>Free some disk space, then press Send again.</source>
+        <translation>请腾出一些磁盘空间，然后再次按“发送”。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="611"/>
+        <source>Check the data folder&apos;s permissions, then press Send again.</source>
+        <translation>请检查数据文件夹的权限，然后再次按“发送”。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="613"/>
+        <source>Press Send to try again.</source>
+        <translation>按“发送”再试一次。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="616"/>
         <source>Press Resume to carry on.</source>
         <translation>按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="584"/>
-        <location filename="../../ui/main_window.py" line="585"/>
+        <location filename="../../ui/main_window.py" line="617"/>
+        <location filename="../../ui/main_window.py" line="618"/>
         <source>Then press Resume to carry on.</source>
         <translation>然后按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="586"/>
+        <location filename="../../ui/main_window.py" line="619"/>
         <source>Free some disk space, then press Resume.</source>
         <translation>请腾出一些磁盘空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="588"/>
+        <location filename="../../ui/main_window.py" line="621"/>
         <source>Check the data folder and its permissions, then press Resume.</source>
         <translation>请检查数据文件夹及其权限，然后点击“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="590"/>
+        <location filename="../../ui/main_window.py" line="623"/>
         <source>Close the conversation in the other window first.</source>
         <translation>请先在另一个窗口中关闭这个对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="591"/>
+        <location filename="../../ui/main_window.py" line="624"/>
         <source>Start a new conversation with New chat.</source>
         <translation>请用“新对话”开始一个新对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="592"/>
+        <location filename="../../ui/main_window.py" line="625"/>
         <source>Install a newer Continuo to open it.</source>
         <translation>请安装更新版本的 Continuo 来打开它。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="593"/>
+        <location filename="../../ui/main_window.py" line="626"/>
         <source>Restore the conversation file from a backup.</source>
         <translation>请从备份恢复对话文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="594"/>
+        <location filename="../../ui/main_window.py" line="627"/>
         <source>Check your account on the provider&apos;s website.</source>
         <translation>请到服务商的网站上检查你的账户。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="632"/>
+        <location filename="../../ui/main_window.py" line="665"/>
         <source>System prompt ●</source>
         <translation>系统提示词 ●</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="697"/>
+        <location filename="../../ui/main_window.py" line="746"/>
         <source>An answer is still coming; press Esc to stop it.</source>
         <translation>回答仍在生成中；按 Esc 可停止。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="720"/>
+        <location filename="../../ui/main_window.py" line="770"/>
         <source>Retrying in {delay} s, {attempt} of {attempts}…</source>
         <translation>{delay} 秒后重试（第 {attempt} 次，共 {attempts} 次）…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="767"/>
+        <location filename="../../ui/main_window.py" line="817"/>
         <source>Rename conversation</source>
         <translation>重命名对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="768"/>
+        <location filename="../../ui/main_window.py" line="818"/>
         <source>Title:</source>
         <translation>标题：</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="806"/>
+        <location filename="../../ui/main_window.py" line="856"/>
         <source>Delete conversation</source>
         <translation>删除对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="808"/>
+        <location filename="../../ui/main_window.py" line="858"/>
         <source>Delete “{title}”? This cannot be undone.</source>
         <translation>删除“{title}”？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="811"/>
+        <location filename="../../ui/main_window.py" line="861"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -501,22 +552,22 @@
 <context>
     <name>NoticeView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="643"/>
+        <location filename="../../ui/widgets/message_views.py" line="704"/>
         <source>Resumed: the cut-off answer is redone</source>
         <translation>已继续：重新生成被中断的回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="644"/>
+        <location filename="../../ui/widgets/message_views.py" line="705"/>
         <source>Resumed: continuing after the output limit</source>
         <translation>已继续：从输出上限处接着写</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="645"/>
+        <location filename="../../ui/widgets/message_views.py" line="706"/>
         <source>Goal not reached yet: carrying on</source>
         <translation>目标尚未达成：继续进行</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="650"/>
+        <location filename="../../ui/widgets/message_views.py" line="711"/>
         <source>Resumed</source>
         <translation>已继续</translation>
     </message>
@@ -628,35 +679,40 @@
 <context>
     <name>SessionListModel</name>
     <message>
-        <location filename="../../ui/models/sessions.py" line="66"/>
+        <location filename="../../ui/models/sessions.py" line="67"/>
         <source>New conversation</source>
         <extracomment>True when the conversation waits for Resume (its answer was cut off or never came) the date section&apos;s header on the first visible row of each section, else &quot;&quot;</extracomment>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../../ui/models/sessions.py" line="85"/>
+        <location filename="../../ui/models/sessions.py" line="86"/>
         <source>Today</source>
         <translation>今天</translation>
     </message>
     <message>
-        <location filename="../../ui/models/sessions.py" line="87"/>
+        <location filename="../../ui/models/sessions.py" line="88"/>
         <source>Yesterday</source>
         <translation>昨天</translation>
     </message>
     <message>
-        <location filename="../../ui/models/sessions.py" line="89"/>
+        <location filename="../../ui/models/sessions.py" line="90"/>
         <source>Previous 7 days</source>
         <translation>过去 7 天</translation>
     </message>
     <message>
-        <location filename="../../ui/models/sessions.py" line="92"/>
+        <location filename="../../ui/models/sessions.py" line="93"/>
         <source>MMMM yyyy</source>
         <translation>yyyy年M月</translation>
     </message>
     <message>
-        <location filename="../../ui/models/sessions.py" line="134"/>
-        <source>Waiting for Resume</source>
+        <location filename="../../ui/models/sessions.py" line="114"/>
+        <source>{title} (unreadable)</source>
         <extracomment>ids of conversations waiting for Resume</extracomment>
+        <translation>{title}（无法读取）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/models/sessions.py" line="146"/>
+        <source>Waiting for Resume</source>
         <translation>等待继续</translation>
     </message>
 </context>
@@ -679,42 +735,42 @@
         <translation>Ollama</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="116"/>
+        <location filename="../../ui/errors.py" line="119"/>
         <source>the server</source>
         <translation>服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="118"/>
+        <location filename="../../ui/errors.py" line="121"/>
         <source>The server refused the API key (HTTP {status}). Check that the key is correct and still active, then test again.</source>
         <translation>服务器拒绝了该 API 密钥（HTTP {status}）。请确认密钥正确且仍然有效，然后重新测试。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="124"/>
+        <location filename="../../ui/errors.py" line="127"/>
         <source>The server says too many requests were made. Wait a minute and test again.</source>
         <translation>服务器提示请求过于频繁。请稍等一分钟后重新测试。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="129"/>
+        <location filename="../../ui/errors.py" line="132"/>
         <source>The server answered with an error (HTTP {status}): {detail}</source>
         <translation>服务器返回了错误（HTTP {status}）：{detail}</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="133"/>
+        <location filename="../../ui/errors.py" line="136"/>
         <source>{url} did not answer in time. Check the address, or try again later.</source>
         <translation>{url} 没有及时响应。请检查地址，或稍后再试。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="137"/>
+        <location filename="../../ui/errors.py" line="140"/>
         <source>Could not connect to {url}. Check the address and that the server is running.</source>
         <translation>无法连接到 {url}。请检查地址，并确认服务器正在运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="142"/>
+        <location filename="../../ui/errors.py" line="145"/>
         <source>The server&apos;s answer was not understood ({detail}). Check that the address points to this kind of server.</source>
         <translation>无法识别服务器的响应（{detail}）。请确认该地址指向的是这种类型的服务器。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="150"/>
+        <location filename="../../ui/errors.py" line="153"/>
         <source>The connection test failed: {detail}</source>
         <translation>连接测试失败：{detail}</translation>
     </message>
@@ -815,50 +871,118 @@
     </message>
 </context>
 <context>
+    <name>StorageNotice</name>
+    <message>
+        <location filename="../../ui/widgets/storage_notice.py" line="95"/>
+        <source>File: {path}</source>
+        <translation>文件：{path}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/storage_notice.py" line="102"/>
+        <source>The disk is full</source>
+        <translation>磁盘已满</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/storage_notice.py" line="103"/>
+        <source>The conversation file cannot be used</source>
+        <translation>无法使用对话文件</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/storage_notice.py" line="104"/>
+        <source>The conversation file is damaged</source>
+        <translation>对话文件已损坏</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/storage_notice.py" line="105"/>
+        <source>The conversation file is from a newer Continuo</source>
+        <translation>对话文件来自更新版本的 Continuo</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/storage_notice.py" line="107"/>
+        <source>The conversations cannot be saved</source>
+        <translation>无法保存对话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/storage_notice.py" line="113"/>
+        <source>Free some disk space, then press Try again. Nothing already saved is lost.</source>
+        <translation>请腾出一些磁盘空间，然后按“重试”。已保存的内容不会丢失。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/storage_notice.py" line="116"/>
+        <source>Check the data folder&apos;s permissions: your user must be able to read and write it and the file. Or start Continuo with another folder (--data-dir). Then press Try again.</source>
+        <translation>请检查数据文件夹的权限：你的用户必须能读写该文件夹和文件。也可以用另一个文件夹启动 Continuo（--data-dir）。然后按“重试”。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/storage_notice.py" line="121"/>
+        <source>Restore the file from a backup, or move it aside to start with an empty list, then press Try again. Continuo has not changed it.</source>
+        <translation>请从备份恢复该文件，或把它移走以从空列表开始，然后按“重试”。Continuo 没有改动它。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/storage_notice.py" line="125"/>
+        <source>Install a newer Continuo to open it. This version has not changed it.</source>
+        <translation>请安装更新版本的 Continuo 来打开它。这个版本没有改动它。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/storage_notice.py" line="128"/>
+        <source>Press Try again once the problem is fixed.</source>
+        <translation>问题解决后请按“重试”。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/storage_notice.py" line="131"/>
+        <source>Problem with the conversation file</source>
+        <translation>对话文件有问题</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/storage_notice.py" line="132"/>
+        <source>Try again</source>
+        <translation>重试</translation>
+    </message>
+</context>
+<context>
     <name>ToolCardView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="570"/>
+        <location filename="../../ui/widgets/message_views.py" line="631"/>
         <source>Result</source>
         <extracomment>the failed state the result was opened for</extracomment>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="571"/>
+        <location filename="../../ui/widgets/message_views.py" line="632"/>
         <source>Show the tool&apos;s result</source>
         <translation>显示工具的结果</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="581"/>
+        <location filename="../../ui/widgets/message_views.py" line="642"/>
         <source>waiting</source>
         <translation>等待中</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="582"/>
+        <location filename="../../ui/widgets/message_views.py" line="643"/>
         <source>running…</source>
         <translation>运行中…</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="583"/>
+        <location filename="../../ui/widgets/message_views.py" line="644"/>
         <source>done</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="584"/>
+        <location filename="../../ui/widgets/message_views.py" line="645"/>
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="585"/>
+        <location filename="../../ui/widgets/message_views.py" line="646"/>
         <source>interrupted</source>
         <translation>已中断</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="590"/>
+        <location filename="../../ui/widgets/message_views.py" line="651"/>
         <source>Tool call {name}</source>
         <translation>工具调用 {name}</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="592"/>
+        <location filename="../../ui/widgets/message_views.py" line="653"/>
         <source>(no arguments)</source>
         <translation>（无参数）</translation>
     </message>
@@ -880,7 +1004,7 @@
 <context>
     <name>UserView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="270"/>
+        <location filename="../../ui/widgets/message_views.py" line="271"/>
         <source>Your message</source>
         <extracomment>the item last drawn</extracomment>
         <translation>你的消息</translation>

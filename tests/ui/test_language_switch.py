@@ -173,7 +173,7 @@ async def test_saving_a_language_switches_the_open_window_and_dialog_at_once(
     assert answer.status.text() == "⚠ 已停止。上面的部分回答已保存。"
     assert ">复制<" in answer.body.toHtml() and ">Copy<" not in answer.body.toHtml()
     assert card.state.text() == "已完成"
-    assert window.resume_label.text() == "回答在完成前被中断。" != english_resume
+    assert window.resume_label.text() == "“继续”会重新写这个回答。" != english_resume
     assert "打开设置" in window.error_banner.text()
     assert ERROR in window.error_banner.text()  # the controller's sentence stays as it was made
     assert _untitled_title(window) == "新对话"

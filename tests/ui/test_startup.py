@@ -130,8 +130,12 @@ async def test_every_action_before_the_controller_arrives_is_harmless(
     attach_controller(window, tmp_path)
     assert window.controller.ready
     await window.started()
-    window.send_button.click()  # now it goes: the composer empties once the message is taken
-    await until(lambda: window.composer.toPlainText() == "", what="the message to be taken")
+    window.send_button.click()  # now it goes; no provider is set up, so it waits for Resume
+    await until(lambda: window.error_banner.isVisible(), what="the no-provider notice")
+    assert "No model provider is set up yet" in window.error_banner.toolTip()
+    await until(lambda: window.composer.toPlainText() == "", what="the message stored")
+    history = await window.controller.storage.load(window.controller.current or "")
+    assert [m.content for m in history] == ["Typed before the engine loaded"]
     await close_window(window)
 
 

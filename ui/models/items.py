@@ -62,6 +62,9 @@ class TranscriptItem:
     #: False for an answer cut off whose text could not be stored (shown, but lost)
     saved: bool = True
     seq: int | None = None
+    #: a cut-off answer that Resume redid (a ``resume:retry_response`` notice follows it):
+    #: shown folded, as an earlier attempt
+    earlier: bool = False
     version: int = 0  #: bumped on every change, so a view can skip work it already did
 
     @property

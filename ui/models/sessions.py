@@ -35,6 +35,7 @@ from PySide6.QtCore import (
     QSortFilterProxyModel,
     Qt,
 )
+from PySide6.QtGui import QGuiApplication, QPalette
 
 from ..markdown import tooltip_text
 
@@ -108,6 +109,15 @@ class SessionListModel(QAbstractListModel):
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
         info = self._rows[index.row()]
+        damaged = getattr(info, "unreadable", None)  # SessionInfo.unreadable: why, or None
+        if role == Qt.ItemDataRole.DisplayRole and damaged:
+            return QCoreApplication.translate("SessionListModel", "{title} (unreadable)").format(
+                title=session_title(info)
+            )
+        if role == Qt.ItemDataRole.ForegroundRole and damaged:
+            return QGuiApplication.palette().brush(
+                QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text
+            )
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
             return session_title(info)
         if role == SESSION_ID_ROLE:
@@ -118,6 +128,8 @@ class SessionListModel(QAbstractListModel):
             return info.id in self._waiting
         if role == Qt.ItemDataRole.ToolTipRole:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(float(info.updated_at)))
+            if damaged:
+                return tooltip_text(f"{session_title(info)}\n{damaged}")
             lines = [session_title(info), when]
             if info.id in self._waiting:
                 lines.append(self.waiting_text())

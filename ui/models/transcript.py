@@ -145,7 +145,36 @@ def items_from_messages(records: Iterable[StoredMessage]) -> list[TranscriptItem
     for card in cards.values():
         if card.state is ItemState.PENDING:
             card.state = ItemState.INTERRUPTED
+    mark_earlier_attempts(items)
     return items
+
+
+#: the tag of the notice Resume adds before it redoes a cut-off answer (`engine.resume`)
+RETRY_TAG = "resume:retry_response"
+
+
+def mark_earlier_attempts(items: Sequence[TranscriptItem], upto: int | None = None) -> list[int]:
+    """Mark each cut-off answer a retry notice follows as an earlier attempt (the first
+    ``upto`` rows only, when given); return the rows newly marked."""
+    marked: list[int] = []
+    end = len(items) if upto is None else min(upto, len(items))
+    for row in range(end):
+        notice = items[row]
+        if notice.kind is not ItemKind.NOTICE or notice.tag != RETRY_TAG:
+            continue
+        before = row - 1
+        while before >= 0 and items[before].kind is ItemKind.TOOL:
+            before -= 1  # the cut-off answer's cards, if it had asked for tools
+        answer = items[before] if before >= 0 else None
+        if (
+            answer is not None
+            and answer.kind is ItemKind.ASSISTANT
+            and answer.state in (ItemState.STOPPED, ItemState.INTERRUPTED)
+            and not answer.earlier
+        ):
+            answer.earlier = True
+            marked.append(before)
+    return marked
 
 
 def _item_for(message: Message, seq: int | None) -> TranscriptItem | None:
@@ -271,6 +300,9 @@ class TranscriptModel(QAbstractListModel):
             self.beginInsertRows(QModelIndex(), 0, len(kept) - 1)
             self._items[:0] = kept
             self.endInsertRows()
+            # A retry notice shown before may follow an answer only now loaded.
+            for row in mark_earlier_attempts(self._items, len(kept) + 1):
+                self._changed(self._items[row])
         return len(kept)
 
     # Changing -----------------------------------------------------------------------
@@ -343,7 +375,10 @@ class TranscriptModel(QAbstractListModel):
             return
         item = _item_for(message, None)
         if item is not None:
-            self._append(item)
+            row = self._append(item)
+            if item.tag == RETRY_TAG:  # Resume redoes the cut-off answer above: fold it
+                for earlier in mark_earlier_attempts(self._items, row + 1):
+                    self._changed(self._items[earlier])
 
     def _card(self, call_id: str) -> TranscriptItem | None:
         row = self.row_of(call_id)

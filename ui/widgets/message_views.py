@@ -31,6 +31,7 @@ from PySide6.QtGui import (
     QFont,
     QFontDatabase,
     QGuiApplication,
+    QKeyEvent,
     QPalette,
     QTextCursor,
     QTextDocument,
@@ -279,8 +280,20 @@ class AnswerView(_RowView):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("assistantMessage")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 2, 4, 2)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(4, 2, 4, 2)
+        outer.setSpacing(2)
+        # An earlier attempt (a cut-off answer Resume redid) is folded behind this toggle.
+        self.attempt_toggle = _FoldToggle(self)
+        self.attempt_toggle.setObjectName("earlierAttemptToggle")
+        self.attempt_toggle.toggled.connect(self._toggle_attempt)
+        self.attempt_toggle.hide()
+        self.content = QWidget(self)
+        self.content.setObjectName("answerContent")
+        outer.addWidget(self.attempt_toggle)
+        outer.addWidget(self.content)
+        layout = QVBoxLayout(self.content)
+        layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         self.reasoning_toggle = QToolButton(self)
         self.reasoning_toggle.setObjectName("reasoningToggle")
@@ -382,6 +395,25 @@ class AnswerView(_RowView):
     def code_blocks(self) -> list[str]:
         return list(self._codes)
 
+    def _toggle_attempt(self, shown: bool) -> None:
+        self.content.setVisible(shown or not self.attempt_toggle.isVisibleTo(self))
+        self.attempt_toggle.setArrowType(
+            Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow
+        )
+
+    def _draw_fold(self, item: TranscriptItem) -> None:
+        """An earlier attempt shows only its toggle until the person opens it."""
+        self.attempt_toggle.setVisible(item.earlier)
+        if item.earlier:
+            self.attempt_toggle.setText(
+                self.tr("Earlier attempt (stopped)")
+                if item.state is ItemState.STOPPED
+                else self.tr("Earlier attempt (cut off)")
+            )
+            self.attempt_toggle.setAccessibleName(self.attempt_toggle.text())
+            self.attempt_toggle.setToolTip(self.tr("Show the answer Resume wrote again below"))
+        self.content.setVisible(not item.earlier or self.attempt_toggle.isChecked())
+
     def _toggle_reasoning(self, shown: bool) -> None:
         self.reasoning.setVisible(shown)
         self.reasoning_toggle.setArrowType(
@@ -414,6 +446,7 @@ class AnswerView(_RowView):
         else:
             self._complete(text)
         self._draw_status(item)
+        self._draw_fold(item)
 
     def _stream(self, text: str) -> None:
         if len(text) < self._fed or self._final_text is not None:
@@ -501,15 +534,43 @@ class AnswerView(_RowView):
             and item.stop.message
             and item.state in (ItemState.INTERRUPTED, ItemState.OTHER)
         ):
-            # The engine's words for why, in the window's language (a stop exists, so the
-            # engine is loaded: this import costs nothing at the first paint).
+            # The one notice of a cut-off answer: the engine's words for why, in the window's
+            # language, then whether what arrived is kept (a stop exists, so the engine is
+            # loaded: this import costs nothing at the first paint).
             from engine.sentences import describe_stop
 
-            message = f"{message} ({describe_stop(item.stop, engine_language())})"
+            why = describe_stop(item.stop, engine_language())
+            if item.state is ItemState.INTERRUPTED:
+                kept = (
+                    self.tr("What arrived is saved.")
+                    if item.saved
+                    else self.tr("What arrived could not be saved.")
+                )
+                message = f"{why} {kept}"
+            else:
+                message = f"{message} ({why})"
         self.status.setVisible(message is not None)
         if message:
             self.status.setText("⚠ " + message)
         self.setProperty("state", item.state.value)
+
+
+class _FoldToggle(QToolButton):
+    """A flat, checkable disclosure button that Enter opens and closes as well as Space."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setCheckable(True)
+        self.setAutoRaise(True)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.setArrowType(Qt.ArrowType.RightArrow)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self.toggle()
+            return
+        super().keyPressEvent(event)
 
 
 class ToolCardView(_RowView):
