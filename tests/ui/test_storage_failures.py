@@ -92,6 +92,19 @@ async def test_a_read_only_folder_at_start_is_said_as_such_by_the_real_app(
     if AS_ROOT:
         os.chown(home, NOBODY, NOBODY)
     drop = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    # `nobody` must reach the checkout and its venv: a fresh clone may sit in a folder only
+    # root can enter (a 0700 temporary folder). Let it pass through (not list) meanwhile.
+    opened = [
+        (folder_up, folder_up.stat().st_mode)
+        for folder_up in Path(sys.executable).parents
+        if AS_ROOT and not folder_up.stat().st_mode & 0o001
+    ] + [
+        (folder_up, folder_up.stat().st_mode)
+        for folder_up in ROOT.parents
+        if AS_ROOT and not folder_up.stat().st_mode & 0o001
+    ]
+    for folder_up, mode in opened:
+        os.chmod(folder_up, mode | 0o001)
     done = await asyncio.to_thread(
         subprocess.run,
         [
@@ -110,6 +123,8 @@ async def test_a_read_only_folder_at_start_is_said_as_such_by_the_real_app(
         text=True,
         timeout=120,
     )
+    for folder_up, mode in opened:
+        os.chmod(folder_up, mode)
     assert done.returncode == 0, done.stdout + done.stderr
     (line,) = [x for x in done.stdout.splitlines() if x.startswith("SMOKE visible")]
     assert "read-only" in line and str(folder) in line
