@@ -85,9 +85,8 @@ def test_an_unknown_step_is_refused_before_anything_runs(tmp_path: Path) -> None
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
         "SMOKE FAIL line 4: unknown step 'sned'; known steps: painted, timeout, send, "
-        "wait-shown, wait-stored, wait-resume, expect-no-resume, expect-icon, wait-activated, click, "
-        "mark, screenshot, "
-        "hold, quit "
+        "wait-shown, wait-stored, wait-resume, expect-no-resume, wait-visible, expect-icon, "
+        "wait-activated, click, mark, screenshot, hold, quit "
         "(no error shown)"
     ]
 
