@@ -20,6 +20,7 @@ receiving events and is shown again when the person comes back.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 from collections.abc import Coroutine, Sequence
@@ -234,17 +235,35 @@ class Controller(QObject):
         self.storage_failed(None)
 
     async def close(self) -> None:
-        """Stop every request (their partial answers are stored), then close the store."""
+        """Stop every request (their partial answers are stored), then close the store.
+
+        The store closes even when closing is itself cancelled (the loop shutting down under
+        it): an open connection's thread would keep the process from ever exiting.
+        """
         if self._closed:
             return
         self._closed = True
         self.requests.stop_all()
-        # Requests store their partial answers as they are cancelled; other work (listing
-        # models, opening a conversation) gets a moment to finish, then is dropped.
-        await self.tasks.finish()
-        await self.catalog.close_adapters(held_too=True)
-        await self.extension.close()
-        await self.storage.close()
+        try:
+            # Requests store their partial answers as they are cancelled; other work (listing
+            # models, opening a conversation) gets a moment to finish, then is dropped.
+            await self.tasks.finish()
+        finally:
+            release = asyncio.ensure_future(self._release())
+            while not release.done():
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asyncio.shield(release)
+            release.result()
+
+    async def _release(self) -> None:
+        """Close the adapters, the extension and the store, each whatever the others did."""
+        try:
+            await self.catalog.close_adapters(held_too=True)
+        finally:
+            try:
+                await self.extension.close()
+            finally:
+                await self.storage.close()
 
     # ------------------------------------------------------------------ settings
 

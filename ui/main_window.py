@@ -35,6 +35,7 @@ import html
 import logging
 from typing import TYPE_CHECKING, Any
 
+import shiboken6
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QMainWindow
 
@@ -921,9 +922,10 @@ class MainWindow(QMainWindow):
                     log.warning("window geometry not saved: %s", exc)
             await self.controller.close()
         finally:
-            self.hide()
-            self.closed.emit()
-            self.close()
+            if shiboken6.isValid(self):  # not deleted meanwhile (a test's widget cleanup)
+                self.hide()
+                self.closed.emit()
+                self.close()
 
     def activate(self) -> None:
         """Bring the window to the front (a second launch asked for it)."""

@@ -18,6 +18,7 @@ import asyncio
 import os
 import subprocess
 import sys
+import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -32,7 +33,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from tests.support.wait import read_line  # noqa: E402
-from ui.app import EventLoop  # noqa: E402
+from ui.app import _event_loop_class  # noqa: E402
 
 
 def _application() -> QApplication:
@@ -44,8 +45,56 @@ def _application() -> QApplication:
     return app  # type: ignore[return-value]
 
 
+class _Deferred:
+    """A loop callback that, come due inside a task's step, waits until the step is over.
+
+    QTest's input functions (``mouseClick``, ``keyClick``, ``mouseMove``) process Qt events
+    before they return, inside the test's own task step. A task's wakeup run there fails
+    ("Cannot enter into task … while another task … is being executed"), asyncio drops it,
+    and that task never runs again: a request still finishing when the test clicked a link
+    hung the window's close and then the whole run (about one run in two of the links test).
+    Deferred by a millisecond, it runs once the step is over. The app itself never spins a
+    nested event loop inside a task, so this belongs to the tests' loop only.
+    """
+
+    __slots__ = ("_loop", "_callback", "handle")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, callback: Callable[..., Any]) -> None:
+        self._loop = loop
+        self._callback = callback
+        self.handle: weakref.ref[asyncio.Handle] | None = None
+
+    def __call__(self, *args: Any) -> None:
+        handle = self.handle() if self.handle is not None else None
+        if handle is not None and handle.cancelled():
+            return  # cancelled while it waited for the step to end
+        if asyncio.current_task(self._loop) is not None:
+            _LOOP_CLASS.call_later(self._loop, 0.001, self, *args)
+            return
+        self._callback(*args)
+
+    def __repr__(self) -> str:  # the handle's repr names the real callback
+        return repr(self._callback)
+
+
+_LOOP_CLASS: Any = _event_loop_class()
+
+
+class _TestLoop(_LOOP_CLASS):  # type: ignore[misc, valid-type]
+    """The app's loop, with callbacks that come due inside a task's step deferred."""
+
+    def call_later(self, delay: float, callback: Any, *args: Any, context: Any = None) -> Any:
+        deferred = _Deferred(self, callback)
+        handle = super().call_later(delay, deferred, *args, context=context)
+        # Weak: a handle its own callback kept alive lived on until the garbage collector
+        # ran, and with it what its arguments hold (results from a connection's thread);
+        # commits then failed now and then with "SQL statements in progress".
+        deferred.handle = weakref.ref(handle)
+        return handle
+
+
 def pytest_asyncio_loop_factories(config: Any, item: Any) -> dict[str, Callable[[], Any]]:
-    return {"qasync": lambda: EventLoop(_application())}
+    return {"qasync": lambda: _TestLoop(_application())}
 
 
 #: Every test's loop stays referenced for the whole run. A closed qasync loop still has Qt

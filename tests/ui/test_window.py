@@ -8,8 +8,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QLabel
 
+from tests.conftest import connection_threads
 from tests.support.scripted import ScriptedModel, Turn
 from tests.support.wait import until
+from tests.ui.conftest import close_window
 from ui.app import build_window
 from ui.models.transcript import ItemKind, ItemState
 
@@ -50,8 +52,7 @@ async def test_send_streams_and_finishes(tmp_path, qtbot):
     view = window.transcript.views()[-1]
     assert "world" in view.body.toPlainText()
     assert not window.resume_button.isVisible()
-    window.close()
-    await until(lambda: window.controller._closed)
+    await close_window(window)
 
 
 async def test_an_empty_conversation_says_how_to_begin_until_the_first_message(
@@ -70,5 +71,25 @@ async def test_an_empty_conversation_says_how_to_begin_until_the_first_message(
     await until(lambda: not window.controller.is_running(window.controller.current))
     await window.controller.new_session()  # a new, empty conversation shows it again
     await until(hint.isVisible, what="the hint in the new conversation")
-    window.close()
-    await until(lambda: window.controller._closed)
+    await close_window(window)
+
+
+async def test_a_close_cancelled_midway_still_closes_the_store(tmp_path, qtbot):
+    # The test loop's shutdown once cancelled a window's close while it waited for its
+    # tasks: the conversation file stayed open, and its connection's thread kept the test
+    # process from exiting after the suite had passed.
+    before = connection_threads()
+    window = _window(tmp_path, ScriptedModel([]))
+    qtbot.addWidget(window)
+    await window.started()
+    opened = connection_threads() - before
+    assert opened, "the window opened its conversation file"
+    never = asyncio.Event()
+    window.controller.spawn(never.wait(), "waits until cancelled")
+    closing = asyncio.ensure_future(window.controller.close())
+    await until(lambda: window.controller._closed, what="the close under way")
+    closing.cancel()
+    await asyncio.wait({closing})
+    for thread in opened:
+        await asyncio.to_thread(thread.join, 10)
+    assert not any(t.is_alive() for t in opened), "the file was left open"
