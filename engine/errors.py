@@ -263,26 +263,28 @@ class StorageFullError(StorageError):
         super().__init__(key="storage.full", params={"path": path})
 
 
-class StorageReadOnlyError(StorageError):
+class _FolderRefusal(StorageError):
+    """The system refused the file or its folder; `.reason` says which and why."""
+
+    action = ErrorAction.CHECK_FOLDER
+    _key = ""
+
+    def __init__(self, path: str, reason: str | Phrase) -> None:
+        self.path = path
+        self.reason = str(reason)  # in English; the sentence says it in its own language
+        super().__init__(key=self._key, params={"path": path, "reason": reason})
+
+
+class StorageReadOnlyError(_FolderRefusal):
     """The file or its folder can be read but not written (`.reason` says which and why)."""
 
-    action = ErrorAction.CHECK_FOLDER
-
-    def __init__(self, path: str, reason: str | Phrase) -> None:
-        self.path = path
-        self.reason = str(reason)  # in English; the sentence says it in its own language
-        super().__init__(key="storage.read_only", params={"path": path, "reason": reason})
+    _key = "storage.read_only"
 
 
-class StoragePermissionError(StorageError):
+class StoragePermissionError(_FolderRefusal):
     """The file or its folder cannot be opened at all with this user's permissions."""
 
-    action = ErrorAction.CHECK_FOLDER
-
-    def __init__(self, path: str, reason: str | Phrase) -> None:
-        self.path = path
-        self.reason = str(reason)  # in English; the sentence says it in its own language
-        super().__init__(key="storage.permission", params={"path": path, "reason": reason})
+    _key = "storage.permission"
 
 
 class StorageIOError(StorageError):
