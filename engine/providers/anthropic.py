@@ -212,10 +212,10 @@ class AnthropicModel(HTTPModel):
         return body
 
     def _chat_url(self) -> str:
-        return f"{self.base_url}/v1/messages"
+        return self._endpoint("/v1/messages")
 
     def _models_url(self) -> str:
-        return f"{self.base_url}/v1/models?limit=1000"
+        return self._endpoint("/v1/models", limit="1000")
 
     def _models(self, data: Any) -> list[ModelInfo]:
         """The API lists models newest first; that order is kept."""

@@ -340,6 +340,16 @@ class HTTPModel:
     def _auth_headers(self, api_key: str | None) -> dict[str, str]:
         return {}
 
+    def _endpoint(self, path: str, **query: str) -> str:
+        """The URL of ``path`` under the base URL, keeping the base URL's own query.
+
+        A base URL may carry a query (``?api-version=…`` of an Azure-style gateway, a
+        ``?key=…`` of a proxy); appending the path as text put it inside that query.
+        """
+        url = httpx.URL(self.base_url)
+        url = url.copy_with(path=url.path.rstrip("/") + path)
+        return str(url.copy_merge_params(query) if query else url)
+
     @property
     def _shown_url(self) -> str:
         """The base URL as a sentence may show it (key-like query values hidden)."""

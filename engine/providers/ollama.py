@@ -155,10 +155,10 @@ class OllamaModel(HTTPModel):
     _stream_headers: ClassVar[dict[str, str]] = {"Accept": "application/x-ndjson"}
 
     def _chat_url(self) -> str:
-        return f"{self.base_url}/api/chat"
+        return self._endpoint("/api/chat")
 
     def _models_url(self) -> str:
-        return f"{self.base_url}/api/tags"
+        return self._endpoint("/api/tags")
 
     def _models(self, data: Any) -> list[ModelInfo]:
         items = data.get("models") or [] if isinstance(data, dict) else []

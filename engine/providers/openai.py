@@ -191,10 +191,10 @@ class OpenAIChatModel(HTTPModel):
         return body
 
     def _chat_url(self) -> str:
-        return f"{self.base_url}/chat/completions"
+        return self._endpoint("/chat/completions")
 
     def _models_url(self) -> str:
-        return f"{self.base_url}/models"
+        return self._endpoint("/models")
 
     def _models(self, data: Any) -> list[ModelInfo]:
         items = data.get("data") or [] if isinstance(data, dict) else []

@@ -111,6 +111,23 @@ async def test_auth_and_extra_headers(server, make_adapter, protocol) -> None:
         assert headers["authorization"] == "Bearer sk-abc"
 
 
+async def test_a_query_in_the_base_url_stays_after_the_path(server, make_adapter, protocol):
+    # Appended as text, the path went inside the query ("…?api-version=1/chat/completions").
+    from tests.providers.conftest import base_url
+
+    model = make_adapter(protocol, base_url=base_url(server, protocol) + "?api-version=1")
+    events = await collect(model, ask())
+    assert "".join(e.delta for e in events) == "Hello from the loopback server."
+    await model.list_models()
+    chat, listing = server.requests[-2:]
+    chat_path = {"openai": "/v1/chat/completions", "anthropic": "/v1/messages"}
+    assert chat.path == chat_path.get(protocol, "/api/chat") + "?api-version=1"
+    assert listing.path.split("?")[0] == {
+        "openai": "/v1/models", "anthropic": "/v1/models", "ollama": "/api/tags"
+    }[protocol]
+    assert "api-version=1" in listing.path
+
+
 async def test_no_key_sends_no_auth_header(server, make_adapter, protocol) -> None:
     model = make_adapter(protocol, api_key=None)
     await collect(model, ask())
