@@ -97,6 +97,11 @@ def write_row(
         )
     raw.close()
 
+def write_foreign_row(path: Path, **ages: float) -> None:
+    """Write session "s"'s lease as held by process 4242 on another host ("elsewhere")."""
+    write_row(path, "s", host="elsewhere", boot_id="b", pid=4242, process_started=1.0, **ages)
+
+
 
 def age_row(path: Path, session_id: str, *, heartbeat_age: float, acquired_age: float) -> None:
     """Move an existing row's times into the past, as a stopped holder's would be."""
@@ -232,7 +237,7 @@ async def test_other_host_with_fresh_heartbeat_is_busy(
     storage: SQLiteSessionStorage, db_path: Path
 ) -> None:
     await storage.list_sessions()  # create the file
-    write_row(db_path, "s", host="elsewhere", boot_id="b", pid=4242, process_started=1.0)
+    write_foreign_row(db_path)
     with pytest.raises(AgentBusyError) as caught:
         await storage.acquire_lease("s")
     assert str(caught.value.holder).startswith("process 4242 on host 'elsewhere', since ")
@@ -244,15 +249,7 @@ async def test_other_host_with_stale_heartbeat_is_taken_over(db_path: Path) -> N
     s = SQLiteSessionStorage(db_path, lease_stale_after=5)
     try:
         await s.list_sessions()
-        write_row(
-            db_path,
-            "s",
-            host="elsewhere",
-            boot_id="b",
-            pid=4242,
-            process_started=1.0,
-            heartbeat_age=60,
-        )
+        write_foreign_row(db_path, heartbeat_age=60)
         assert await s.lease_holder("s") is None
         lease = await s.acquire_lease("s")
         assert lease_row(db_path, "s")[:2] == (os.getpid(), lease.token)  # type: ignore[index]
@@ -280,16 +277,7 @@ async def test_fresh_heartbeat_of_a_live_holder_is_refused_at_any_age(
             assert caught.value.holder.pid == child.pid
         else:
             await s.list_sessions()
-            write_row(
-                db_path,
-                "s",
-                host="elsewhere",
-                boot_id="b",
-                pid=4242,
-                process_started=1.0,
-                heartbeat_age=0,
-                acquired_age=30 * 86400,
-            )
+            write_foreign_row(db_path, heartbeat_age=0, acquired_age=30 * 86400)
             with pytest.raises(AgentBusyError):
                 await s.acquire_lease("s")
             assert await s.lease_holder("s") is not None
@@ -304,28 +292,10 @@ async def test_staleness_counts_from_the_heartbeat_not_from_acquisition(db_path:
     s = SQLiteSessionStorage(db_path, lease_stale_after=5)
     try:
         await s.list_sessions()
-        write_row(
-            db_path,
-            "s",
-            host="elsewhere",
-            boot_id="b",
-            pid=4242,
-            process_started=1.0,
-            heartbeat_age=1,
-            acquired_age=3600,
-        )
+        write_foreign_row(db_path, heartbeat_age=1, acquired_age=3600)
         with pytest.raises(AgentBusyError):
             await s.acquire_lease("s")
-        write_row(
-            db_path,
-            "s",
-            host="elsewhere",
-            boot_id="b",
-            pid=4242,
-            process_started=1.0,
-            heartbeat_age=3600,
-            acquired_age=1,
-        )
+        write_foreign_row(db_path, heartbeat_age=3600, acquired_age=1)
         assert await s.lease_holder("s") is None
         lease = await s.acquire_lease("s")
         await lease.release()
