@@ -35,10 +35,9 @@ from engine.messages import UserMessage
 from engine.sentences import ErrorAction
 from engine.storage import SQLiteSessionStorage
 from tests.support.language import english_words
+from tests.support.unprivileged import AS_ROOT, DROP, NOBODY, reachable_by_nobody
 
 USE_STORAGE = Path(__file__).parent / "storage_helpers" / "use_storage.py"
-AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
-NOBODY = 65534
 
 
 @pytest.fixture
@@ -61,15 +60,14 @@ def workspace(tmp_path: Path) -> Iterator[Path]:
 
 def use_storage(path: Path) -> dict[str, Any]:
     """Open `path` and append a message in an unprivileged child; return what it reported."""
-    # setpriv (util-linux) drops every privilege: uid, gid, groups and capabilities.
-    drop = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
-    done = subprocess.run(
-        [*(drop if AS_ROOT else []), sys.executable, str(USE_STORAGE), str(path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    with reachable_by_nobody():
+        done = subprocess.run(
+            [*DROP, sys.executable, str(USE_STORAGE), str(path)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
     assert done.returncode == 0, done.stderr
     result: dict[str, Any] = json.loads(done.stdout)
     return result

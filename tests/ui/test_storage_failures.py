@@ -26,6 +26,7 @@ from tests.engine.test_storage_refusals import (  # noqa: F401 (a fixture)
     small_tmpfs,
     workspace,
 )
+from tests.support.unprivileged import DROP, reachable_by_nobody
 from tests.support.wait import until
 from tests.ui.conftest import app_env, open_window, seed_provider
 from ui.controller import DB_FILE_NAME
@@ -91,40 +92,25 @@ async def test_a_read_only_folder_at_start_is_said_as_such_by_the_real_app(
     home.mkdir()
     if AS_ROOT:
         os.chown(home, NOBODY, NOBODY)
-    drop = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
-    # `nobody` must reach the checkout and its venv: a fresh clone may sit in a folder only
-    # root can enter (a 0700 temporary folder). Let it pass through (not list) meanwhile.
-    opened = [
-        (folder_up, folder_up.stat().st_mode)
-        for folder_up in Path(sys.executable).parents
-        if AS_ROOT and not folder_up.stat().st_mode & 0o001
-    ] + [
-        (folder_up, folder_up.stat().st_mode)
-        for folder_up in ROOT.parents
-        if AS_ROOT and not folder_up.stat().st_mode & 0o001
-    ]
-    for folder_up, mode in opened:
-        os.chmod(folder_up, mode | 0o001)
-    done = await asyncio.to_thread(
-        subprocess.run,
-        [
-            *(drop if AS_ROOT else []),
-            sys.executable,
-            "-m",
-            "ui",
-            "--data-dir",
-            str(folder),
-            "--smoke-script",
-            str(script),
-        ],
-        cwd=ROOT,
-        env=app_env(HOME=str(home), XDG_RUNTIME_DIR=str(home), PYTHONPATH=str(ROOT)),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    for folder_up, mode in opened:
-        os.chmod(folder_up, mode)
+    with reachable_by_nobody():  # a fresh clone may sit in a folder only root may enter
+        done = await asyncio.to_thread(
+            subprocess.run,
+            [
+                *DROP,
+                sys.executable,
+                "-m",
+                "ui",
+                "--data-dir",
+                str(folder),
+                "--smoke-script",
+                str(script),
+            ],
+            cwd=ROOT,
+            env=app_env(HOME=str(home), XDG_RUNTIME_DIR=str(home), PYTHONPATH=str(ROOT)),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     assert done.returncode == 0, done.stdout + done.stderr
     (line,) = [x for x in done.stdout.splitlines() if x.startswith("SMOKE visible")]
     assert "read-only" in line and str(folder) in line
