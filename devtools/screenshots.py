@@ -355,8 +355,8 @@ async def _run_list_states(data: Path, out: Path) -> None:
     import sqlite3
     import time
 
-    from .controller import DB_FILE_NAME
-    from .theme import apply_palette
+    from ui.controller import DB_FILE_NAME
+    from ui.theme import apply_palette
 
     apply_palette(QApplication.instance(), "light")  # type: ignore[arg-type]
     day = 86400.0
