@@ -25,7 +25,7 @@ from engine.errors import (
     ProviderStatusError,
     ProviderTimeoutError,
 )
-from engine.sentences import has_sentence, sentence
+from engine.sentences import Phrase, has_sentence, sentence
 
 __all__ = [
     "KEPT_LOST",
@@ -168,10 +168,25 @@ def error_record(exc: BaseException, language: str, kept: str) -> dict[str, Any]
     }
     if isinstance(exc, ContinuoError) and exc.key is not None:
         record["key"] = exc.key
-        record["params"] = {
-            k: v if isinstance(v, str | int | float) else str(v) for k, v in exc.params.items()
-        }
+        record["params"] = {k: _kept(v) for k, v in exc.params.items()}
     return record
+
+
+def _kept(value: Any) -> Any:
+    """A sentence's part as JSON: a `Phrase` keeps its key, so it is said again in the
+    language of the sentence it fills (as text, it stayed English after a switch)."""
+    if isinstance(value, Phrase):
+        return {"phrase": value.key, "params": {k: _kept(v) for k, v in value.params.items()}}
+    return value if isinstance(value, str | int | float) else str(value)
+
+
+def _said(value: Any) -> Any:
+    """The inverse of `_kept`: a kept phrase becomes a `Phrase` again."""
+    if isinstance(value, dict) and isinstance(value.get("phrase"), str):
+        if has_sentence(value["phrase"]):
+            params = value.get("params") or {}
+            return Phrase(value["phrase"], {k: _said(v) for k, v in dict(params).items()})
+    return value
 
 
 def error_text(record: dict[str, Any], language: str) -> str:
@@ -179,7 +194,8 @@ def error_text(record: dict[str, Any], language: str) -> str:
     key = record.get("key")
     if isinstance(key, str) and has_sentence(key):
         try:
-            return sentence(key, language, **dict(record.get("params") or {}))
+            params = {k: _said(v) for k, v in dict(record.get("params") or {}).items()}
+            return sentence(key, language, **params)
         except (KeyError, IndexError, ValueError):
             pass  # a record from another version: its own words still say it
     return str(record.get("message", ""))

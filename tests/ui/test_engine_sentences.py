@@ -146,3 +146,21 @@ async def test_a_cut_off_answer_that_could_not_be_stored_says_so(
     # Nothing claims otherwise after a restart: the history has no partial answer.
     await storage._read("PRAGMA max_page_count = 1073741823", ())
     assert [type(m) for m in await storage.load(window.controller.current)] == [UserMessage]
+
+
+def test_a_kept_error_says_its_nested_parts_in_the_new_language_too() -> None:
+    # A refusal's reason is a phrase of its own. Kept as text, it stayed English inside the
+    # Chinese sentence after a language switch; kept as a phrase, it is said in Chinese too.
+    import json
+
+    from engine.errors import StorageReadOnlyError
+    from engine.sentences import Phrase
+    from ui.errors import error_record, error_text
+
+    reason = Phrase("storage.reason.folder_not_enterable", {"folder": "/data/chats"})
+    exc = StorageReadOnlyError("/data/chats/continuo.sqlite3", reason)
+    kept = json.loads(json.dumps(error_record(exc, "en", "")))  # as the metadata stores it
+    assert error_text(kept, "en") == exc.sentence("en")
+    assert error_text(kept, "zh_CN") == exc.sentence("zh_CN")
+    assert reason.sentence("zh_CN") in error_text(kept, "zh_CN")
+    assert reason.sentence("en") not in error_text(kept, "zh_CN")
