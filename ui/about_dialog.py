@@ -114,7 +114,7 @@ class AboutDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("aboutDialog")
         self.data_dir = Path(data_dir) if data_dir is not None else None
-        self.parts: list[Bundled] | None = None  #: None until read
+        self.parts: list[Bundled] | None = None  # None until read
         self.version = QApplication.applicationVersion() or ""
         layout = QVBoxLayout(self)
         self.heading = QLabel(self)

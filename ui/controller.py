@@ -59,34 +59,34 @@ DB_FILE_NAME = "continuo.sqlite3"
 class Controller(QObject):
     """The window's one entry to conversations, models and requests (see the module docstring)."""
 
-    #: a conversation is now shown: (session id or "", its transcript model or None)
+    # a conversation is now shown: (session id or "", its transcript model or None)
     currentChanged = Signal(str, object)  # noqa: N815
-    #: (session id, ResumePoint or None, text when the lease is held elsewhere, else "")
+    # (session id, ResumePoint or None, text when the lease is held elsewhere, else "")
     resumeChanged = Signal(str, object, str)  # noqa: N815
-    #: (session id, message, action, kept) — message "" clears the banner; kept is
-    #: `KEPT_SAVED`, `KEPT_LOST` or "" (nothing of an answer was cut off)
+    # (session id, message, action, kept) — message "" clears the banner; kept is
+    # `KEPT_SAVED`, `KEPT_LOST` or "" (nothing of an answer was cut off)
     errorChanged = Signal(str, str, str, str)  # noqa: N815
     busyChanged = Signal(str, bool)  # noqa: N815
-    #: the model picker's entries changed: (list[ModelChoice], the current choice or None)
+    # the model picker's entries changed: (list[ModelChoice], the current choice or None)
     modelsChanged = Signal(object, object)  # noqa: N815
-    #: the current conversation's system prompt (after opening it)
+    # the current conversation's system prompt (after opening it)
     systemPromptChanged = Signal(str)  # noqa: N815
-    #: settings loaded or changed: (Settings)
+    # settings loaded or changed: (Settings)
     settingsLoaded = Signal(object)  # noqa: N815
-    #: a start-up or storage problem the person must see (plain words)
+    # a start-up or storage problem the person must see (plain words)
     problem = Signal(str)
-    #: the person's message is stored: (session id, its text) — it may leave the composer
+    # the person's message is stored: (session id, its text) — it may leave the composer
     messageStored = Signal(str, str)  # noqa: N815
-    #: (session id, `RetryInfo` or None): the provider is being tried again / no longer
+    # (session id, `RetryInfo` or None): the provider is being tried again / no longer
     retryChanged = Signal(str, object)  # noqa: N815
-    #: the conversation file cannot be used: (message, action, path, at start-up); message
-    #: "" says it works again. At start-up nothing could be listed: the window shows a page.
+    # the conversation file cannot be used: (message, action, path, at start-up); message
+    # "" says it works again. At start-up nothing could be listed: the window shows a page.
     storageFailed = Signal(str, str, str, bool)  # noqa: N815
-    #: a message given to `send`: (its text, whether it was stored). Until it is stored
-    #: the composer keeps it; one that was not stored (a full disk) stays there.
+    # a message given to `send`: (its text, whether it was stored). Until it is stored
+    # the composer keeps it; one that was not stored (a full disk) stays there.
     inputStored = Signal(str, bool)  # noqa: N815
 
-    ready = True  #: the window's `ControllerPlaceholder` says False
+    ready = True  # the window's `ControllerPlaceholder` says False
 
     def __init__(
         self,
@@ -104,12 +104,12 @@ class Controller(QObject):
         self.sessions = SessionListModel(self)
         self.settings_store = settings_store
         self.tools = list(tools)
-        #: the language of the engine's sentences ("en", "zh_CN"): the window's (`set_language`)
+        # the language of the engine's sentences ("en", "zh_CN"): the window's (`set_language`)
         self.language = "en"
         self.started = asyncio.Event()
         self._closed = False
-        #: the store's failure the window shows (and says again in another language), and
-        #: whether it happened at start-up, when nothing could be listed
+        # the store's failure the window shows (and says again in another language), and
+        # whether it happened at start-up, when nothing could be listed
         self._storage_failure: tuple[StorageError, bool] | None = None
         build = model_factory
         if build is None and settings_store is not None:

@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 class ControllerPlaceholder:
     """The `Controller`'s surface the window uses, with nothing behind it yet."""
 
-    ready = False  #: the real controller says True
+    ready = False  # the real controller says True
     current: str | None = None
     settings_store: Any = None
     settings: Any = None

@@ -30,7 +30,7 @@ __all__ = ["PAGE_SIZE", "Conversations"]
 
 log = logging.getLogger(__name__)
 
-PAGE_SIZE = 60  #: messages loaded per page of a conversation's history
+PAGE_SIZE = 60  # messages loaded per page of a conversation's history
 
 
 class Conversations:

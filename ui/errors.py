@@ -38,9 +38,9 @@ __all__ = [
     "error_text",
 ]
 
-#: what was kept of the answer a failed request cut off (``last_error["kept"]``)
+# what was kept of the answer a failed request cut off (``last_error["kept"]``)
 KEPT_SAVED, KEPT_LOST = "saved", "lost"
-#: the message the person sent was not stored: it is still in the composer (this run only)
+# the message the person sent was not stored: it is still in the composer (this run only)
 KEPT_UNSENT = "unsent"
 
 

@@ -36,7 +36,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: Seconds each probe may take; a server on loopback answers in milliseconds.
+# Seconds each probe may take; a server on loopback answers in milliseconds.
 PROBE_TIMEOUT = 0.8
 
 
@@ -44,10 +44,10 @@ PROBE_TIMEOUT = 0.8
 class LocalServer:
     """A server kind on a well-known port: where to ask and how to read the answer."""
 
-    name: str  #: shown to the person, e.g. "Ollama"
-    kind: str  #: the ProviderConfig kind it is added as
+    name: str  # shown to the person, e.g. "Ollama"
+    kind: str  # the ProviderConfig kind it is added as
     port: int
-    host: str = "127.0.0.1"  #: not "localhost": no IPv6-then-IPv4 fallback delay
+    host: str = "127.0.0.1"  # not "localhost": no IPv6-then-IPv4 fallback delay
 
     @property
     def base_url(self) -> str:
@@ -68,13 +68,13 @@ DEFAULT_SERVERS: tuple[LocalServer, ...] = (
     LocalServer("vLLM", "openai", 8000),
 )
 
-#: Environment variable → (kind, name) of the provider it is a key for.
+# Environment variable → (kind, name) of the provider it is a key for.
 ENV_KEYS: Mapping[str, tuple[str, str]] = {
     "OPENAI_API_KEY": ("openai", "OpenAI"),
     "ANTHROPIC_API_KEY": ("anthropic", "Anthropic"),
 }
 
-#: The model to preselect for a provider found through its key.
+# The model to preselect for a provider found through its key.
 _ENV_DEFAULT_MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-sonnet-4-5"}
 
 
@@ -83,8 +83,8 @@ class Discovery:
     """Something found that one click can add: the provider, its key (if any), its models."""
 
     config: ProviderConfig
-    source: str  #: where it was found: "127.0.0.1:11434" or "OPENAI_API_KEY"
-    api_key: Secret | None = None  #: from the environment; repr shows "***"
+    source: str  # where it was found: "127.0.0.1:11434" or "OPENAI_API_KEY"
+    api_key: Secret | None = None  # from the environment; repr shows "***"
     models: tuple[str, ...] = field(default_factory=tuple)
 
 

@@ -36,11 +36,11 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: Languages with a translation, besides English (the source).
+# Languages with a translation, besides English (the source).
 SUPPORTED = ("zh_CN",)
 
 _INSTALLED: list[QTranslator] = []  # kept alive here: Qt does not own installed translators
-_SETTING: list[str] = []  #: the setting last given to `install_translator` (at most one)
+_SETTING: list[str] = []  # the setting last given to `install_translator` (at most one)
 
 
 def translations_dir() -> Path:

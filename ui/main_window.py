@@ -56,11 +56,11 @@ __all__ = ["MainWindow"]
 log = logging.getLogger(__name__)
 
 
-#: error actions after which Resume is all that helps: when the failure cut off an answer,
-#: that answer's row says what happened and the banner stays hidden
+# error actions after which Resume is all that helps: when the failure cut off an answer,
+# that answer's row says what happened and the banner stays hidden
 _SAID_BY_THE_ROW = frozenset({"resume", "wait", "check_connection"})
 
-#: error actions the window answers with a link to its settings
+# error actions the window answers with a link to its settings
 _SETTINGS_ACTIONS = frozenset({"settings", "check_key", "check_connection", "check_model"})
 
 
@@ -77,20 +77,20 @@ class MainWindow(QMainWindow):
         frame_only: bool = False,
     ) -> None:
         super().__init__()
-        #: a placeholder until `attach` gives the real one (start-up paints first)
+        # a placeholder until `attach` gives the real one (start-up paints first)
         self.controller: Controller | ControllerPlaceholder = ControllerPlaceholder()
         self._first_run_dialog = first_run_dialog
         self._closing = False
-        self._close_pending = False  #: closed before the controller arrived
-        self.activations = 0  #: times a second launch brought this window forward
+        self._close_pending = False  # closed before the controller arrived
+        self.activations = 0  # times a second launch brought this window forward
         self._current_point: Any = None
-        self._busy_text = ""  #: "open in another window" instead of Resume, else ""
-        #: (message, action, kept) the banner shows (see `Controller.errorChanged`)
+        self._busy_text = ""  # "open in another window" instead of Resume, else ""
+        # (message, action, kept) the banner shows (see `Controller.errorChanged`)
         self._error: tuple[str, str, str] = ("", "", "")
-        self._has_prompt = False  #: the conversation has a system prompt
-        self._filtering = False  #: the filter, not the person, is moving the list's selection
+        self._has_prompt = False  # the conversation has a system prompt
+        self._filtering = False  # the filter, not the person, is moving the list's selection
         self.about_dialog: Any = None
-        #: the message given to the controller and not yet stored: the composer keeps it
+        # the message given to the controller and not yet stored: the composer keeps it
         self._sending = ""
         self.settings_dialog: Any = None
         self.setObjectName("mainWindow")

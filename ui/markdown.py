@@ -63,11 +63,11 @@ __all__ = [
     "warm_up",
 ]
 
-FOLD_LINES = 40  #: a longer code block shows this many lines until opened
-FOLD_CHARS = 6000  #: ... or this many characters (one huge line is long too)
-HIGHLIGHT_LIMIT = 20_000  #: characters of code above which Pygments is not asked
-TEXT_LIMIT = 100_000  #: characters of one piece shown until the person asks for all
-BREAK_RUN = 64  #: the longest run of text without a place to wrap
+FOLD_LINES = 40  # a longer code block shows this many lines until opened
+FOLD_CHARS = 6000  # ... or this many characters (one huge line is long too)
+HIGHLIGHT_LIMIT = 20_000  # characters of code above which Pygments is not asked
+TEXT_LIMIT = 100_000  # characters of one piece shown until the person asks for all
+BREAK_RUN = 64  # the longest run of text without a place to wrap
 _ZWSP = "\u200b"
 _UNBROKEN = re.compile(rf"\S{{{BREAK_RUN + 1},}}")
 
@@ -81,8 +81,8 @@ _LINK = {False: "#2f6fd6", True: "#8ab4f8"}
 class Link:
     """Where a link in rendered text goes, and the text it was shown with."""
 
-    target: str  #: the address as the Markdown gave it (normalised by markdown-it)
-    text: str  #: the link's text, as plain text
+    target: str  # the address as the Markdown gave it (normalised by markdown-it)
+    text: str  # the link's text, as plain text
 
 
 @dataclass(slots=True)
@@ -90,8 +90,8 @@ class Rendered:
     """One rendered piece of Markdown."""
 
     html: str
-    code_blocks: list[str] = field(default_factory=list)  #: text of each block, for Copy
-    links: list[Link] = field(default_factory=list)  #: the target of each ``link:N``
+    code_blocks: list[str] = field(default_factory=list)  # text of each block, for Copy
+    links: list[Link] = field(default_factory=list)  # the target of each ``link:N``
 
 
 def tooltip_text(text: str) -> str:
@@ -400,12 +400,12 @@ class StreamSplitter:
     """
 
     def __init__(self) -> None:
-        self._pending = ""  #: the current, unfinished line
-        self._offset = 0  #: length of the text fed so far, up to the start of _pending
-        self._fence: str | None = None  #: the open fence's marker, when inside one
-        self._fence_at_margin = False  #: the open fence started at column 0
-        self._candidate: int | None = None  #: offset after the last blank line, not yet cut
-        self._list = False  #: a list item began since the last cut
+        self._pending = ""  # the current, unfinished line
+        self._offset = 0  # length of the text fed so far, up to the start of _pending
+        self._fence: str | None = None  # the open fence's marker, when inside one
+        self._fence_at_margin = False  # the open fence started at column 0
+        self._candidate: int | None = None  # offset after the last blank line, not yet cut
+        self._list = False  # a list item began since the last cut
         self.boundary = 0
 
     def feed(self, delta: str) -> int:

@@ -28,7 +28,7 @@ __all__ = ["ModelCatalog", "ModelChoice", "ModelFactory", "threaded_builder"]
 
 log = logging.getLogger(__name__)
 
-#: Builds a model adapter for a provider config (or None: no provider) and a model id.
+# Builds a model adapter for a provider config (or None: no provider) and a model id.
 ModelFactory = Callable[[Any, str | None], Awaitable[Any]]
 
 
@@ -79,9 +79,9 @@ class ModelCatalog:
         self.choices: list[ModelChoice] = []
         self.choice: ModelChoice | None = None
         self._adapters: dict[tuple[str, str | None], Any] = {}
-        #: id(adapter) → how many running requests hold it
+        # id(adapter) → how many running requests hold it
         self._holds: dict[int, int] = {}
-        #: adapters dropped while held, closed when the last hold is released (by id)
+        # adapters dropped while held, closed when the last hold is released (by id)
         self._retired: dict[int, Any] = {}
         self.lock = asyncio.Lock()
 

@@ -54,7 +54,7 @@ __all__ = ["TEST_TIMEOUT", "ProviderPage", "kind_label"]
 
 log = logging.getLogger(__name__)
 
-#: Seconds a connection test may take; one attempt, so a wrong address fails promptly.
+# Seconds a connection test may take; one attempt, so a wrong address fails promptly.
 TEST_TIMEOUT = 15.0
 
 Spawn = Callable[[Coroutine[Any, Any, Any]], "asyncio.Task[Any]"]
@@ -91,7 +91,7 @@ class ProviderPage(QWidget):
         parent: the dialog.
     """
 
-    #: a connection test finished: (it worked, what to tell the person)
+    # a connection test finished: (it worked, what to tell the person)
     connectionTested = Signal(bool, str)  # noqa: N815 (Qt naming)
 
     def __init__(self, store: SettingsStore, spawn: Spawn, parent: QWidget | None = None) -> None:
@@ -100,11 +100,11 @@ class ProviderPage(QWidget):
         self._store = store
         self._spawn = spawn
         self.providers: list[ProviderConfig] = []
-        self.pending_keys: dict[str, str] = {}  #: provider id → new key ("" = forget)
+        self.pending_keys: dict[str, str] = {}  # provider id → new key ("" = forget)
         self.has_key: dict[str, bool] = {}
         self.removed: set[str] = set()
         self.default_provider_id: str | None = None
-        self._current: str | None = None  #: id of the provider in the form
+        self._current: str | None = None  # id of the provider in the form
         self._loading_form = False
         self._build()
         self.retranslate()

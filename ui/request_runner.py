@@ -57,8 +57,8 @@ class RequestRunner:
 
     def __init__(self, controller: Controller) -> None:
         self._c = controller
-        self.running: dict[str, asyncio.Task[Any]] = {}  #: session id → its request
-        self._starting: asyncio.Task[Any] | None = None  #: a send creating its conversation
+        self.running: dict[str, asyncio.Task[Any]] = {}  # session id → its request
+        self._starting: asyncio.Task[Any] | None = None  # a send creating its conversation
 
     def is_running(self, session_id: str) -> bool:
         return session_id in self.running
@@ -129,7 +129,7 @@ class RequestRunner:
         c.busyChanged.emit(sid, True)
         c.resumeChanged.emit(sid, None, "")
         failure: BaseException | None = None
-        #: what was kept of an answer the failure cut off: KEPT_SAVED / KEPT_LOST
+        # what was kept of an answer the failure cut off: KEPT_SAVED / KEPT_LOST
         outcome = outcome if outcome is not None else _Outcome()
         reread = False
         try:
@@ -232,7 +232,7 @@ class RequestRunner:
                 outcome.kept = KEPT_SAVED  # the engine announces a partial once stored
 
 
-#: events that are output (or the stored message): a retry notice is over
+# events that are output (or the stored message): a retry notice is over
 _OUTPUT = frozenset(
     {
         AgentEventType.TEXT_DELTA,
@@ -253,8 +253,8 @@ class _Outcome:
     def __init__(self) -> None:
         self.kept = ""
         self.retrying = False
-        self.stored = False  #: the message sent was stored
-        self.told = False  #: the window was told it was not
+        self.stored = False  # the message sent was stored
+        self.told = False  # the window was told it was not
 
 
 class _NoProvider:

@@ -22,8 +22,8 @@ __all__ = ["SCAN_DELAY", "SCAN_LIMIT", "follow", "scan"]
 
 log = logging.getLogger(__name__)
 
-SCAN_LIMIT = 200  #: conversations checked after start-up, the newest first
-SCAN_DELAY = 1.0  #: seconds after start-up before the pass begins
+SCAN_LIMIT = 200  # conversations checked after start-up, the newest first
+SCAN_DELAY = 1.0  # seconds after start-up before the pass begins
 
 
 def follow(controller: Any) -> None:

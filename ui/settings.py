@@ -68,15 +68,15 @@ log = logging.getLogger(__name__)
 
 SETTINGS_FILE_NAME = "settings.json"
 SETTINGS_FORMAT_VERSION = 1
-#: The keyring "service" every key is filed under; the provider id is the "username".
+# The keyring "service" every key is filed under; the provider id is the "username".
 KEYRING_SERVICE = "Continuo"
 
 KINDS = ("openai", "anthropic", "ollama")
 LANGUAGES = ("system", "en", "zh_CN")
 THEMES = ("system", "light", "dark")
 
-#: Where each kind of endpoint usually lives. OpenAI's includes /v1 (as its SDK does);
-#: Anthropic's and Ollama's do not (DESIGN.md, Providers).
+# Where each kind of endpoint usually lives. OpenAI's includes /v1 (as its SDK does);
+# Anthropic's and Ollama's do not (DESIGN.md, Providers).
 DEFAULT_BASE_URLS = {
     "openai": "https://api.openai.com/v1",
     "anthropic": "https://api.anthropic.com",
@@ -121,11 +121,11 @@ class ProviderConfig:
     """One configured endpoint. Holds no key: that is in the keychain or the 0600 file."""
 
     id: str
-    kind: str  #: "openai" (any OpenAI-compatible server), "anthropic" or "ollama"
-    name: str  #: what the person calls it, e.g. "OpenAI" or "Ollama on this computer"
-    base_url: str  #: OpenAI-compatible URLs include /v1; Anthropic's and Ollama's do not
-    default_model: str = ""  #: "" means "ask the server" (the first model it lists)
-    key_in_keychain: bool = False  #: True when its key is in the OS keychain
+    kind: str  # "openai" (any OpenAI-compatible server), "anthropic" or "ollama"
+    name: str  # what the person calls it, e.g. "OpenAI" or "Ollama on this computer"
+    base_url: str  # OpenAI-compatible URLs include /v1; Anthropic's and Ollama's do not
+    default_model: str = ""  # "" means "ask the server" (the first model it lists)
+    key_in_keychain: bool = False  # True when its key is in the OS keychain
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -154,10 +154,10 @@ class Settings:
 
     providers: list[ProviderConfig] = field(default_factory=list)
     default_provider_id: str | None = None
-    language: str = "system"  #: "system", "en" or "zh_CN"; applied when saved
-    theme: str = "system"  #: "system", "light" or "dark"
+    language: str = "system"  # "system", "en" or "zh_CN"; applied when saved
+    theme: str = "system"  # "system", "light" or "dark"
     last_session_id: str | None = None
-    window_geometry: str | None = None  #: QMainWindow.saveGeometry() as base64 text
+    window_geometry: str | None = None  # QMainWindow.saveGeometry() as base64 text
 
     def provider(self, provider_id: str | None) -> ProviderConfig | None:
         """Return the provider with this id, or None."""

@@ -68,7 +68,7 @@ __all__ = ["TEST_TIMEOUT", "SettingsDialog"]
 
 log = logging.getLogger(__name__)
 
-#: The Providers page's widgets, also reachable as attributes of the dialog (tests use them).
+# The Providers page's widgets, also reachable as attributes of the dialog (tests use them).
 _PAGE_WIDGETS = (
     "providerList",
     "addProviderButton",
@@ -91,7 +91,7 @@ class _SaveRequest:
     """What one save writes, taken from the widgets when the person asked for it."""
 
     providers: list[ProviderConfig]
-    keys: dict[str, str]  #: provider id → key to store ("" = forget)
+    keys: dict[str, str]  # provider id → key to store ("" = forget)
     removed: set[str]
     default_provider_id: str | None
     language: str
@@ -183,8 +183,8 @@ class SettingsDialog(QDialog):
         self._servers = tuple(servers)
         self._environ = environ
         self._settings = Settings()
-        self._found: list[Discovery] | None = None  #: None while looking
-        #: probes, tests and saves; saves (``keep``) finish even if the dialog closes
+        self._found: list[Discovery] | None = None  # None while looking
+        # probes, tests and saves; saves (``keep``) finish even if the dialog closes
         self._tasks = OwnedTasks("settings dialog", self._task_failed)
         self.is_loaded = False
         self.is_saving = False

@@ -54,7 +54,7 @@ from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QMainWindow
 __all__ = ["SmokeFailure", "parse_script", "run_smoke_script"]
 
 DEFAULT_TIMEOUT = 30.0
-_POLL = 0.05  #: seconds between checks of a waited-for condition
+_POLL = 0.05  # seconds between checks of a waited-for condition
 
 
 class SmokeFailure(Exception):

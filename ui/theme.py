@@ -32,7 +32,7 @@ __all__ = [
 
 MODES = ("system", "light", "dark")
 
-#: Accent used for the send button, links and selection, per scheme.
+# Accent used for the send button, links and selection, per scheme.
 _ACCENT = {"light": "#2563eb", "dark": "#60a5fa"}
 _ACCENT_TEXT = {"light": "#ffffff", "dark": "#0b1220"}
 

@@ -6,7 +6,6 @@
     <message>
         <location filename="../../ui/about_dialog.py" line="199"/>
         <source>About Continuo</source>
-        <extracomment>None until read</extracomment>
         <translation>关于 Continuo</translation>
     </message>
     <message>
@@ -61,7 +60,6 @@
     <message>
         <location filename="../../ui/widgets/message_views.py" line="343"/>
         <source>Assistant answer</source>
-        <extracomment>code blocks in the body, for the Copy links the body&apos;s links (``link:N``), then the tail&apos;s code blocks the person opened in full the person asked for all of a very long answer the palette the text was last rendered for the last &quot;open this link?&quot; asked characters of the text given to the splitter characters rendered into the body the text the body shows when complete the text as last streamed tail renders, for the benchmark</extracomment>
         <translation>助手回答</translation>
     </message>
     <message>
@@ -160,7 +158,6 @@
     <message>
         <location filename="../../ui/widgets/composer.py" line="38"/>
         <source>Message</source>
-        <extracomment>Enter: the text to send</extracomment>
         <translation>消息</translation>
     </message>
     <message>
@@ -194,13 +191,11 @@
     <message>
         <location filename="../../ui/errors.py" line="52"/>
         <source>No model provider is set up yet. Open Settings and add one (for example Ollama or OpenAI).</source>
-        <extracomment>what was kept of the answer a failed request cut off (``last_error[&quot;kept&quot;]``) the message the person sent was not stored: it is still in the composer (this run only)</extracomment>
         <translation>还没有设置模型服务商。请打开设置添加一个（例如 Ollama 或 OpenAI）。</translation>
     </message>
     <message>
         <location filename="../../ui/conversations.py" line="243"/>
         <source>Part of this conversation&apos;s record is damaged ({reason}). Its messages are shown as far as they could be read.</source>
-        <extracomment>messages loaded per page of a conversation&apos;s history</extracomment>
         <translation>这个对话的记录有一部分已损坏（{reason}）。能读取的消息都已显示。</translation>
     </message>
 </context>
@@ -227,324 +222,323 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="424"/>
+        <location filename="../../ui/main_window.py" line="425"/>
         <source>Continuo</source>
         <translation>Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="371"/>
         <location filename="../../ui/main_window.py" line="372"/>
+        <location filename="../../ui/main_window.py" line="373"/>
         <source>New chat</source>
-        <extracomment>error actions after which Resume is all that helps: when the failure cut off an answer, that answer&apos;s row says what happened and the banner stays hidden error actions the window answers with a link to its settings a placeholder until `attach` gives the real one (start-up paints first) closed before the controller arrived times a second launch brought this window forward &quot;open in another window&quot; instead of Resume, else &quot;&quot; (message, action, kept) the banner shows (see `Controller.errorChanged`) the conversation has a system prompt the filter, not the person, is moving the list&apos;s selection the message given to the controller and not yet stored: the composer keeps it</extracomment>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="373"/>
+        <location filename="../../ui/main_window.py" line="374"/>
         <source>Start a new conversation (Ctrl+N)</source>
         <translation>开始新的对话（Ctrl+N）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="374"/>
+        <location filename="../../ui/main_window.py" line="375"/>
         <source>Filter conversations</source>
         <translation>筛选对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="375"/>
+        <location filename="../../ui/main_window.py" line="376"/>
         <source>Filter conversations by title</source>
         <translation>按标题筛选对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="376"/>
+        <location filename="../../ui/main_window.py" line="377"/>
         <source>Conversations</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="377"/>
+        <location filename="../../ui/main_window.py" line="378"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="378"/>
+        <location filename="../../ui/main_window.py" line="379"/>
         <source>The model that answers in this conversation</source>
         <translation>在此对话中回答的模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="379"/>
+        <location filename="../../ui/main_window.py" line="380"/>
         <source>No model</source>
         <translation>未选择模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="402"/>
+        <location filename="../../ui/main_window.py" line="403"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="559"/>
+        <location filename="../../ui/main_window.py" line="560"/>
         <source>Resume writes the answer again.</source>
         <translation>“继续”会重新写这个回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="560"/>
+        <location filename="../../ui/main_window.py" line="561"/>
         <source>Resume continues the answer.</source>
         <translation>“继续”会接着写这个回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="665"/>
+        <location filename="../../ui/main_window.py" line="666"/>
         <source>System prompt</source>
         <translation>系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="380"/>
+        <location filename="../../ui/main_window.py" line="381"/>
         <source>Show the system prompt</source>
         <translation>显示系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="382"/>
         <location filename="../../ui/main_window.py" line="383"/>
+        <location filename="../../ui/main_window.py" line="384"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="384"/>
+        <location filename="../../ui/main_window.py" line="385"/>
         <source>System prompt for this conversation</source>
         <translation>此对话的系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="387"/>
+        <location filename="../../ui/main_window.py" line="388"/>
         <source>Instructions the model gets with every message of this conversation (optional)</source>
         <translation>此对话中每条消息都会附带给模型的指示（可选）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="390"/>
+        <location filename="../../ui/main_window.py" line="391"/>
         <source>Error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="392"/>
         <location filename="../../ui/main_window.py" line="393"/>
+        <location filename="../../ui/main_window.py" line="394"/>
         <source>Resume</source>
         <translation>继续</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="394"/>
+        <location filename="../../ui/main_window.py" line="395"/>
         <source>Why the conversation can be resumed</source>
         <translation>为什么可以继续这段对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="396"/>
         <location filename="../../ui/main_window.py" line="397"/>
+        <location filename="../../ui/main_window.py" line="398"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="398"/>
+        <location filename="../../ui/main_window.py" line="399"/>
         <source>Send (Enter)</source>
         <translation>发送（Enter）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="399"/>
         <location filename="../../ui/main_window.py" line="400"/>
+        <location filename="../../ui/main_window.py" line="401"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="403"/>
+        <location filename="../../ui/main_window.py" line="404"/>
         <source>&amp;New chat</source>
         <translation>新对话(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="404"/>
+        <location filename="../../ui/main_window.py" line="405"/>
         <source>&amp;Rename…</source>
         <translation>重命名(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="405"/>
+        <location filename="../../ui/main_window.py" line="406"/>
         <source>&amp;Delete…</source>
         <translation>删除(&amp;D)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="406"/>
+        <location filename="../../ui/main_window.py" line="407"/>
         <source>&amp;Settings…</source>
         <translation>设置(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="407"/>
+        <location filename="../../ui/main_window.py" line="408"/>
         <source>&amp;Find conversation</source>
         <translation>查找对话(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="408"/>
+        <location filename="../../ui/main_window.py" line="409"/>
         <source>Write a &amp;message</source>
         <translation>输入消息(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="409"/>
+        <location filename="../../ui/main_window.py" line="410"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="410"/>
+        <location filename="../../ui/main_window.py" line="411"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="411"/>
+        <location filename="../../ui/main_window.py" line="412"/>
         <source>&amp;Conversation</source>
         <translation>对话(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="412"/>
+        <location filename="../../ui/main_window.py" line="413"/>
         <source>&amp;About Continuo</source>
         <translation>关于 Continuo(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="413"/>
+        <location filename="../../ui/main_window.py" line="414"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="428"/>
+        <location filename="../../ui/main_window.py" line="429"/>
         <source>{title} — Continuo</source>
         <translation>{title} — Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="439"/>
+        <location filename="../../ui/main_window.py" line="440"/>
         <source>No matches</source>
         <translation>没有匹配的对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="444"/>
+        <location filename="../../ui/main_window.py" line="445"/>
         <source>Copied</source>
         <translation>已复制</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="557"/>
+        <location filename="../../ui/main_window.py" line="558"/>
         <source>The model has not answered yet.</source>
         <translation>模型尚未回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="558"/>
+        <location filename="../../ui/main_window.py" line="559"/>
         <source>The app stopped while a tool was running.</source>
         <translation>工具运行期间应用停止了。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="588"/>
+        <location filename="../../ui/main_window.py" line="589"/>
         <source>Open settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="597"/>
+        <location filename="../../ui/main_window.py" line="598"/>
         <source>What arrived is saved.</source>
         <translation>已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="599"/>
+        <location filename="../../ui/main_window.py" line="600"/>
         <source>What arrived could not be saved.</source>
         <translation>已收到的内容没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="601"/>
+        <location filename="../../ui/main_window.py" line="602"/>
         <source>Your message was not sent; it is still in the box below.</source>
         <translation>你的消息没有发送，它仍在下方的输入框中。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="609"/>
+        <location filename="../../ui/main_window.py" line="610"/>
         <source>Free some disk space, then press Send again.</source>
         <translation>请腾出一些磁盘空间，然后再次按“发送”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="611"/>
+        <location filename="../../ui/main_window.py" line="612"/>
         <source>Check the data folder&apos;s permissions, then press Send again.</source>
         <translation>请检查数据文件夹的权限，然后再次按“发送”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="613"/>
+        <location filename="../../ui/main_window.py" line="614"/>
         <source>Press Send to try again.</source>
         <translation>按“发送”再试一次。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="616"/>
+        <location filename="../../ui/main_window.py" line="617"/>
         <source>Press Resume to carry on.</source>
         <translation>按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="617"/>
         <location filename="../../ui/main_window.py" line="618"/>
+        <location filename="../../ui/main_window.py" line="619"/>
         <source>Then press Resume to carry on.</source>
         <translation>然后按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="619"/>
+        <location filename="../../ui/main_window.py" line="620"/>
         <source>Free some disk space, then press Resume.</source>
         <translation>请腾出一些磁盘空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="621"/>
+        <location filename="../../ui/main_window.py" line="622"/>
         <source>Check the data folder and its permissions, then press Resume.</source>
         <translation>请检查数据文件夹及其权限，然后点击“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="623"/>
+        <location filename="../../ui/main_window.py" line="624"/>
         <source>Close the conversation in the other window first.</source>
         <translation>请先在另一个窗口中关闭这个对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="624"/>
+        <location filename="../../ui/main_window.py" line="625"/>
         <source>Start a new conversation with New chat.</source>
         <translation>请用“新对话”开始一个新对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="625"/>
+        <location filename="../../ui/main_window.py" line="626"/>
         <source>Install a newer Continuo to open it.</source>
         <translation>请安装更新版本的 Continuo 来打开它。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="626"/>
+        <location filename="../../ui/main_window.py" line="627"/>
         <source>Restore the conversation file from a backup.</source>
         <translation>请从备份恢复对话文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="627"/>
+        <location filename="../../ui/main_window.py" line="628"/>
         <source>Check your account on the provider&apos;s website.</source>
         <translation>请到服务商的网站上检查你的账户。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="665"/>
+        <location filename="../../ui/main_window.py" line="666"/>
         <source>System prompt ●</source>
         <translation>系统提示词 ●</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="746"/>
+        <location filename="../../ui/main_window.py" line="747"/>
         <source>An answer is still coming; press Esc to stop it.</source>
         <translation>回答仍在生成中；按 Esc 可停止。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="770"/>
+        <location filename="../../ui/main_window.py" line="771"/>
         <source>Retrying in {delay} s, {attempt} of {attempts}…</source>
         <translation>{delay} 秒后重试（第 {attempt} 次，共 {attempts} 次）…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="817"/>
+        <location filename="../../ui/main_window.py" line="818"/>
         <source>Rename conversation</source>
         <translation>重命名对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="818"/>
+        <location filename="../../ui/main_window.py" line="819"/>
         <source>Title:</source>
         <translation>标题：</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="856"/>
+        <location filename="../../ui/main_window.py" line="857"/>
         <source>Delete conversation</source>
         <translation>删除对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="858"/>
+        <location filename="../../ui/main_window.py" line="859"/>
         <source>Delete “{title}”? This cannot be undone.</source>
         <translation>删除“{title}”？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="861"/>
+        <location filename="../../ui/main_window.py" line="862"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -577,7 +571,6 @@
     <message>
         <location filename="../../ui/provider_page.py" line="199"/>
         <source>Add</source>
-        <extracomment>a connection test finished: (it worked, what to tell the person) provider id → new key (&quot;&quot; = forget) id of the provider in the form</extracomment>
         <translation>添加</translation>
     </message>
     <message>
@@ -681,7 +674,6 @@
     <message>
         <location filename="../../ui/models/sessions.py" line="67"/>
         <source>New conversation</source>
-        <extracomment>True when the conversation waits for Resume (its answer was cut off or never came) the date section&apos;s header on the first visible row of each section, else &quot;&quot;</extracomment>
         <translation>新对话</translation>
     </message>
     <message>
@@ -707,7 +699,6 @@
     <message>
         <location filename="../../ui/models/sessions.py" line="114"/>
         <source>{title} (unreadable)</source>
-        <extracomment>ids of conversations waiting for Resume</extracomment>
         <translation>{title}（无法读取）</translation>
     </message>
     <message>
@@ -721,7 +712,6 @@
     <message>
         <location filename="../../ui/provider_page.py" line="66"/>
         <source>OpenAI-compatible</source>
-        <extracomment>Seconds a connection test may take; one attempt, so a wrong address fails promptly.</extracomment>
         <translation>OpenAI 兼容</translation>
     </message>
     <message>
@@ -778,7 +768,6 @@
         <location filename="../../ui/settings_dialog.py" line="317"/>
         <location filename="../../ui/settings_dialog.py" line="318"/>
         <source>Settings</source>
-        <extracomment>None while looking probes, tests and saves; saves (``keep``) finish even if the dialog closes</extracomment>
         <translation>设置</translation>
     </message>
     <message>
@@ -943,7 +932,6 @@
     <message>
         <location filename="../../ui/widgets/message_views.py" line="631"/>
         <source>Result</source>
-        <extracomment>the failed state the result was opened for</extracomment>
         <translation>结果</translation>
     </message>
     <message>
@@ -992,7 +980,6 @@
     <message>
         <location filename="../../ui/widgets/transcript_view.py" line="112"/>
         <source>Conversation</source>
-        <extracomment>pixels from the bottom that still count as &quot;at the bottom&quot; rows of streaming answers waiting for the redraw follow the bottom as content grows The row the person was reading when older rows went on top, and its distance from the top of the viewport: kept while the new rows take their heights, until the person scrolls. the view, not the person, is moving the scroll bar ``first_seq`` of the model when the page before it was asked for: that page is on its way until ``first_seq`` changes (or the model is reset or replaced). times `olderWanted` was emitted (tests, benchmarks)</extracomment>
         <translation>对话</translation>
     </message>
     <message>
@@ -1006,7 +993,6 @@
     <message>
         <location filename="../../ui/widgets/message_views.py" line="271"/>
         <source>Your message</source>
-        <extracomment>the item last drawn</extracomment>
         <translation>你的消息</translation>
     </message>
 </context>
@@ -1015,7 +1001,6 @@
     <message>
         <location filename="../../ui/settings_dialog.py" line="137"/>
         <source>API key from {variable}</source>
-        <extracomment>The Providers page&apos;s widgets, also reachable as attributes of the dialog (tests use them). provider id → key to store (&quot;&quot; = forget)</extracomment>
         <translation>来自 {variable} 的 API 密钥</translation>
     </message>
     <message>

@@ -31,18 +31,18 @@ class ItemKind(StrEnum):
 
 
 class ItemState(StrEnum):
-    DONE = "done"  #: a finished message, or a tool that succeeded
-    STREAMING = "streaming"  #: an answer still arriving
-    STOPPED = "stopped"  #: Stop was pressed; the partial answer is kept
-    INTERRUPTED = "interrupted"  #: a fault cut the answer, or the app stopped mid-tool
-    TRUNCATED = "truncated"  #: the output limit cut the answer
+    DONE = "done"  # a finished message, or a tool that succeeded
+    STREAMING = "streaming"  # an answer still arriving
+    STOPPED = "stopped"  # Stop was pressed; the partial answer is kept
+    INTERRUPTED = "interrupted"  # a fault cut the answer, or the app stopped mid-tool
+    TRUNCATED = "truncated"  # the output limit cut the answer
     REFUSED = "refused"
     CONTEXT_FULL = "context_full"
     PAUSED = "paused"
-    OTHER = "other"  #: a stop this version does not know
-    PENDING = "pending"  #: a tool call not started yet
-    RUNNING = "running"  #: a tool running now
-    FAILED = "failed"  #: a tool that failed
+    OTHER = "other"  # a stop this version does not know
+    PENDING = "pending"  # a tool call not started yet
+    RUNNING = "running"  # a tool running now
+    FAILED = "failed"  # a tool that failed
 
 
 @dataclass(slots=True, eq=False)
@@ -50,22 +50,22 @@ class TranscriptItem:
     """One row of the transcript."""
 
     kind: ItemKind
-    key: str  #: the message id, or the tool call's id for a card, or "live:N" while streaming
+    key: str  # the message id, or the tool call's id for a card, or "live:N" while streaming
     state: ItemState = ItemState.DONE
-    parts: list[str] = field(default_factory=list)  #: the text, in arrival order
+    parts: list[str] = field(default_factory=list)  # the text, in arrival order
     reasoning_parts: list[str] = field(default_factory=list)
     tool_name: str = ""
-    tool_arguments: str = ""  #: pretty JSON
+    tool_arguments: str = ""  # pretty JSON
     tool_result: str = ""
     stop: StopInfo | None = None
-    tag: str | None = None  #: an internal message's tag (``resume:retry_response``)
-    #: False for an answer cut off whose text could not be stored (shown, but lost)
+    tag: str | None = None  # an internal message's tag (``resume:retry_response``)
+    # False for an answer cut off whose text could not be stored (shown, but lost)
     saved: bool = True
     seq: int | None = None
-    #: a cut-off answer that Resume redid (a ``resume:retry_response`` notice follows it):
-    #: shown folded, as an earlier attempt
+    # a cut-off answer that Resume redid (a ``resume:retry_response`` notice follows it):
+    # shown folded, as an earlier attempt
     earlier: bool = False
-    version: int = 0  #: bumped on every change, so a view can skip work it already did
+    version: int = 0  # bumped on every change, so a view can skip work it already did
 
     @property
     def text(self) -> str:

@@ -51,9 +51,9 @@ __all__ = [
 
 SESSION_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 UPDATED_ROLE = Qt.ItemDataRole.UserRole + 2
-#: True when the conversation waits for Resume (its answer was cut off or never came)
+# True when the conversation waits for Resume (its answer was cut off or never came)
 WAITING_ROLE = Qt.ItemDataRole.UserRole + 3
-#: the date section's header on the first visible row of each section, else ""
+# the date section's header on the first visible row of each section, else ""
 SECTION_ROLE = Qt.ItemDataRole.UserRole + 4
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -100,7 +100,7 @@ class SessionListModel(QAbstractListModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._rows: list[Any] = []  # SessionInfo values
-        self._waiting: set[str] = set()  #: ids of conversations waiting for Resume
+        self._waiting: set[str] = set()  # ids of conversations waiting for Resume
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008, N802
         return 0 if parent.isValid() else len(self._rows)
@@ -243,7 +243,7 @@ class SessionFilterModel(QSortFilterProxyModel):
         self.setSourceModel(source)
         self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.setFilterRole(Qt.ItemDataRole.DisplayRole)
-        #: the day sections are counted from (None: today); tests and screenshots pin it
+        # the day sections are counted from (None: today); tests and screenshots pin it
         self.today: dt.date | None = None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

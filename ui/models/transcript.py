@@ -81,7 +81,7 @@ def _state_for_stop(stop: StopInfo | None) -> ItemState:
     return _STOP_STATES.get(stop.reason, ItemState.OTHER)
 
 
-#: A card's state for each way a tool call ended (the engine's `ToolOutcome`, never its words).
+# A card's state for each way a tool call ended (the engine's `ToolOutcome`, never its words).
 _TOOL_STATES = {
     ToolOutcome.OK: ItemState.DONE,
     ToolOutcome.FAILED: ItemState.FAILED,
@@ -149,7 +149,7 @@ def items_from_messages(records: Iterable[StoredMessage]) -> list[TranscriptItem
     return items
 
 
-#: the tag of the notice Resume adds before it redoes a cut-off answer (`engine.resume`)
+# the tag of the notice Resume adds before it redoes a cut-off answer (`engine.resume`)
 RETRY_TAG = "resume:retry_response"
 
 
@@ -213,11 +213,11 @@ class TranscriptModel(QAbstractListModel):
         super().__init__(parent)
         self.session_id = session_id
         self._items: list[TranscriptItem] = []
-        self._live: TranscriptItem | None = None  #: the answer streaming now
+        self._live: TranscriptItem | None = None  # the answer streaming now
         self._live_count = 0
-        self.first_seq: int | None = None  #: lowest stored seq loaded (None: none yet)
-        self.has_more = False  #: older messages exist before first_seq
-        self._pending: TranscriptItem | None = None  #: a streamed change not yet announced
+        self.first_seq: int | None = None  # lowest stored seq loaded (None: none yet)
+        self.has_more = False  # older messages exist before first_seq
+        self._pending: TranscriptItem | None = None  # a streamed change not yet announced
         self._announce = QTimer(self)
         self._announce.setSingleShot(True)
         self._announce.setInterval(0)

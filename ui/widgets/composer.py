@@ -21,7 +21,7 @@ MAX_LINES = 8
 class Composer(QPlainTextEdit):
     """The message box; objectName ``composer``."""
 
-    submitted = Signal(str)  #: Enter: the text to send
+    submitted = Signal(str)  # Enter: the text to send
     stopRequested = Signal()  # noqa: N815 (Qt naming): Esc
 
     def __init__(self, parent: QWidget | None = None) -> None:

@@ -225,7 +225,7 @@ class _RowView(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._seen = -1
-        self._item: TranscriptItem | None = None  #: the item last drawn
+        self._item: TranscriptItem | None = None  # the item last drawn
 
     def refresh(self, item: TranscriptItem) -> None:
         if item.version == self._seen:
@@ -323,20 +323,20 @@ class AnswerView(_RowView):
         for view in (self.body, self.tail):
             view.linkActivated.connect(self._link_activated)
             view.describe_link = self._describe_link
-        self._codes: list[str] = []  #: code blocks in the body, for the Copy links
+        self._codes: list[str] = []  # code blocks in the body, for the Copy links
         self._tail_codes: list[str] = []
-        self._links: list[Link] = []  #: the body's links (``link:N``), then the tail's
+        self._links: list[Link] = []  # the body's links (``link:N``), then the tail's
         self._tail_links: list[Link] = []
-        self._expanded: set[int] = set()  #: code blocks the person opened in full
-        self._whole = False  #: the person asked for all of a very long answer
-        self._dark: bool | None = None  #: the palette the text was last rendered for
-        self.link_question: QMessageBox | None = None  #: the last "open this link?" asked
+        self._expanded: set[int] = set()  # code blocks the person opened in full
+        self._whole = False  # the person asked for all of a very long answer
+        self._dark: bool | None = None  # the palette the text was last rendered for
+        self.link_question: QMessageBox | None = None  # the last "open this link?" asked
         self._splitter = StreamSplitter()
-        self._fed = 0  #: characters of the text given to the splitter
-        self._stable = 0  #: characters rendered into the body
-        self._final_text: str | None = None  #: the text the body shows when complete
-        self._stream_text = ""  #: the text as last streamed
-        self.renders = 0  #: tail renders, for the benchmark
+        self._fed = 0  # characters of the text given to the splitter
+        self._stable = 0  # characters rendered into the body
+        self._final_text: str | None = None  # the text the body shows when complete
+        self._stream_text = ""  # the text as last streamed
+        self.renders = 0  # tail renders, for the benchmark
         self._retranslate_ui()
 
     def _retranslate_ui(self) -> None:
@@ -624,7 +624,7 @@ class ToolCardView(_RowView):
         self.result_toggle.hide()
         for widget in (self.arguments, self.result_toggle, self.result):
             layout.addWidget(widget)
-        self._opened_for: ItemState | None = None  #: the failed state the result was opened for
+        self._opened_for: ItemState | None = None  # the failed state the result was opened for
         self._retranslate_ui()
 
     def _retranslate_ui(self) -> None:

@@ -13,9 +13,9 @@ from PySide6.QtWidgets import QAbstractScrollArea
 
 __all__ = ["READING_CHARACTERS", "ReadingColumn"]
 
-#: the column's width in average characters of the area's font
+# the column's width in average characters of the area's font
 READING_CHARACTERS = 90
-_PADDING = 32  #: the column's own side margins (the transcript's 16 + 16)
+_PADDING = 32  # the column's own side margins (the transcript's 16 + 16)
 
 
 class ReadingColumn(QObject):

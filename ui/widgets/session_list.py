@@ -31,7 +31,7 @@ from ..models.sessions import SECTION_ROLE, WAITING_ROLE
 
 __all__ = ["WAITING_MARK", "SessionDelegate", "SessionFilterField", "SessionListView"]
 
-#: drawn at the right of a conversation waiting for Resume
+# drawn at the right of a conversation waiting for Resume
 WAITING_MARK = "↻"
 
 _Index = QModelIndex | QPersistentModelIndex

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 __all__ = ["REFRESH_MS", "TranscriptView"]
 
 REFRESH_MS = 50
-_BOTTOM_SLACK = 24  #: pixels from the bottom that still count as "at the bottom"
+_BOTTOM_SLACK = 24  # pixels from the bottom that still count as "at the bottom"
 
 
 class TranscriptView(QScrollArea):
@@ -80,21 +80,21 @@ class TranscriptView(QScrollArea):
         self._column.installEventFilter(self)
         self._model: TranscriptModel | None = None
         self._views: list[Any] = []
-        self._dirty: set[int] = set()  #: rows of streaming answers waiting for the redraw
+        self._dirty: set[int] = set()  # rows of streaming answers waiting for the redraw
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(REFRESH_MS)
         self._timer.timeout.connect(self._flush)
-        self._stick = True  #: follow the bottom as content grows
-        #: The row the person was reading when older rows went on top, and its distance from
-        #: the top of the viewport: kept while the new rows take their heights, until the
-        #: person scrolls.
+        self._stick = True  # follow the bottom as content grows
+        # The row the person was reading when older rows went on top, and its distance from
+        # the top of the viewport: kept while the new rows take their heights, until the
+        # person scrolls.
         self._anchor: tuple[QWidget, int] | None = None
-        self._adjusting = False  #: the view, not the person, is moving the scroll bar
-        #: ``first_seq`` of the model when the page before it was asked for: that page is on
-        #: its way until ``first_seq`` changes (or the model is reset or replaced).
+        self._adjusting = False  # the view, not the person, is moving the scroll bar
+        # ``first_seq`` of the model when the page before it was asked for: that page is on
+        # its way until ``first_seq`` changes (or the model is reset or replaced).
         self._asked_before: int | None = None
-        self.older_requests = 0  #: times `olderWanted` was emitted (tests, benchmarks)
+        self.older_requests = 0  # times `olderWanted` was emitted (tests, benchmarks)
         # Whether the rows fill the view is known only once the layout has settled: new rows
         # are shown by a queued call, and a row's height follows its text's layout, which
         # follows its width. So the check runs from the event loop, again after each layout
