@@ -27,6 +27,10 @@ PNG = base64.b64decode(
 )
 
 
+def _note(path: str, text: str) -> None:
+    Path(path).write_text(text)
+
+
 def build(name: str, **settings: Any) -> FastMCP:
     server = FastMCP(name, log_level="WARNING", **settings)
 
@@ -83,12 +87,12 @@ def build(name: str, **settings: Any) -> FastMCP:
         """Never answers; notes its cancellation in $MCP_MARKER."""
         marker = os.environ.get("MCP_MARKER")
         if marker:
-            Path(marker).write_text("started")
+            _note(marker, "started")
         try:
             await anyio.sleep_forever()
         finally:
             if marker:
-                Path(marker).write_text("cancelled")
+                _note(marker, "cancelled")
         return "never"
 
     @server.tool()
