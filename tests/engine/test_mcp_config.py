@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -167,3 +170,18 @@ def test_tool_names_are_valid_for_every_provider_and_deterministic() -> None:
     assert names[6] == "x__get_weather_now"
     assert len(set(names)) == len(names)
     assert all(re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", n) for n in names)
+
+
+def test_importing_the_engine_does_not_load_the_mcp_sdk() -> None:
+    """Start-up stays as fast as before: the SDK (and pydantic) load with `engine.mcp` only."""
+    code = "import sys, engine; print('mcp' in sys.modules, 'pydantic' in sys.modules)"
+    root = str(Path(__file__).parents[2])
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": root},
+    )
+    assert out.stdout.split() == ["False", "False"]
