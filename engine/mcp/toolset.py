@@ -268,7 +268,7 @@ class _Server:
                 async with asyncio.timeout(self.start_timeout):
                     session = await asyncio.shield(ready)
             except TimeoutError:
-                await self._finish_owner()
+                await self._finish_owner(cancel=True)  # it is stuck in start-up, not waiting
                 self.state = MCPServerState.FAILED
                 raise MCPServerStartError(
                     self.config.name,
@@ -340,17 +340,19 @@ class _Server:
     def _set_returncode(self, code: int | None) -> None:
         self.returncode = code
 
-    async def _finish_owner(self) -> None:
+    async def _finish_owner(self, *, cancel: bool = False) -> None:
+        """Tell the owner task to stop (or cancel it) and wait until its server has ended."""
         owner, self._owner = self._owner, None
         if owner is None:
             return
         self._stop.set()
-        try:
-            await asyncio.wait_for(asyncio.shield(owner), 10)
-        except TimeoutError:
+        if cancel:
             owner.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await owner
+        # asyncio.wait, not awaiting the task: its own cancellation is not ours to raise.
+        _, pending = await asyncio.wait({owner}, timeout=10)
+        if pending:
+            owner.cancel()
+            await asyncio.wait({owner})
 
     async def close(self) -> None:
         async with self._lock:

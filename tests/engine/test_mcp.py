@@ -236,3 +236,19 @@ async def test_a_toolset_outside_async_with_refuses_calls() -> None:
     toolset = MCPToolset([stdio()])
     with pytest.raises(RuntimeError, match="async with"):
         await toolset.list_tools()
+
+
+async def test_a_server_that_never_finishes_start_up_is_stopped(open_toolset, tmp_path) -> None:
+    """A command that is no MCP server (it never answers ``initialize``) fails in time."""
+    pid_file = tmp_path / "pid"
+    script = f"import os, pathlib, time; pathlib.Path({str(pid_file)!r}).write_text(str(os.getpid())); time.sleep(60)"
+    silent = MCPServerConfig(
+        name="silent", transport=MCPTransport.STDIO, command=sys.executable, args=("-c", script)
+    )
+    toolset = await open_toolset(silent, start_timeout=0.5)
+    assert await toolset.list_tools() == ()
+    error = toolset.failures["silent"]
+    assert isinstance(error, MCPServerStartError)
+    assert "did not answer within 0.5 seconds" in str(error)
+    assert toolset.state("silent") is MCPServerState.FAILED
+    assert not running(int(pid_file.read_text())), "the silent server was left running"
