@@ -248,7 +248,7 @@ class _Server:
         self._stop = asyncio.Event()
         self._gone = asyncio.Event()
         self._lock = asyncio.Lock()
-        self._background: set[asyncio.Task[None]] = set()
+        self._background: set[asyncio.Future[Any]] = set()
 
     @property
     def _log(self) -> str | None:
@@ -384,7 +384,7 @@ class _Server:
         request_id = session._request_id
         try:
             async with asyncio.timeout(timeout):
-                result = await session.call_tool(tool, arguments)
+                result = await self._unless_gone(session.call_tool(tool, arguments), tool)
         except TimeoutError:
             self._cancel_later(session, request_id, "timed out")
             raise MCPTimeoutError(name, tool, timeout) from None
@@ -401,6 +401,30 @@ class _Server:
             text = result_text(result) or "no details"
             raise MCPToolError(name, tool, shorten(text, QUOTE_LIMIT))
         return result_text(result)
+
+    async def _unless_gone(
+        self, call: Coroutine[Any, Any, types.CallToolResult], tool: str
+    ) -> types.CallToolResult:
+        """Await ``call`` unless the server goes away first.
+
+        When a transport dies under the session (an HTTP server that stopped: the SDK's task
+        group fails and takes the session down) the pending request is never answered, so the
+        call would wait for its timeout; the server's end answers it instead.
+        """
+        gone_event = self._gone
+        request = asyncio.ensure_future(call)
+        gone = asyncio.ensure_future(gone_event.wait())
+        try:
+            await asyncio.wait({request, gone}, return_when=asyncio.FIRST_COMPLETED)
+        finally:  # also on a timeout or our own cancellation
+            gone.cancel()
+            if not request.done():
+                request.cancel()
+                self._background.add(request)
+                request.add_done_callback(self._background.discard)
+        if request.done():
+            return request.result()
+        raise await self._crashed(tool)
 
     async def _crashed(self, tool: str) -> MCPServerCrashedError:
         """The server hung up mid-call: let its owner end it, then say what we know."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
 import socket
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import MCPToolError
+from engine.errors import MCPServerCrashedError, MCPServerStartError, MCPToolError
 from engine.mcp import MCPServerState, MCPToolset, MCPTransport, load_mcp_config
 from tests.support.mcp_server import PNG
 from tests.support.wait import until
@@ -72,3 +73,28 @@ async def test_lists_and_calls_tools_over_streamable_http(http_url: str) -> None
         with pytest.raises(MCPToolError, match="no good"):
             await tools["fail"].invoke({"message": "no good"})
     assert toolset.state("web") is MCPServerState.STOPPED
+
+
+async def test_an_http_server_that_went_away_fails_the_call_at_once_then_comes_back() -> None:
+    """Without watching the session's end, the call waited for its whole timeout (20 s here)."""
+    port = free_port()
+    process = start_server(port)
+    try:
+        await until(lambda: accepts(port), "the HTTP server to listen", seconds=20)
+        url = f"http://127.0.0.1:{port}/mcp"
+        (config,) = load_mcp_config({"mcpServers": {"web": {"url": url, "timeout": 20}}})
+        async with MCPToolset([config]) as toolset:
+            echo = next(t for t in await toolset.list_tools() if t.remote_name == "echo")
+            assert await echo.invoke({"text": "one"}) == "one"
+            process.send_signal(signal.SIGKILL)
+            process.wait(10)
+            with pytest.raises(MCPServerCrashedError, match="may or may not have completed"):
+                await asyncio.wait_for(echo.invoke({"text": "two"}), 10)
+            with pytest.raises(MCPServerStartError, match="could not be started"):
+                await echo.invoke({"text": "three"})
+            process = start_server(port)
+            await until(lambda: accepts(port), "the HTTP server to listen again", seconds=20)
+            assert await echo.invoke({"text": "four"}) == "four"
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(10)
