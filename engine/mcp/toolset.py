@@ -285,6 +285,7 @@ class _Server:
     async def _own(self, ready: asyncio.Future[ClientSession]) -> None:
         """Enter the transport and session, wait until told to stop or the server is gone."""
         log: IO[bytes] | None = None
+        stop_event, gone_event = self._stop, self._gone  # this start's own pair
         try:
             async with AsyncExitStack() as stack:
                 cfg = self.config
@@ -303,7 +304,7 @@ class _Server:
                             env=server_environment(cfg.env),
                             cwd=cfg.cwd,
                             errlog=log if log is not None else DEVNULL,
-                            on_exit=self._gone.set,
+                            on_exit=gone_event.set,
                             returncode=self._set_returncode,
                         )
                     )
@@ -320,8 +321,8 @@ class _Server:
                 self.session = session
                 ready.set_result(session)
                 stop, gone = (
-                    asyncio.ensure_future(self._stop.wait()),
-                    asyncio.ensure_future(self._gone.wait()),
+                    asyncio.ensure_future(stop_event.wait()),
+                    asyncio.ensure_future(gone_event.wait()),
                 )
                 try:
                     await asyncio.wait({stop, gone}, return_when=asyncio.FIRST_COMPLETED)
@@ -333,7 +334,7 @@ class _Server:
                 ready.set_exception(MCPServerStartError(self.config.name, _detail(exc), self._log))
         finally:
             self.session = None
-            self._gone.set()
+            gone_event.set()
             if self.state is MCPServerState.RUNNING:
                 self.state = MCPServerState.STOPPED
 
