@@ -1,7 +1,8 @@
 """Continuo's agent runtime: durable sessions that can always be resumed.
 
 The public API, everything a host needs, is importable from here (see DESIGN.md, "The engine's
-public API"); provider adapters live in `engine.providers`. The engine is pure asyncio and
+public API"); provider adapters live in `engine.providers`, MCP tool servers in `engine.mcp`
+(imported on demand: the SDK is not loaded by ``import engine``). The engine is pure asyncio and
 never imports Qt.
 """
 
@@ -15,6 +16,12 @@ from .errors import (
     CorruptDatabaseError,
     ErrorAction,
     LeaseLostError,
+    MCPConfigError,
+    MCPError,
+    MCPServerCrashedError,
+    MCPServerStartError,
+    MCPTimeoutError,
+    MCPToolError,
     NewerSchemaError,
     ProviderAuthError,
     ProviderConnectionError,
@@ -92,6 +99,12 @@ __all__ = [
     "JSONLExtension",
     "LeaseHolder",
     "LeaseLostError",
+    "MCPConfigError",
+    "MCPError",
+    "MCPServerCrashedError",
+    "MCPServerStartError",
+    "MCPTimeoutError",
+    "MCPToolError",
     "Message",
     "Model",
     "ModelEvent",

@@ -17,7 +17,7 @@ ContinuoError
  │   ├─ StorageReadOnlyError(reason)  the file or its folder can be read but not written
  │   ├─ StoragePermissionError        the file or its folder cannot be opened at all
  │   └─ StorageIOError                the disk reported an error reading or writing
- └─ ProviderError(provider)
+ ├─ ProviderError(provider)
      ├─ ProviderConnectionError       could not reach the server, or it hung up
      ├─ ProviderTimeoutError          the server stopped answering
      ├─ ProviderResponseError         malformed stream, or an error inside a 200 stream
@@ -26,6 +26,12 @@ ContinuoError
          ├─ ProviderAuthError         401 / 403
          ├─ ProviderRateLimitError(retry_after)
          └─ ProviderContextLengthError
+ └─ MCPError(server)
+     ├─ MCPConfigError(field)         an "mcpServers" entry (or file) that cannot be used
+     ├─ MCPServerStartError           a server could not be started or did not initialise
+     ├─ MCPServerCrashedError(tool)   a server stopped during a call: it may have acted
+     ├─ MCPTimeoutError(tool)         a call did not finish in time and was stopped
+     └─ MCPToolError(tool)            the server answered the call with an error
 ```
 
 Each message says what happened and what helps, in words a person understands and that fit
@@ -52,6 +58,12 @@ __all__ = [
     "CorruptDatabaseError",
     "ErrorAction",
     "LeaseLostError",
+    "MCPConfigError",
+    "MCPError",
+    "MCPServerCrashedError",
+    "MCPServerStartError",
+    "MCPTimeoutError",
+    "MCPToolError",
     "NewerSchemaError",
     "ProviderAuthError",
     "ProviderConnectionError",
@@ -397,3 +409,118 @@ class ProviderContextLengthError(ProviderStatusError):
     """The request is longer than the model's context window."""
 
     action = ErrorAction.NEW_CONVERSATION
+
+
+# ---------------------------------------------------------------------------- MCP servers
+
+
+class MCPError(ContinuoError):
+    """An MCP server (a tool host) could not be configured, started or called.
+
+    `.server` names the server as its configuration does (None for a whole file's fault).
+    """
+
+    action = ErrorAction.NONE
+
+    def __init__(
+        self,
+        server: str | None,
+        *,
+        key: str,
+        params: Mapping[str, Any],
+        action: ErrorAction | None = None,
+    ) -> None:
+        self.server = server
+        super().__init__(key=key, params=params, action=action)
+
+
+def _log_phrase(log: str | None) -> Phrase | str:
+    return Phrase("mcp.log", {"path": log}) if log else ""
+
+
+class MCPConfigError(MCPError):
+    """An ``mcpServers`` configuration cannot be used; `.field` names the bad key (None when
+    the file or its shape is the problem)."""
+
+    def __init__(
+        self, source: str, problem: str, *, server: str | None = None, field: str | None = None
+    ) -> None:
+        self.source = source
+        self.field = field
+        self.problem = problem
+        if server is None or field is None:
+            super().__init__(
+                server, key="mcp.config.file", params={"source": source, "problem": problem}
+            )
+        else:
+            super().__init__(
+                server,
+                key="mcp.config.entry",
+                params={
+                    "server": repr(server),
+                    "source": source,
+                    "field": field,
+                    "problem": problem,
+                },
+            )
+
+
+class MCPServerStartError(MCPError):
+    """A server could not be started, or did not finish the protocol's start-up in time."""
+
+    def __init__(self, server: str, detail: str, log: str | None = None) -> None:
+        self.detail = detail
+        self.log = log
+        super().__init__(
+            server,
+            key="mcp.start",
+            params={"server": repr(server), "detail": detail, "log": _log_phrase(log)},
+        )
+
+
+class MCPServerCrashedError(MCPError):
+    """A server stopped (exited, hung up) while a call ran; the tool may have acted."""
+
+    def __init__(
+        self, server: str, tool: str, status: int | None = None, log: str | None = None
+    ) -> None:
+        self.tool = tool
+        self.status = status
+        self.log = log
+        super().__init__(
+            server,
+            key="mcp.crashed",
+            params={
+                "server": repr(server),
+                "tool": repr(tool),
+                "status": Phrase("mcp.status", {"code": status}) if status is not None else "",
+                "log": _log_phrase(log),
+            },
+        )
+
+
+class MCPTimeoutError(MCPError):
+    """A call did not finish within the server's timeout; it was cancelled on the server."""
+
+    def __init__(self, server: str, tool: str, seconds: float) -> None:
+        self.tool = tool
+        self.seconds = seconds
+        super().__init__(
+            server,
+            key="mcp.timeout",
+            params={"server": repr(server), "tool": repr(tool), "seconds": f"{seconds:g}"},
+        )
+
+
+class MCPToolError(MCPError):
+    """The server answered a call with an error (an ``isError`` result or a protocol error);
+    `.text` is the server's words, shortened."""
+
+    def __init__(self, server: str, tool: str, text: str) -> None:
+        self.tool = tool
+        self.text = text
+        super().__init__(
+            server,
+            key="mcp.tool_error",
+            params={"server": repr(server), "tool": repr(tool), "text": text},
+        )

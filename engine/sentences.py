@@ -268,6 +268,41 @@ _SENTENCES: dict[str, tuple[str, str]] = {
         "There is no conversation {session_id} in {path}; it may have been deleted.",
         "{path} 中没有对话 {session_id}，它可能已被删除。",
     ),
+    # -- MCP servers ------------------------------------------------------------------------
+    "mcp.config.file": (
+        "The MCP configuration {source} cannot be used: {problem}. Fix it (it holds an "
+        "\"mcpServers\" object) and load it again.",
+        "MCP 配置 {source} 无法使用：{problem}。请修正它（其中应有一个 \"mcpServers\" 对象）后重新加载。",
+    ),
+    "mcp.config.entry": (
+        "The MCP server {server} in {source} has a bad \"{field}\": {problem}. Fix that entry "
+        "and load it again.",
+        "{source} 中的 MCP 服务器 {server} 的 \"{field}\" 有误：{problem}。请修正这一项后重新加载。",
+    ),
+    "mcp.start": (
+        "The MCP server {server} could not be started: {detail}. Check its command or address"
+        "{log}.",
+        "MCP 服务器 {server} 无法启动：{detail}。请检查它的命令或地址{log}。",
+    ),
+    "mcp.crashed": (
+        "The MCP server {server} stopped while its tool {tool} was running{status}, so the tool "
+        "may or may not have completed. The server starts again on the next call{log}.",
+        "MCP 服务器 {server} 在运行工具 {tool} 时停止了{status}，所以该工具可能完成了，也可能没有。"
+        "下次调用时服务器会重新启动{log}。",
+    ),
+    "mcp.timeout": (
+        "The MCP server {server} did not finish the tool {tool} within {seconds} seconds, so "
+        "the call was stopped; the tool may or may not have completed. Check the current state "
+        "before running it again.",
+        "MCP 服务器 {server} 没有在 {seconds} 秒内完成工具 {tool}，调用已被停止；该工具可能完成了，"
+        "也可能没有。再次运行前请先检查当前状态。",
+    ),
+    "mcp.tool_error": (
+        "The tool {tool} of the MCP server {server} reported an error: {text}",
+        "MCP 服务器 {server} 的工具 {tool} 报告了一个错误：{text}",
+    ),
+    "mcp.log": (" (its log: {path})", "（日志：{path}）"),
+    "mcp.status": (" (exit status {code})", "（退出状态 {code}）"),
     # -- providers --------------------------------------------------------------------------
     "provider.web_page": (
         "{who} answered with a web page instead of a model stream. Check the base URL "

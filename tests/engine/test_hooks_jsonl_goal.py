@@ -307,6 +307,7 @@ def test_public_api_is_curated_and_sorted():
         "extensions",
         "goal",
         "jsonl",
+        "mcp",
         "messages",
         "model",
         "providers",

@@ -1,0 +1,146 @@
+"""A real MCP server for the tests, written with the SDK's own server side (FastMCP).
+
+Run ``python -m tests.support.mcp_server [--name NAME]`` for stdio, or add ``--http PORT``
+for Streamable HTTP on 127.0.0.1. Its tools cover what the client must handle: text,
+structured and image results, error results, a crash mid-call, a call that never answers
+(it notes its own cancellation in the file ``$MCP_MARKER``), a child process of its own, its
+environment, annotations, and names that need sanitising. It says hello on stderr at start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp.server.fastmcp import Context, FastMCP, Image
+from mcp.types import CallToolResult, EmbeddedResource, TextResourceContents, ToolAnnotations
+
+#: a 1×1 PNG (67 bytes)
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
+
+
+def _note(path: str, text: str) -> None:
+    Path(path).write_text(text)
+
+
+def build(name: str, **settings: Any) -> FastMCP:
+    server = FastMCP(name, log_level="WARNING", **settings)
+
+    @server.tool(annotations=ToolAnnotations(title="Echo a text", readOnlyHint=True))
+    def echo(text: str) -> str:
+        """Say the text back."""
+        return text
+
+    @server.tool(annotations=ToolAnnotations(destructiveHint=True, idempotentHint=False))
+    def add(a: int, b: int) -> dict[str, int]:
+        """Add two numbers (a structured result)."""
+        return {"sum": a + b}
+
+    @server.tool()
+    def structured_only() -> CallToolResult:
+        """Structured content with no text part."""
+        return CallToolResult(content=[], structuredContent={"city": "Tokyo", "temp": 21})
+
+    @server.tool()
+    def picture() -> Image:
+        """A tiny PNG."""
+        return Image(data=PNG, format="png")
+
+    @server.tool()
+    def mixed() -> CallToolResult:
+        """Text, an image and an embedded resource."""
+        return CallToolResult(
+            content=[
+                {"type": "text", "text": "Here it is."},  # type: ignore[list-item]
+                {"type": "image", "data": base64.b64encode(PNG).decode(), "mimeType": "image/png"},  # type: ignore[list-item]
+                EmbeddedResource(
+                    type="resource",
+                    resource=TextResourceContents(
+                        uri="file:///notes.txt", mimeType="text/plain", text="twelve chars"
+                    ),
+                ),
+            ]
+        )
+
+    @server.tool()
+    def fail(message: str) -> str:
+        """Always fails with the message."""
+        raise ValueError(message)
+
+    @server.tool()
+    def crash() -> str:
+        """The process exits mid-call."""
+        sys.stderr.write("crashing now\n")
+        sys.stderr.flush()
+        os._exit(3)
+
+    @server.tool()
+    async def hang() -> str:
+        """Never answers; notes its cancellation in $MCP_MARKER."""
+        marker = os.environ.get("MCP_MARKER")
+        if marker:
+            _note(marker, "started")
+        try:
+            await anyio.sleep_forever()
+        finally:
+            if marker:
+                _note(marker, "cancelled")
+        return "never"
+
+    @server.tool()
+    def spawn_child() -> int:
+        """Start a long child process (in this server's group) and return its pid."""
+        child = subprocess.Popen(
+            [sys.executable, "-c", "import time; time.sleep(300)"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+        )
+        return child.pid
+
+    @server.tool()
+    def environment() -> dict[str, str]:
+        """This process's environment."""
+        return dict(os.environ)
+
+    @server.tool()
+    def pid() -> int:
+        """This process's id."""
+        return os.getpid()
+
+    @server.tool(name="get.weather/now")
+    def weather() -> str:
+        """A name with characters providers refuse."""
+        return "sunny"
+
+    @server.tool()
+    async def header(name: str, ctx: Context) -> str:  # type: ignore[type-arg]
+        """A header of the HTTP request (Streamable HTTP only)."""
+        request = ctx.request_context.request
+        return str(request.headers.get(name, "")) if request is not None else ""
+
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--name", default="test")
+    parser.add_argument("--http", type=int, default=None)
+    options = parser.parse_args(argv)
+    sys.stderr.write(f"hello from {options.name} on stderr\n")
+    sys.stderr.flush()
+    if options.http is None:
+        build(options.name).run("stdio")
+    else:
+        build(options.name, host="127.0.0.1", port=options.http).run("streamable-http")
+
+
+if __name__ == "__main__":
+    main()
