@@ -494,17 +494,13 @@ class SQLiteSessionStorage:
 
     async def started_tool_calls(self, session_id: str, ids: Iterable[str]) -> set[str]:
         """Return which of the tool call `ids` of the session have a start record."""
-        wanted = list(dict.fromkeys(ids))
-        found: set[str] = set()
-        for first in range(0, len(wanted), 500):  # below SQLite's limit on parameters
-            chunk = wanted[first : first + 500]
-            rows = await self._read(
-                "SELECT tool_call_id FROM tool_starts WHERE session_id = ? AND tool_call_id "
-                f"IN ({', '.join('?' * len(chunk))})",
-                (session_id, *chunk),
-            )
-            found.update(str(row[0]) for row in rows)
-        return found
+        # One JSON array parameter, however many ids (SQLite limits the number of parameters).
+        rows = await self._read(
+            "SELECT tool_call_id FROM tool_starts WHERE session_id = ? AND tool_call_id IN "
+            "(SELECT value FROM json_each(?))",
+            (session_id, json.dumps(list(ids))),
+        )
+        return {str(row[0]) for row in rows}
 
     async def tool_starts_recorded_since(self) -> float:
         """The time (``time.time()``) from which this file records every tool start.

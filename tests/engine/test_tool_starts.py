@@ -172,3 +172,20 @@ def _ctx(session_id: str):
     from engine import RunContext
 
     return RunContext(session_id, "r", None)
+
+
+async def test_a_started_record_finishes_when_its_caller_is_cancelled(tmp_path: Path) -> None:
+    storage = SQLiteSessionStorage(tmp_path / "continuo.sqlite3")
+    try:
+        await storage.append("s", "r", AssistantMessage(tool_calls=tuple(CALLS)))
+        writing = asyncio.ensure_future(storage.record_tool_start("s", "call_time"))
+        await asyncio.sleep(0)  # one turn of the loop: the write has started (not a timing wait)
+        writing.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await writing
+        assert await storage.started_tool_calls("s", ["call_time"]) == {"call_time"}
+        # Any number of ids is read in one query (no limit on parameters).
+        many = [f"call_{n}" for n in range(40000)] + ["call_time", "不存在"]
+        assert await storage.started_tool_calls("s", many) == {"call_time"}
+    finally:
+        await storage.close()
