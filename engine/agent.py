@@ -197,7 +197,7 @@ class Agent:
             if draft is not None:
                 reader = _with_draft(reader, draft)
         try:
-            return await find_resume_point(reader, cfg.language)
+            return await find_resume_point(reader, cfg.language, self._start_reader(ctx))
         except AgentResumeError:
             return None
 
@@ -258,7 +258,9 @@ class Agent:
                 await self._append(ctx, user)
                 yield AgentEvent.message_appended(sid, rid, user)
             else:
-                point = await find_resume_point(_list_reader(ctx.messages), cfg.language)
+                point = await find_resume_point(
+                    _list_reader(ctx.messages), cfg.language, self._start_reader(ctx)
+                )
                 for added in _resume_additions(point):
                     await self._append(ctx, added)
                     yield AgentEvent.message_appended(sid, rid, added)
@@ -396,6 +398,10 @@ class Agent:
                 # waits for a person answers the call as not run.
                 result = await self._approve(ctx, call)
                 if result is None:
+                    # Durably "started" before it runs: a kill before this line leaves no
+                    # record, and resume tells the model the call did not run. If it cannot
+                    # be recorded (lease lost, disk full), the call does not run.
+                    await self._record_start(ctx, call)
                     running = call.id
                     result = await self._run_tool(call)
                     running = None
@@ -445,6 +451,16 @@ class Agent:
                     return _failed(call, text, ToolOutcome.DECLINED)
         return None
 
+    async def _record_start(self, ctx: RunContext, call: ToolCall) -> None:
+        if _has(self.store, "record_tool_start"):
+            await _finish(_maybe_await(self.store.record_tool_start(ctx, call)))
+
+    def _start_reader(self, ctx: RunContext) -> Any:
+        """The store's `StartReader` for this session, or None when it records no starts."""
+        if not _has(self.store, "started_tool_calls"):
+            return None
+        return lambda asker: _maybe_await(self.store.started_tool_calls(ctx, asker))
+
     async def _run_tool(self, call: ToolCall) -> ToolMessage:
         tool = self.tools.get(call.name)
         if tool is None:
@@ -493,10 +509,12 @@ class Agent:
 
     async def _unanswered_results(self, ctx: RunContext) -> list[ToolMessage]:
         try:
-            point = await find_resume_point(_list_reader(ctx.messages))
+            point = await find_resume_point(
+                _list_reader(ctx.messages), read_starts=self._start_reader(ctx)
+            )
         except AgentResumeError:
             return []
-        return [interrupted_tool_result(call) for call in point.unanswered_tool_calls]
+        return [*point.recovery_results()]
 
     def _tail_reader(self, ctx: RunContext) -> Any:
         if _has(self.store, "restore_tail"):
@@ -746,7 +764,7 @@ def _normalise(response: ModelResponse, model: Any) -> AssistantMessage:
 
 def _resume_additions(point: ResumePoint) -> list[Message]:
     if point.kind is ResumeKind.RECOVER_TOOLS:
-        return [interrupted_tool_result(call) for call in point.unanswered_tool_calls]
+        return [*point.recovery_results()]
     notice = resume_notice(point.kind)
     return [notice] if notice is not None else []
 

@@ -24,7 +24,12 @@ for streaming drafts: while a step streams, the agent hands ``save_draft`` the a
 message so far (text and reasoning, stop ``interrupted`` with raw ``app_stopped``, no tool
 calls) at most about once a second; ``restore_draft`` returns a draft whose writer is gone as
 a `StoredMessage`, so a read-only `resume_point` sees it as the history's last message. A
-store without them (in memory, JSONL) keeps no drafts. Without a storage extension, history
+store without them (in memory, JSONL) keeps no drafts. Optionally ``record_tool_start(ctx, call)``,
+awaited after ``before_tool`` let a call through and just before it runs (if it raises, the
+call does not run), and ``started_tool_calls(ctx, asker)`` → the ids of the assistant
+message ``asker``'s calls that started, or None when the store cannot tell: resume then says
+which unanswered calls never ran. A store without them leaves every unanswered call "may or
+may not have completed". Without a storage extension, history
 is kept in memory (`InMemoryHistory`).
 """
 

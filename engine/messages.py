@@ -187,7 +187,7 @@ class ToolOutcome(StrEnum):
     FAILED = "failed"  #: it failed, or could not run (unknown tool, bad arguments)
     DECLINED = "declined"  #: a ``before_tool`` hook (the person, a policy) refused it
     INTERRUPTED = "interrupted"  #: running when the request or the app stopped: may have acted
-    NOT_RUN = "not_run"  #: the request stopped before it started
+    NOT_RUN = "not_run"  #: the request (or the app) stopped before it started
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -13,7 +13,10 @@ history ends in                        kind                   resume adds
 a user or internal message             CALL_MODEL             nothing
 tool results, all present              CALL_MODEL             nothing
 a step stopped ``paused``              CALL_MODEL             nothing
-tool calls without results             RECOVER_TOOLS          a failed result per missing call
+tool calls without results             RECOVER_TOOLS          a failed result per missing call:
+                                                              "did not run" for a call that
+                                                              never started, else "may or may
+                                                              not have completed"
 a response stopped ``interrupted``     RETRY_RESPONSE         an internal "redo it" notice
 a response stopped ``max_output``      CONTINUE_RESPONSE      an internal "continue" notice
 a normal answer / refusal / full /     (AgentResumeError: completed / refused / context_full /
@@ -23,11 +26,17 @@ other stop / nothing / orphan result    unknown_stop / empty / malformed)
 Only the tail is read: `find_resume_point` pages backwards through stored records until it
 has seen the assistant message that a trailing run of tool results answers, so its cost does
 not grow with the history.
+
+A store that records tool starts (the SQLite store writes one just before a call runs, after
+its approval) tells which unanswered calls never started: those are answered ``not_run``
+("did not run"); the others, and every call when the store cannot tell (no such records, or
+a call older than them), stay "may or may not have completed". No tool is ever run again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -48,6 +57,7 @@ from .stop import StopInfo, StopReason
 
 __all__ = [
     "INTERRUPTED_TOOL_TEXT",
+    "NOT_STARTED_TOOL_TEXT",
     "ResumeKind",
     "ResumePoint",
     "find_resume_point",
@@ -69,6 +79,8 @@ CANCELLED_TOOL_TEXT = (
     "completed. Check the current state before running it again."
 )
 NOT_RUN_TOOL_TEXT = "The user stopped the request before this tool ran, so it did not run."
+#: What the model reads on resume for a call that never started (its start was not recorded).
+NOT_STARTED_TOOL_TEXT = "The tool did not run: the app stopped before it started."
 
 RETRY_NOTICE = (
     "Your previous response was cut off before it was complete, so the user did not receive "
@@ -96,6 +108,8 @@ class ResumePoint:
         description: one plain sentence for a person (the Resume button's tooltip), in the
             language the host asked for (``AgentRunConfig.language``).
         unanswered_tool_calls: for RECOVER_TOOLS, the calls whose results are missing.
+        not_started: for RECOVER_TOOLS, those of ``unanswered_tool_calls`` known never to
+            have started (resuming answers them "did not run"); the others may have run.
         stop: the stop of the last assistant message, when that is what decided the kind.
     """
 
@@ -103,6 +117,17 @@ class ResumePoint:
     description: str
     unanswered_tool_calls: tuple[ToolCall, ...] = ()
     stop: StopInfo | None = None
+    not_started: tuple[ToolCall, ...] = ()
+
+    def recovery_results(self) -> list[ToolMessage]:
+        """The failed results resuming adds for RECOVER_TOOLS, one per unanswered call."""
+        never = {call.id for call in self.not_started}
+        return [
+            interrupted_tool_result(call, NOT_STARTED_TOOL_TEXT, ToolOutcome.NOT_RUN)
+            if call.id in never
+            else interrupted_tool_result(call)
+            for call in self.unanswered_tool_calls
+        ]
 
 
 def interrupted_tool_result(
@@ -127,18 +152,25 @@ def resume_notice(kind: ResumeKind) -> InternalMessage | None:
 
 
 TailReader = Callable[[int, int | None], Awaitable[Sequence[StoredMessage]]]
+#: ``read_starts(asker)``: the ids of ``asker``'s tool calls that started, or None when the
+#: store cannot tell.
+StartReader = Callable[[AssistantMessage], Awaitable[AbstractSet[str] | None]]
 #: Page sizes, growing: the last message alone decides most cases; a run of tool results
 #: needs a few more; only a huge batch of calls reads further.
 _FIRST_PAGE, _MAX_PAGE = 2, 256
 
 
-async def find_resume_point(read_tail: TailReader, language: str = "en") -> ResumePoint:
+async def find_resume_point(
+    read_tail: TailReader, language: str = "en", read_starts: StartReader | None = None
+) -> ResumePoint:
     """Decide the resume point from the tail of a history.
 
     Args:
         read_tail: ``read_tail(limit, before_seq)`` returns up to ``limit`` stored records
             before ``before_seq`` (None: the end), oldest first.
         language: the language of the point's description (`engine.sentences`).
+        read_starts: which tool calls started (`StartReader`); without it, every unanswered
+            call may have run.
 
     Raises:
         AgentResumeError: with the reason when there is nothing to resume.
@@ -169,7 +201,7 @@ async def find_resume_point(read_tail: TailReader, language: str = "en") -> Resu
     if isinstance(last, UserMessage | InternalMessage):
         return ResumePoint(ResumeKind.CALL_MODEL, sentence("resume.call_model", language))
     if isinstance(last, AssistantMessage):
-        return _from_assistant(last, language)
+        return await _from_assistant(last, language, read_starts)
     if not isinstance(last, ToolMessage):
         raise AgentResumeError("malformed")
     # A run of tool results: find the assistant message that asked for them.
@@ -193,17 +225,43 @@ async def find_resume_point(read_tail: TailReader, language: str = "en") -> Resu
     missing = tuple(call for call in asker.tool_calls if call.id not in answered)
     if not missing:
         return ResumePoint(ResumeKind.CALL_MODEL, sentence("resume.tool_results", language))
-    return _recover(missing, language)
+    return await _recover(asker, missing, language, read_starts)
 
 
-def _recover(missing: tuple[ToolCall, ...], language: str) -> ResumePoint:
-    names = ", ".join(dict.fromkeys(call.name for call in missing))
-    key = "resume.recover_tool" if len(missing) == 1 else "resume.recover_tools"
+async def _recover(
+    asker: AssistantMessage,
+    missing: tuple[ToolCall, ...],
+    language: str,
+    read_starts: StartReader | None,
+) -> ResumePoint:
+    started = None if read_starts is None else await read_starts(asker)
+    ran: tuple[ToolCall, ...]
+    never: tuple[ToolCall, ...]
+    if started is None:  # unknown: every call may have run
+        ran, never = missing, ()
+    else:
+        ran = tuple(call for call in missing if call.id in started)
+        never = tuple(call for call in missing if call.id not in started)
+    if ran and never:
+        description = sentence(
+            "resume.recover_mixed", language, ran=_names(ran), not_run=_names(never)
+        )
+    elif never:
+        key = "resume.not_run_tool" if len(never) == 1 else "resume.not_run_tools"
+        description = sentence(key, language, names=_names(never))
+    else:
+        key = "resume.recover_tool" if len(ran) == 1 else "resume.recover_tools"
+        description = sentence(key, language, names=_names(ran))
     return ResumePoint(
         ResumeKind.RECOVER_TOOLS,
-        sentence(key, language, names=names),
+        description,
         unanswered_tool_calls=missing,
+        not_started=never,
     )
+
+
+def _names(calls: tuple[ToolCall, ...]) -> str:
+    return ", ".join(dict.fromkeys(call.name for call in calls))
 
 
 #: the retry description for each raw code of an interrupted response
@@ -214,11 +272,13 @@ _RETRY_KEYS = {
 }
 
 
-def _from_assistant(message: AssistantMessage, language: str) -> ResumePoint:
+async def _from_assistant(
+    message: AssistantMessage, language: str, read_starts: StartReader | None
+) -> ResumePoint:
     stop = message.stop
     if stop is None or stop.ok:
         if message.tool_calls:
-            return _recover(tuple(message.tool_calls), language)
+            return await _recover(message, tuple(message.tool_calls), language, read_starts)
         raise AgentResumeError("completed")
     reason = stop.reason
     if reason is StopReason.INTERRUPTED:

@@ -80,6 +80,22 @@ _SENTENCES: dict[str, tuple[str, str]] = {
         "or may not have finished, without running them again.",
         "工具 {names} 运行时程序停止了；继续将告诉模型它们可能已完成也可能没有，不会再次运行它们。",
     ),
+    "resume.not_run_tool": (
+        "The app stopped before the tool {names} started, so it did not run; resuming will "
+        "tell the model so.",
+        "工具 {names} 开始运行前程序停止了，所以它没有运行；继续将如实告诉模型。",
+    ),
+    "resume.not_run_tools": (
+        "The app stopped before the tools {names} started, so they did not run; resuming "
+        "will tell the model so.",
+        "工具 {names} 开始运行前程序停止了，所以它们没有运行；继续将如实告诉模型。",
+    ),
+    "resume.recover_mixed": (
+        "The app stopped while tools ran: {ran} may or may not have finished, and {not_run} "
+        "did not run; resuming will tell the model so, without running any tool again.",
+        "工具运行时程序停止了：{ran} 可能已完成也可能没有，{not_run} 没有运行；继续将如实告诉"
+        "模型，不会再次运行任何工具。",
+    ),
     "resume.retry.cancelled": (
         "The answer was stopped before it finished; resuming will ask the model to write it "
         "again from the start.",

@@ -3,7 +3,9 @@
 The agent calls only these hooks (see `engine.extensions`): ``restore``/``restore_tail`` to
 read history, ``append`` once per completed message, ``acquire``/``release`` around each
 request, and ``save_draft``/``restore_draft`` for the streaming draft (a draft is written
-with the request's lease token, so only the lease's holder can write it). The lease a request
+with the request's lease token, so only the lease's holder can write it), and
+``record_tool_start``/``started_tool_calls`` for the calls that started running (so resume
+can say which never did). The lease a request
 takes is kept here keyed by its request id, so two requests of one extension on different
 sessions (or a refused second one) never mix up their leases, and every append of a request
 is fenced by its own lease (`LeaseLostError` once another process took it over). ``acquire``
@@ -16,7 +18,7 @@ import os
 from typing import Any
 
 from ..extensions import Extension, RunContext, StoredMessage
-from ..messages import AssistantMessage, Message
+from ..messages import AssistantMessage, Message, ToolCall
 from .lease import Lease
 from .sqlite import SQLiteSessionStorage
 
@@ -86,6 +88,30 @@ class SQLiteSessionExtension(Extension):
     async def restore_draft(self, ctx: RunContext) -> StoredMessage | None:
         """Return the draft a gone holder left, as the message it will become (reads only)."""
         return await self.storage.load_draft(ctx.session_id)
+
+    async def record_tool_start(self, ctx: RunContext, call: ToolCall) -> None:
+        """Record that ``call`` is about to run, fenced by the request's lease.
+
+        Raises:
+            LeaseLostError: another process took this request's lease over (the tool must
+                not run).
+        """
+        lease = self._leases.get(ctx.request_id)
+        await self.storage.record_tool_start(ctx.session_id, call.id, lease=lease)
+
+    async def started_tool_calls(
+        self, ctx: RunContext, asker: AssistantMessage
+    ) -> set[str] | None:
+        """Return the ids of ``asker``'s tool calls that started, or None when unknown.
+
+        Unknown: ``asker`` was created before this file recorded tool starts (an older
+        version wrote it), so a call without a record may still have run.
+        """
+        if asker.created_at <= await self.storage.tool_starts_recorded_since():
+            return None
+        return await self.storage.started_tool_calls(
+            ctx.session_id, (call.id for call in asker.tool_calls)
+        )
 
     async def acquire(self, ctx: RunContext) -> Lease:
         """Take the session's lease for this request and return it.

@@ -19,6 +19,7 @@ Schema versions (``PRAGMA user_version``; the number of steps applied):
 ====  =====================================================================================
 1     ``sessions``, ``messages`` (one row per message, key (session_id, seq)), ``leases``
 2     ``drafts``: what the streaming step of each session has shown so far (one row a session)
+3     ``tool_starts``: the tool calls that started running (one row a call; not messages)
 ====  =====================================================================================
 
 Adding a version: append a named function to `MIGRATIONS`, add its line above, and add the
@@ -43,6 +44,7 @@ __all__ = [
     "MIGRATIONS",
     "QUICK_CHECK_LIMIT",
     "SCHEMA_VERSION",
+    "TOOL_STARTS_MIGRATION",
     "Migration",
     "is_corruption",
     "prepare_database",
@@ -136,6 +138,27 @@ def _create_drafts(db: sqlite3.Connection) -> None:
     )
 
 
+#: The name of the step adding ``tool_starts``: its ``applied_at`` is the time from which a
+#: missing start record means a call never ran (calls asked earlier were never recorded).
+TOOL_STARTS_MIGRATION = "0003_tool_starts"
+
+
+def _create_tool_starts(db: sqlite3.Connection) -> None:
+    # One row per tool call that was let through and was about to run, written just before
+    # it runs (see SQLiteSessionStorage.record_tool_start). Not a message: no history reader
+    # sees it; resume reads it to tell a call that never started from one that may have run.
+    db.execute(
+        """
+        CREATE TABLE tool_starts (
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            tool_call_id TEXT NOT NULL,
+            started_at REAL NOT NULL,
+            PRIMARY KEY (session_id, tool_call_id)
+        )
+        """
+    )
+
+
 #: The ordered steps; a file's version is the number of them applied.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
@@ -147,6 +170,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         "0002_drafts",
         "drafts: what the streaming step of each session has shown so far (one row a session)",
         _create_drafts,
+    ),
+    Migration(
+        TOOL_STARTS_MIGRATION,
+        "tool_starts: the tool calls that started running (one row a call; not messages)",
+        _create_tool_starts,
     ),
 )
 

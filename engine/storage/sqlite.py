@@ -25,6 +25,11 @@ Invariants:
   `engine.storage.drafts`). Appending a request's assistant message deletes that request's
   draft in the same transaction; acquiring the lease turns a draft left by a gone holder
   into the message it was; `load_draft` shows such a draft without writing.
+* Just before a tool call runs, its request records that it started (`record_tool_start`,
+  fenced like an append). These records are not messages: no history reader returns them;
+  resume reads them (`started_tool_calls`) to tell a call that never started from one that
+  may have run. Files older than those records say nothing about earlier calls
+  (`tool_starts_recorded_since`).
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ import secrets
 import sqlite3
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -66,7 +71,7 @@ from ..text import clean, clean_data
 from .drafts import DELETE_REQUEST_DRAFT, READ_DRAFT, settle_draft, upsert_draft
 from .files import create_private, make_private, storage_error
 from .lease import Lease, LeaseHolder, ProcessIdentity, holder_is_gone
-from .migrations import prepare_database
+from .migrations import TOOL_STARTS_MIGRATION, prepare_database
 
 __all__ = ["SQLiteSessionStorage", "SessionInfo"]
 
@@ -132,6 +137,7 @@ class SQLiteSessionStorage:
         self._lock = asyncio.Lock()
         self._writes: set[asyncio.Task[Any]] = set()
         self._leases: set[Lease] = set()
+        self._tool_starts_since: float | None = None  #: read once (see tool_starts_recorded_since)
         self._closed = False  #: close() has begun (writes already started still complete)
         self._finished = False  #: close() has closed the connection: nothing more runs
 
@@ -296,6 +302,7 @@ class SQLiteSessionStorage:
         async def body(db: aiosqlite.Connection) -> None:
             await db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
             await db.execute("DELETE FROM leases WHERE session_id = ?", (session_id,))
+            await db.execute("DELETE FROM tool_starts WHERE session_id = ?", (session_id,))
             await db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
 
         await self._write(body)
@@ -454,6 +461,60 @@ class SQLiteSessionStorage:
             ):
                 return None
         return self._stored(((last_seq or 0) + 1, request_id, body), session_id)
+
+    # ------------------------------------------------------------------ tool starts
+
+    async def record_tool_start(
+        self, session_id: str, tool_call_id: str, *, lease: Lease | None = None
+    ) -> None:
+        """Record, durably, that the tool call `tool_call_id` is about to run.
+
+        One transaction, fenced by `lease` like `append`; once called, the write completes
+        even if the caller is cancelled. Recording a call twice keeps one row. The session
+        must exist (its assistant message asking for the call is stored first).
+
+        Raises:
+            LeaseLostError: `lease` was taken over by another process; nothing was written
+                (and the tool must not run).
+        """
+        if lease is not None and lease.session_id != session_id:
+            raise ValueError(f"the lease is for {lease.session_id!r}, not {session_id!r}")
+
+        async def body(db: aiosqlite.Connection) -> None:
+            if lease is not None:
+                await self._fence(db, lease)
+            await db.execute(
+                "INSERT INTO tool_starts (session_id, tool_call_id, started_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (session_id, tool_call_id) DO UPDATE SET started_at = "
+                "excluded.started_at",
+                (session_id, tool_call_id, time.time()),
+            )
+
+        await self._write(body)
+
+    async def started_tool_calls(self, session_id: str, ids: Iterable[str]) -> set[str]:
+        """Return which of the tool call `ids` of the session have a start record."""
+        # One JSON array parameter, however many ids (SQLite limits the number of parameters).
+        rows = await self._read(
+            "SELECT tool_call_id FROM tool_starts WHERE session_id = ? AND tool_call_id IN "
+            "(SELECT value FROM json_each(?))",
+            (session_id, json.dumps(list(ids))),
+        )
+        return {str(row[0]) for row in rows}
+
+    async def tool_starts_recorded_since(self) -> float:
+        """The time (``time.time()``) from which this file records every tool start.
+
+        A call asked for before it (in a file written by an older version) may have run
+        without a record, so only a call asked for after it is known not to have started
+        when it has none.
+        """
+        if self._tool_starts_since is None:
+            rows = await self._read(
+                "SELECT applied_at FROM schema_migrations WHERE name = ?", (TOOL_STARTS_MIGRATION,)
+            )
+            self._tool_starts_since = float(rows[0][0])
+        return self._tool_starts_since
 
     # ------------------------------------------------------------------ leases
 

@@ -270,7 +270,7 @@ async def test_notices_to_the_model_keep_the_seeds_english_in_any_language(store
         "Your previous response was cut off before it was complete, so the user did not "
         "receive all of it. Redo that response from the start."
     )
-    await store.seed("t", [Q, AssistantMessage(tool_calls=CALLS[:1])])
+    await store.seed("t", [Q, AssistantMessage(tool_calls=CALLS[:1])], started=["a"])
     model = ScriptedModel([Turn(text="Told.")])
     agent = await store.agent(model, session_id="t", language="zh_CN")
     await agent.resume()
@@ -281,3 +281,64 @@ async def test_notices_to_the_model_keep_the_seeds_english_in_any_language(store
         "completed, and whatever it changes may or may not have happened. Check the current "
         "state before running it again."
     )
+
+
+# ------------------------------------------------------------- tools that never started
+
+#: Histories whose calls were asked for after the file began recording tool starts (built in
+#: the test, after the file exists): (started ids, English, Chinese).
+NOT_STARTED_DESCRIPTIONS = {
+    "one tool never started": (
+        (CALLS[0],),
+        [],
+        "The app stopped before the tool write_file started, so it did not run; resuming "
+        "will tell the model so.",
+        "工具 write_file 开始运行前程序停止了，所以它没有运行；继续将如实告诉模型。",
+    ),
+    "two tools never started": (
+        CALLS,
+        [],
+        "The app stopped before the tools write_file, send_mail started, so they did not "
+        "run; resuming will tell the model so.",
+        "工具 write_file, send_mail 开始运行前程序停止了，所以它们没有运行；继续将如实告诉模型。",
+    ),
+    "one ran, one never started": (
+        CALLS,
+        ["a"],
+        "The app stopped while tools ran: write_file may or may not have finished, and "
+        "send_mail did not run; resuming will tell the model so, without running any tool "
+        "again.",
+        "工具运行时程序停止了：write_file 可能已完成也可能没有，send_mail 没有运行；继续将如实"
+        "告诉模型，不会再次运行任何工具。",
+    ),
+    "both started": (
+        CALLS,
+        ["a", "b"],
+        "The app stopped while the tools write_file, send_mail ran; resuming will tell the "
+        "model they may or may not have finished, without running them again.",
+        "工具 write_file, send_mail 运行时程序停止了；继续将告诉模型它们可能已完成也可能没有，不会再次运行它们。",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NOT_STARTED_DESCRIPTIONS))
+async def test_descriptions_say_which_tools_did_not_run(store, case: str) -> None:
+    calls, started, english, chinese = NOT_STARTED_DESCRIPTIONS[case]
+    await store.seed("first", [Q])  # the file exists (and records starts) from here on
+    await store.seed("s", [Q, AssistantMessage(tool_calls=calls)], started=started)
+    point = await (await store.agent(None)).resume_point()
+    assert point.description == english
+    assert [c.id for c in point.not_started] == [c.id for c in calls if c.id not in started]
+    assert (await (await store.agent(None, language="zh_CN")).resume_point()).description == (
+        chinese
+    )
+
+
+async def test_the_not_started_notice_keeps_its_english_in_any_language(store) -> None:
+    await store.seed("first", [Q])
+    await store.seed("s", [Q, AssistantMessage(tool_calls=CALLS[:1])])
+    model = ScriptedModel([Turn(text="Told.")])
+    await (await store.agent(model, language="zh_CN")).resume()
+    answered = model.requests[0].messages[-1]
+    assert isinstance(answered, ToolMessage) and answered.outcome.value == "not_run"
+    assert answered.content == "The tool did not run: the app stopped before it started."

@@ -98,3 +98,54 @@ async def test_old_file_opens_migrates_and_reads(dump: Path, tmp_path: Path) -> 
         names = [r[0] for r in raw.execute("SELECT name FROM schema_migrations ORDER BY name")]
     raw.close()
     assert names == [m.name for m in MIGRATIONS]
+
+
+@pytest.mark.parametrize("dump", DUMPS, ids=[d.stem for d in DUMPS])
+async def test_tool_starts_after_migration(dump: Path, tmp_path: Path) -> None:
+    """Version 3 records tool starts from its migration's time; older records are kept."""
+    path = tmp_path / f"{dump.stem}.sqlite3"
+    build(dump, path)
+    storage = SQLiteSessionStorage(path)
+    try:
+        since = await storage.tool_starts_recorded_since()
+        started = await storage.started_tool_calls("chat-1", ["call_1", "call_9"])
+        if dump.stem == "schema_v3":
+            assert since == 1764400020.0 and started == {"call_1"}
+        else:
+            assert since > T + 10 and started == set()  # migrated now: nothing recorded yet
+        assert await storage.load("chat-1") == V1_MESSAGES  # never a message
+    finally:
+        await storage.close()
+
+
+async def test_calls_asked_before_the_migration_are_never_said_not_to_have_run(
+    tmp_path: Path,
+) -> None:
+    """A call an older version asked for has no start record even if it ran: it stays "may
+    or may not have completed"; a call asked for after the migration without one did not run."""
+    from engine import Agent, AgentRunConfig
+    from engine.storage import SQLiteSessionExtension
+
+    path = tmp_path / "old.sqlite3"
+    build(DUMPS[1], path)  # version 2: no tool starts
+    with sqlite3.connect(path) as raw:  # the older version's process died while call_1 ran
+        raw.execute("INSERT INTO sessions SELECT 'legacy', title, created_at, updated_at, "
+                    "metadata FROM sessions WHERE id = 'chat-1'")
+        raw.execute("INSERT INTO messages SELECT 'legacy', seq, request_id, id, type, "
+                    "created_at, body FROM messages WHERE session_id = 'chat-1' AND seq <= 2")
+    raw.close()
+    ext = SQLiteSessionExtension(path)
+    try:
+        legacy = await Agent(None, AgentRunConfig("legacy"), extensions=[ext]).resume_point()
+        assert legacy is not None and legacy.kind.value == "recover_tools"
+        assert [c.id for c in legacy.unanswered_tool_calls] == ["call_1"]
+        assert legacy.not_started == ()
+        assert "may or may not" in legacy.description
+        # The same history asked for now, under this version, with no start record.
+        await ext.storage.append("fresh", "r", UserMessage(content="List the files"))
+        await ext.storage.append("fresh", "r", AssistantMessage(tool_calls=V1_MESSAGES[1].tool_calls))
+        fresh = await Agent(None, AgentRunConfig("fresh"), extensions=[ext]).resume_point()
+        assert fresh is not None and [c.id for c in fresh.not_started] == ["call_1"]
+        assert "did not run" in fresh.description
+    finally:
+        await ext.close()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +22,18 @@ class Store:
         self._opened.append(ext)
         return ext
 
-    async def seed(self, session_id: str, messages: Sequence[Message]) -> None:
-        """Write a history directly, as a process that then died would have left it."""
+    async def seed(
+        self, session_id: str, messages: Sequence[Message], started: Iterable[str] = ()
+    ) -> None:
+        """Write a history directly, as a process that then died would have left it.
+
+        ``started``: the tool call ids it had started running (their start records).
+        """
         ext = self.extension()
         for message in messages:
             await ext.storage.append(session_id, "earlier-request", message)
+        for call_id in started:
+            await ext.storage.record_tool_start(session_id, call_id)
         await ext.close()
 
     async def agent(

@@ -1,0 +1,159 @@
+"""SIGKILL before a tool started and while it ran: resume tells the model which is which.
+
+Each child (`tool_start_child`) runs a request against a real SQLite file, prints a marker at
+the instant to kill (a tool waiting for approval, or a tool running) and is killed with
+SIGKILL there. The parent then reopens the file as the app does after a restart:
+
+* a call whose approval was pending never started: the resume point says it did not run,
+  and resuming answers it ``not_run`` with "The tool did not run: the app stopped before it
+  started." — the tool function was never invoked;
+* a call that was running may have run: "may or may not have completed", and resuming never
+  runs it again (its file holds one line);
+* a batch of two killed while the first ran: a mixed description (the first may have run,
+  the second did not); killed while the second waited for approval after the first had
+  finished: the first keeps its real result, the second did not run.
+
+The resumed agent is given the same tools, writing to the same file: resuming never runs one.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from engine import ResumeKind, ToolMessage, ToolOutcome
+from engine.resume import INTERRUPTED_TOOL_TEXT
+from tests.support.scripted import ScriptedModel, Turn
+
+ROOT = Path(__file__).resolve().parents[2]
+NOT_STARTED = "The tool did not run: the app stopped before it started."
+
+
+def run_then_kill(db: Path, session: str, mode: str, ran: Path, marker: str) -> None:
+    """Run the child until it prints ``marker``, then SIGKILL it."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.engine.tool_start_child", str(db), session, mode, str(ran)],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    killed = False
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.strip() == marker:
+                os.kill(proc.pid, signal.SIGKILL)
+                killed = True
+                break
+    finally:
+        if not killed:
+            proc.kill()
+        proc.wait(timeout=30)
+        stderr = proc.stderr.read() if proc.stderr is not None else ""
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+    assert killed, f"the child never printed {marker!r}: {stderr}"
+    assert proc.returncode == -signal.SIGKILL
+
+
+def lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+
+
+async def reopen_and_resume(store, session: str, ran: Path):
+    """The resume point as the window reads it, then a resume; both after a restart."""
+
+    async def get_time() -> str:
+        """The time now."""
+        with ran.open("a", encoding="utf-8") as out:
+            out.write("get_time again\n")
+        return "12:00"
+
+    async def send_mail() -> str:
+        """Send the time by mail."""
+        with ran.open("a", encoding="utf-8") as out:
+            out.write("send_mail again\n")
+        return "sent"
+
+    agent = await store.agent(None, session_id=session)
+    point = await agent.resume_point()
+    model = ScriptedModel([Turn(text="Noted.")])
+    resumed = await store.agent(model, session_id=session, tools=[get_time, send_mail])
+    await resumed.resume()
+    answers = [m for m in model.requests[0].messages if isinstance(m, ToolMessage)]
+    return point, answers
+
+
+async def test_kill_while_approval_waits_says_the_tool_did_not_run(store, tmp_path: Path) -> None:
+    ran = tmp_path / "ran.txt"
+    run_then_kill(store.path, "s", "approval", ran, "waiting get_time")
+    point, answers = await reopen_and_resume(store, "s", ran)
+    assert point is not None and point.kind is ResumeKind.RECOVER_TOOLS
+    assert [c.name for c in point.not_started] == ["get_time"]
+    assert point.description == (
+        "The app stopped before the tool get_time started, so it did not run; resuming will "
+        "tell the model so."
+    )
+    assert [(a.name, a.content, a.outcome, a.success) for a in answers] == [
+        ("get_time", NOT_STARTED, ToolOutcome.NOT_RUN, False)
+    ]
+    assert not ran.exists(), "the tool function was never invoked"
+    history = await store.history("s")
+    assert [type(m).__name__ for m in history] == [
+        "UserMessage", "AssistantMessage", "ToolMessage", "AssistantMessage"
+    ]
+
+
+async def test_kill_while_the_tool_runs_says_it_may_have_run(store, tmp_path: Path) -> None:
+    ran = tmp_path / "ran.txt"
+    run_then_kill(store.path, "s", "running", ran, "running get_time")
+    point, answers = await reopen_and_resume(store, "s", ran)
+    assert point is not None and point.kind is ResumeKind.RECOVER_TOOLS
+    assert point.not_started == ()
+    assert point.description == (
+        "The app stopped while the tool get_time ran; resuming will tell the model it may or "
+        "may not have finished, without running it again."
+    )
+    assert [(a.name, a.content, a.outcome) for a in answers] == [
+        ("get_time", INTERRUPTED_TOOL_TEXT, ToolOutcome.INTERRUPTED)
+    ]
+    assert lines(ran) == ["get_time"], "resume never runs the tool again"
+
+
+async def test_kill_during_the_second_approval_says_which_ran(store, tmp_path: Path) -> None:
+    ran = tmp_path / "ran.txt"
+    run_then_kill(store.path, "s", "second", ran, "waiting send_mail")
+    point, answers = await reopen_and_resume(store, "s", ran)
+    assert point is not None and point.kind is ResumeKind.RECOVER_TOOLS
+    # get_time ran and its result was stored; only send_mail is unanswered, and never started.
+    assert [c.name for c in point.unanswered_tool_calls] == ["send_mail"]
+    assert [c.name for c in point.not_started] == ["send_mail"]
+    assert [(a.name, a.content) for a in answers] == [("get_time", "12:00"), ("send_mail", NOT_STARTED)]
+    assert lines(ran) == ["get_time"]
+
+
+async def test_kill_while_the_first_of_two_runs_says_which_may_have_run(
+    store, tmp_path: Path
+) -> None:
+    ran = tmp_path / "ran.txt"
+    run_then_kill(store.path, "s", "batch", ran, "running get_time")
+    point, answers = await reopen_and_resume(store, "s", ran)
+    assert point is not None and point.kind is ResumeKind.RECOVER_TOOLS
+    assert [c.name for c in point.unanswered_tool_calls] == ["get_time", "send_mail"]
+    assert [c.name for c in point.not_started] == ["send_mail"]
+    assert point.description == (
+        "The app stopped while tools ran: get_time may or may not have finished, and "
+        "send_mail did not run; resuming will tell the model so, without running any tool "
+        "again."
+    )
+    assert [(a.name, a.content, a.outcome) for a in answers] == [
+        ("get_time", INTERRUPTED_TOOL_TEXT, ToolOutcome.INTERRUPTED),
+        ("send_mail", NOT_STARTED, ToolOutcome.NOT_RUN),
+    ]
+    assert lines(ran) == ["get_time"]
