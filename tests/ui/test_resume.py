@@ -179,3 +179,27 @@ async def test_switching_conversations_polls_each_one(tmp_path, provider_server)
     assert window.resume_button.toolTip() == cut_point.description
     await window.controller.open_session(done)
     assert not window.resume_button.isVisible()
+
+
+@pytest.mark.parametrize("started", [False, True])
+async def test_the_line_beside_resume_says_whether_the_tool_ran(tmp_path, provider_server, started):
+    storage = SQLiteSessionStorage(tmp_path / DB_FILE_NAME)
+    try:
+        await storage.create_session(session_id="s-tool", title="tool")
+        await storage.append("s-tool", "earlier-run", UserMessage(content="Write the notes"))
+        await storage.append("s-tool", "earlier-run", AssistantMessage(tool_calls=(CALL,)))
+        if started:
+            await storage.record_tool_start("s-tool", CALL.id)
+    finally:
+        await storage.close()
+    store = await seed_provider(tmp_path, provider_server)
+    window = await open_window(tmp_path, settings_store=store)
+    await until(lambda: window.resume_button.isVisible(), what="the Resume button")
+    if started:
+        assert window.resume_label.text() == "The app stopped while a tool was running."
+        assert "may or may not" in window.resume_button.toolTip()
+    else:
+        assert window.resume_label.text() == (
+            "The app stopped before the tool started, so it did not run."
+        )
+        assert "did not run" in window.resume_button.toolTip()
