@@ -560,8 +560,7 @@ class MainWindow(QMainWindow):
             ResumeKind.RETRY_RESPONSE: self.tr("Resume writes the answer again."),
             ResumeKind.CONTINUE_RESPONSE: self.tr("Resume continues the answer."),
         }
-        calls = getattr(point, "unanswered_tool_calls", ())
-        if point.kind is ResumeKind.RECOVER_TOOLS and calls and len(point.not_started) == len(calls):
+        if point.kind is ResumeKind.RECOVER_TOOLS and point.not_started == point.unanswered_tool_calls:
             # The store recorded no start for any of them: nothing ran.
             return self.tr("The app stopped before the tool started, so it did not run.")
         return texts.get(point.kind, point.description)
