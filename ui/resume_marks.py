@@ -41,7 +41,7 @@ async def scan(controller: Any) -> None:
     await asyncio.sleep(SCAN_DELAY)  # after what the person is waiting for, not a sync point
     extension = SQLiteSessionExtension(controller.storage)  # shares the open store
     for sid in list(controller.sessions.session_ids())[:SCAN_LIMIT]:
-        if controller._closed:
+        if controller.closed:
             return
         if sid == controller.current or controller.is_running(sid):
             continue  # the window reads (and marks) these itself
