@@ -218,18 +218,21 @@ class _LoopThread:
         try:
             self.loop.run_forever()
         finally:
-            for task in asyncio.all_tasks(self.loop):
+            left = asyncio.all_tasks(self.loop)
+            for task in left:
                 task.cancel()
-            self.loop.run_until_complete(asyncio.sleep(0))
+            if left:  # let them end (a server's owner stops its process group as it ends)
+                self.loop.run_until_complete(asyncio.wait(left, timeout=10))
             self.loop.run_until_complete(self.loop.shutdown_asyncgens())
             self.loop.close()
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         return asyncio.run_coroutine_threadsafe(coro, self.loop)
 
-    def stop(self) -> None:
+    async def stop(self) -> None:
+        """Stop the loop and wait (off the caller's loop) for its thread to end."""
         self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(10)
+        await asyncio.to_thread(self._thread.join, 15)
 
 
 class _Server:
@@ -380,17 +383,25 @@ class _Server:
     async def call(self, tool: str, arguments: dict[str, Any]) -> str:
         name, timeout = self.config.name, self.config.timeout
         session = await self.ensure()
-        # The id call_tool is about to take, read in the same step (no await in between):
-        # the SDK does not send the protocol's cancellation itself, so we do.
-        request_id = session._request_id
+        taken: list[int] = []  # the request's id, once it has one
+
+        async def send() -> types.CallToolResult:
+            # The id call_tool takes, read in its own task in the same step as call_tool takes
+            # it (no await in between), so calls running together never share one. The SDK
+            # does not send the protocol's cancellation itself, so we do, with this id.
+            taken.append(session._request_id)
+            return await session.call_tool(tool, arguments)
+
         try:
             async with asyncio.timeout(timeout):
-                result = await self._unless_gone(session.call_tool(tool, arguments), tool)
+                result = await self._unless_gone(send(), tool)
         except TimeoutError:
-            self._cancel_later(session, request_id, "timed out")
+            if taken:
+                self._cancel_later(session, taken[0], "timed out")
             raise MCPTimeoutError(name, tool, timeout) from None
         except asyncio.CancelledError:
-            self._cancel_later(session, request_id, "stopped by the user")
+            if taken:
+                self._cancel_later(session, taken[0], "stopped by the user")
             raise
         except McpError as exc:
             if exc.error.code == _CONNECTION_CLOSED:
@@ -516,11 +527,21 @@ class MCPToolset:
         thread, self._thread = self._thread, None
         if thread is None:
             return
+        # A cancelled caller still waits for the servers' process groups to end, then for the
+        # thread (stopped at once, its tasks left half-way, servers' children lived on).
+        closing = asyncio.wrap_future(thread.submit(self._close_all()))
         try:
-            future = thread.submit(self._close_all())
-            await asyncio.shield(asyncio.wrap_future(future))
+            await asyncio.shield(closing)
+        except asyncio.CancelledError:
+            await asyncio.wait({closing})
+            raise
         finally:
-            thread.stop()
+            stopping = asyncio.ensure_future(thread.stop())
+            try:
+                await asyncio.shield(stopping)
+            except asyncio.CancelledError:
+                await asyncio.wait({stopping})
+                raise
 
     @property
     def tools(self) -> tuple[MCPTool, ...]:

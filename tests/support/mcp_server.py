@@ -83,9 +83,10 @@ def build(name: str, **settings: Any) -> FastMCP:
         os._exit(3)
 
     @server.tool()
-    async def hang() -> str:
-        """Never answers; notes its cancellation in $MCP_MARKER."""
+    async def hang(label: str = "") -> str:
+        """Never answers; notes its cancellation in $MCP_MARKER (+ ``label``, one per call)."""
         marker = os.environ.get("MCP_MARKER")
+        marker = marker + label if marker else marker
         if marker:
             _note(marker, "started")
         try:
