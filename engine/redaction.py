@@ -170,3 +170,10 @@ class URLFilter(logging.Filter):
         if hidden != message:
             record.msg, record.args = hidden, None
         return True
+
+
+def install_url_filter() -> None:
+    """Put `URLFilter` on httpx's logger once (the adapters and MCP's HTTP client use it)."""
+    httpx_log = logging.getLogger("httpx")
+    if not any(isinstance(f, URLFilter) for f in httpx_log.filters):
+        httpx_log.addFilter(URLFilter())

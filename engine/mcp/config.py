@@ -61,10 +61,10 @@ class MCPServerConfig:
     name: str
     transport: MCPTransport
     command: str | None = None
-    args: tuple[str, ...] = ()
+    args: tuple[str, ...] = field(default=(), repr=False)  # may carry --api-key …
     env: Mapping[str, str] = field(default_factory=_empty, repr=False)
     cwd: str | None = None
-    url: str | None = None
+    url: str | None = field(default=None, repr=False)  # may carry ?key=…
     headers: Mapping[str, str] = field(default_factory=_empty, repr=False)
     timeout: float = DEFAULT_CALL_TIMEOUT
     extra: Mapping[str, Any] = field(default_factory=_empty, repr=False)

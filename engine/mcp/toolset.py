@@ -46,7 +46,7 @@ from ..errors import (
     MCPToolError,
 )
 from ..model import ToolSpec
-from ..redaction import shorten
+from ..redaction import Redactor, install_url_filter, shorten
 from ..tools import Tool, ToolArgumentError
 from .config import MCPServerConfig, MCPTransport
 from .process import DEVNULL, server_environment, stdio_transport
@@ -61,6 +61,8 @@ QUOTE_LIMIT = 300
 DEFAULT_START_TIMEOUT = 60.0
 _NAME_LIMIT = 64
 _INVALID = re.compile(r"[^a-zA-Z0-9_-]")
+# The SDK's HTTP client is httpx, which logs each request's URL (a ?key=… in it) at INFO.
+install_url_filter()
 _CONNECTION_CLOSED = -32000  # the SDK's code for "the connection closed"
 
 
@@ -252,6 +254,8 @@ class _Server:
         self._gone = asyncio.Event()
         self._lock = asyncio.Lock()
         self._background: set[asyncio.Future[Any]] = set()
+        # The secrets its entry holds, hidden in whatever of the server's words we quote.
+        self.redact = Redactor(_secrets(config))
 
     @property
     def _log(self) -> str | None:
@@ -334,7 +338,9 @@ class _Server:
                     gone.cancel()
         except Exception as exc:  # every start failure becomes one error
             if not ready.done():
-                ready.set_exception(MCPServerStartError(self.config.name, _detail(exc), self._log))
+                ready.set_exception(
+                    MCPServerStartError(self.config.name, _detail(exc, self.redact), self._log)
+                )
         finally:
             self.session = None
             gone_event.set()
@@ -406,12 +412,13 @@ class _Server:
         except McpError as exc:
             if exc.error.code == _CONNECTION_CLOSED:
                 raise await self._crashed(tool) from None
-            raise MCPToolError(name, tool, shorten(exc.error.message, QUOTE_LIMIT)) from None
+            quoted = shorten(self.redact(exc.error.message), QUOTE_LIMIT)
+            raise MCPToolError(name, tool, quoted) from None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
             raise await self._crashed(tool) from None
         if result.isError:
             text = result_text(result) or "no details"
-            raise MCPToolError(name, tool, shorten(text, QUOTE_LIMIT))
+            raise MCPToolError(name, tool, shorten(self.redact(text), QUOTE_LIMIT))
         return result_text(result)
 
     async def _unless_gone(
@@ -463,16 +470,26 @@ class _Server:
         task.add_done_callback(self._background.discard)
 
 
-def _detail(exc: BaseException) -> str:
-    """The innermost error's words (anyio wraps them in exception groups)."""
+def _detail(exc: BaseException, redact: Redactor) -> str:
+    """The innermost error's words (anyio wraps them in exception groups), secrets hidden."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     if isinstance(exc, McpError):
-        return shorten(exc.error.message, QUOTE_LIMIT)
+        return shorten(redact(exc.error.message), QUOTE_LIMIT)
     if isinstance(exc, MCPError):
         return str(exc)
     text = str(exc) or type(exc).__name__
-    return shorten(f"{type(exc).__name__}: {text}", QUOTE_LIMIT)
+    return shorten(redact(f"{type(exc).__name__}: {text}"), QUOTE_LIMIT)
+
+
+#: names of environment variables whose values are credentials (hidden when quoted)
+_SECRET_NAME = re.compile(r"key|token|secret|passw|auth|cred", re.IGNORECASE)
+
+
+def _secrets(config: MCPServerConfig) -> list[str]:
+    """The credentials in a server's entry: every header value, and the values of env
+    variables named like one (a value such as "on" must not hide every "on" quoted)."""
+    return [*config.headers.values(), *(v for k, v in config.env.items() if _SECRET_NAME.search(k))]
 
 
 class MCPToolset:
@@ -605,7 +622,8 @@ class MCPToolset:
             except MCPError as exc:
                 return exc
             except McpError as exc:
-                return MCPServerStartError(server.config.name, _detail(exc), server._log)
+                detail = _detail(exc, server.redact)
+                return MCPServerStartError(server.config.name, detail, server._log)
 
         servers = list(self._servers.values())
         results = await asyncio.gather(*(one(s) for s in servers))

@@ -62,7 +62,7 @@ from ..errors import (
 )
 from ..messages import AssistantMessage, ToolCall, Usage
 from ..model import ModelEvent, ModelOptions, ModelRequest, ModelResponse
-from ..redaction import Redactor, URLFilter, redact_urls, shorten
+from ..redaction import Redactor, install_url_filter, redact_urls, shorten
 from ..sentences import Phrase, sentence
 from ..stop import StopInfo, StopReason
 from ..text import clean
@@ -86,8 +86,7 @@ class EmptyBody(Exception):  # noqa: N818 (a signal between the parser and its c
     """Raised by a parser whose ``200 OK`` stream had no bytes at all (see `_answer_empty_stream`)."""
 
 # httpx logs every request's URL at INFO; a URL's userinfo or ?key= must not reach a log.
-if not any(isinstance(f, URLFilter) for f in logging.getLogger("httpx").filters):
-    logging.getLogger("httpx").addFilter(URLFilter())
+install_url_filter()
 
 #: read/write/pool 120 s between bytes (reasoning models think quietly), connect 10 s
 DEFAULT_TIMEOUT = httpx.Timeout(120.0, connect=10.0)

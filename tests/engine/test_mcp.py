@@ -289,3 +289,15 @@ async def test_a_server_that_never_finishes_start_up_is_stopped(open_toolset, tm
     assert "did not answer within 2 seconds" in str(error)
     assert toolset.state("silent") is MCPServerState.FAILED
     assert not running(int(pid_file.read_text())), "the silent server was left running"
+
+
+async def test_a_servers_words_never_quote_a_secret_of_its_entry(open_toolset) -> None:
+    # A tool's error text is the server's own words; one that echoes a credential from the
+    # entry's env (or headers) must not carry it into the error, the model or a log.
+    toolset = await open_toolset(stdio(env={"SERVICE_TOKEN": "tok-SECRET-9876543210", "MODE": "on"}))
+    tools = by_remote(await toolset.list_tools())
+    with pytest.raises(MCPToolError) as caught:
+        await tools["fail"].invoke({"message": "token tok-SECRET-9876543210 refused; mode on"})
+    text = str(caught.value)
+    assert "tok-SECRET-9876543210" not in text and "[redacted]" in text
+    assert "mode on" in text, "a value not named like a credential is not hidden"

@@ -185,3 +185,17 @@ def test_importing_the_engine_does_not_load_the_mcp_sdk() -> None:
         env={**os.environ, "PYTHONPATH": root},
     )
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_a_config_repr_shows_no_arguments_url_env_or_headers() -> None:
+    (stdio_entry, http_entry) = load_mcp_config(
+        {
+            "mcpServers": {
+                "a": {"command": "srv", "args": ["--api-key", "sk-ARG-SECRET"], "env": {"K": "ENV-S"}},
+                "b": {"url": "https://h.example/mcp?key=URL-SECRET", "headers": {"X": "HDR-S"}},
+            }
+        }
+    )
+    for text in (repr(stdio_entry), repr(http_entry)):
+        for secret in ("sk-ARG-SECRET", "ENV-S", "URL-SECRET", "HDR-S"):
+            assert secret not in text, text
