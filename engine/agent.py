@@ -453,7 +453,7 @@ class Agent:
 
     async def _record_start(self, ctx: RunContext, call: ToolCall) -> None:
         if _has(self.store, "record_tool_start"):
-            await _finish(_maybe_await(self.store.record_tool_start(ctx, call)))
+            await _finish(_stored(self.store.record_tool_start(ctx, call)))
 
     def _start_reader(self, ctx: RunContext) -> Any:
         """The store's `StartReader` for this session, or None when it records no starts."""
@@ -514,7 +514,7 @@ class Agent:
             )
         except AgentResumeError:
             return []
-        return [*point.recovery_results()]
+        return point.recovery_results()
 
     def _tail_reader(self, ctx: RunContext) -> Any:
         if _has(self.store, "restore_tail"):
@@ -764,7 +764,7 @@ def _normalise(response: ModelResponse, model: Any) -> AssistantMessage:
 
 def _resume_additions(point: ResumePoint) -> list[Message]:
     if point.kind is ResumeKind.RECOVER_TOOLS:
-        return [*point.recovery_results()]
+        return [*point.recovery_results()]  # a list of Message (list is invariant)
     notice = resume_notice(point.kind)
     return [notice] if notice is not None else []
 
