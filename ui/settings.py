@@ -26,6 +26,8 @@ File format (version 1)::
     {"version": 1, "providers": [{"id", "kind", "name", "base_url", "default_model",
      "key_in_keychain"}...], "default_provider_id": ..., "language": "system",
      "theme": "system", "last_session_id": ..., "window_geometry": "<base64>",
+     "tool_approval": "ask" | "read_only",
+     "always_allowed": [{"server": "<mcp server>", "tool": "<its tool's own name>"}...],
      "api_keys": {"<provider id>": "<key>"}}          # only without a keychain
 
 Keys this version does not know are kept as they are when the file is rewritten.
@@ -52,6 +54,7 @@ __all__ = [
     "LANGUAGES",
     "SETTINGS_FILE_NAME",
     "THEMES",
+    "TOOL_APPROVALS",
     "KeychainError",
     "ProviderConfig",
     "Settings",
@@ -74,6 +77,9 @@ KEYRING_SERVICE = "Continuo"
 KINDS = ("openai", "anthropic", "ollama")
 LANGUAGES = ("system", "en", "zh_CN")
 THEMES = ("system", "light", "dark")
+# When a tool asks to run: "ask" before every call (the default), or "read_only" — tools their
+# server marks read-only run without asking (every other call still asks).
+TOOL_APPROVALS = ("ask", "read_only")
 
 # Where each kind of endpoint usually lives. OpenAI's includes /v1 (as its SDK does);
 # Anthropic's and Ollama's do not (DESIGN.md, Providers).
@@ -158,6 +164,12 @@ class Settings:
     theme: str = "system"  # "system", "light" or "dark"
     last_session_id: str | None = None
     window_geometry: str | None = None  # QMainWindow.saveGeometry() as base64 text
+    tool_approval: str = "ask"  # one of TOOL_APPROVALS
+    # (server, the server's own tool name) pairs the person chose "Always allow" for
+    always_allowed: list[tuple[str, str]] = field(default_factory=list)
+
+    def is_always_allowed(self, server: str, tool: str) -> bool:
+        return (server, tool) in self.always_allowed
 
     def provider(self, provider_id: str | None) -> ProviderConfig | None:
         """Return the provider with this id, or None."""
@@ -178,12 +190,21 @@ class Settings:
             "theme": self.theme,
             "last_session_id": self.last_session_id,
             "window_geometry": self.window_geometry,
+            "tool_approval": self.tool_approval,
+            "always_allowed": [{"server": s, "tool": t} for s, t in self.always_allowed],
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Settings:
         language = data.get("language") or "system"
         theme = data.get("theme") or "system"
+        approval = data.get("tool_approval") or "ask"
+        allowed: list[tuple[str, str]] = []
+        for entry in data.get("always_allowed") or []:
+            if isinstance(entry, Mapping) and entry.get("server") and entry.get("tool"):
+                pair = (str(entry["server"]), str(entry["tool"]))
+                if pair not in allowed:
+                    allowed.append(pair)
         return cls(
             providers=[ProviderConfig.from_dict(p) for p in data.get("providers") or []],
             default_provider_id=data.get("default_provider_id"),
@@ -191,6 +212,8 @@ class Settings:
             theme=theme if theme in THEMES else "system",
             last_session_id=data.get("last_session_id"),
             window_geometry=data.get("window_geometry"),
+            tool_approval=approval if approval in TOOL_APPROVALS else "ask",
+            always_allowed=allowed,
         )
 
 
