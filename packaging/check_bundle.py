@@ -55,6 +55,11 @@ REQUIRED_MODULES = {
     "secretstorage": "the Secret Service client that backend uses",
     "platformdirs.unix": "the Linux data folder (platformdirs picks its module per OS)",
     "qasync": "the event loop",
+    "engine.mcp": "MCP tool servers (the window imports it when tools are first offered)",
+    "mcp.client.session": "the MCP SDK's client session",
+    "mcp.client.streamable_http": "MCP over Streamable HTTP",
+    "anyio._backends._asyncio": "anyio's asyncio backend (anyio loads it by name)",
+    "jsonschema": "the MCP client checks tools' structured results against their schemas",
 }
 
 #: Module prefixes that must never ship: test code and test tooling.

@@ -14,7 +14,7 @@ from .toolset import (
     MCPTool,
     MCPToolAnnotations,
     MCPToolset,
-    result_text,
+    call_result_text,
     tool_names,
 )
 
@@ -26,8 +26,8 @@ __all__ = [
     "MCPToolAnnotations",
     "MCPToolset",
     "MCPTransport",
+    "call_result_text",
     "load_mcp_config",
-    "result_text",
     "server_environment",
     "tool_names",
 ]

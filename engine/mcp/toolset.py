@@ -51,7 +51,14 @@ from ..tools import Tool, ToolArgumentError
 from .config import MCPServerConfig, MCPTransport
 from .process import DEVNULL, server_environment, stdio_transport
 
-__all__ = ["MCPServerState", "MCPTool", "MCPToolAnnotations", "MCPToolset", "tool_names"]
+__all__ = [
+    "MCPServerState",
+    "MCPTool",
+    "MCPToolAnnotations",
+    "MCPToolset",
+    "call_result_text",
+    "tool_names",
+]
 
 T = TypeVar("T")
 
@@ -172,7 +179,7 @@ def tool_names(pairs: Iterable[tuple[str, str]]) -> list[str]:
     return names
 
 
-def result_text(result: types.CallToolResult) -> str:
+def call_result_text(result: types.CallToolResult) -> str:
     """The text the model reads: text parts as they are, a short placeholder for each image,
     audio or resource, and the structured content as JSON when no text part says it (the
     protocol asks servers to repeat structured content as text, so text wins when present)."""
@@ -237,6 +244,24 @@ class _LoopThread:
         await asyncio.to_thread(self._thread.join, 15)
 
 
+class _Start:
+    """One start of a server: its owner task, the events that end it, its exit status.
+
+    A call keeps the start it was sent to, so what it learns later (the server hung up) is
+    about that start, never about a newer one begun since by another call.
+    """
+
+    def __init__(self) -> None:
+        self.owner: asyncio.Task[None] | None = None
+        self.session: ClientSession | None = None
+        self.stop = asyncio.Event()
+        self.gone = asyncio.Event()
+        self.returncode: int | None = None
+
+    def set_returncode(self, code: int | None) -> None:
+        self.returncode = code
+
+
 class _Server:
     """One server's connection; lives on the MCP loop (every method runs there)."""
 
@@ -247,11 +272,7 @@ class _Server:
         )
         self.start_timeout = start_timeout
         self.state = MCPServerState.NOT_STARTED
-        self.session: ClientSession | None = None
-        self.returncode: int | None = None
-        self._owner: asyncio.Task[None] | None = None
-        self._stop = asyncio.Event()
-        self._gone = asyncio.Event()
+        self.current = _Start()  #: the latest start (none has run yet: no session)
         self._lock = asyncio.Lock()
         self._background: set[asyncio.Future[Any]] = set()
         # The secrets its entry holds, hidden in whatever of the server's words we quote.
@@ -261,16 +282,17 @@ class _Server:
     def _log(self) -> str | None:
         return str(self.log_path) if self.log_path else None
 
-    async def ensure(self) -> ClientSession:
+    async def ensure(self) -> tuple[_Start, ClientSession]:
+        """The running start and its session, starting the server when it is not running."""
         async with self._lock:
-            if self.session is not None and not self._gone.is_set():
-                return self.session
+            start = self.current
+            if start.session is not None and not start.gone.is_set():
+                return start, start.session
             await self._finish_owner()
             loop = asyncio.get_running_loop()
             ready: asyncio.Future[ClientSession] = loop.create_future()
-            self._stop, self._gone = asyncio.Event(), asyncio.Event()
-            self.returncode = None
-            self._owner = loop.create_task(self._own(ready))
+            start = self.current = _Start()
+            start.owner = loop.create_task(self._own(start, ready))
             try:
                 async with asyncio.timeout(self.start_timeout):
                     session = await asyncio.shield(ready)
@@ -286,13 +308,18 @@ class _Server:
                 await self._finish_owner()
                 self.state = MCPServerState.FAILED
                 raise
+            except asyncio.CancelledError:
+                # The caller went away mid-start: end this start and its process group now
+                # (not at the start timeout, and not as a server running unseen), still
+                # holding the lock, so the next need starts it afresh.
+                await self._finish_owner(cancel=True)
+                raise
             self.state = MCPServerState.RUNNING
-            return session
+            return start, session
 
-    async def _own(self, ready: asyncio.Future[ClientSession]) -> None:
+    async def _own(self, start: _Start, ready: asyncio.Future[ClientSession]) -> None:
         """Enter the transport and session, wait until told to stop or the server is gone."""
         log: IO[bytes] | None = None
-        stop_event, gone_event = self._stop, self._gone  # this start's own pair
         try:
             async with AsyncExitStack() as stack:
                 cfg = self.config
@@ -311,8 +338,8 @@ class _Server:
                             env=server_environment(cfg.env),
                             cwd=cfg.cwd,
                             errlog=log if log is not None else DEVNULL,
-                            on_exit=gone_event.set,
-                            returncode=self._set_returncode,
+                            on_exit=start.gone.set,
+                            returncode=start.set_returncode,
                         )
                     )
                 else:
@@ -325,11 +352,11 @@ class _Server:
                     )
                 session = await stack.enter_async_context(ClientSession(read, write))
                 await session.initialize()
-                self.session = session
+                start.session = session
                 ready.set_result(session)
                 stop, gone = (
-                    asyncio.ensure_future(stop_event.wait()),
-                    asyncio.ensure_future(gone_event.wait()),
+                    asyncio.ensure_future(start.stop.wait()),
+                    asyncio.ensure_future(start.gone.wait()),
                 )
                 try:
                     await asyncio.wait({stop, gone}, return_when=asyncio.FIRST_COMPLETED)
@@ -342,20 +369,19 @@ class _Server:
                     MCPServerStartError(self.config.name, _detail(exc, self.redact), self._log)
                 )
         finally:
-            self.session = None
-            gone_event.set()
-            if self.state is MCPServerState.RUNNING:
+            start.session = None
+            start.gone.set()
+            if self.current is start and self.state is MCPServerState.RUNNING:
                 self.state = MCPServerState.STOPPED
 
-    def _set_returncode(self, code: int | None) -> None:
-        self.returncode = code
-
     async def _finish_owner(self, *, cancel: bool = False) -> None:
-        """Tell the owner task to stop (or cancel it) and wait until its server has ended."""
-        owner, self._owner = self._owner, None
+        """Tell the latest start's owner to stop (or cancel it) and wait until its server has
+        ended."""
+        start = self.current
+        owner, start.owner = start.owner, None
         if owner is None:
             return
-        self._stop.set()
+        start.stop.set()
         if cancel:
             owner.cancel()
         # asyncio.wait, not awaiting the task: its own cancellation is not ours to raise.
@@ -374,7 +400,7 @@ class _Server:
                 self.state = MCPServerState.STOPPED
 
     async def list_tools(self) -> list[types.Tool]:
-        session = await self.ensure()
+        _, session = await self.ensure()
         found: list[types.Tool] = []
         cursor: str | None = None
         while True:
@@ -388,7 +414,7 @@ class _Server:
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> str:
         name, timeout = self.config.name, self.config.timeout
-        session = await self.ensure()
+        start, session = await self.ensure()
         taken: list[int] = []  # the request's id, once it has one
 
         async def send() -> types.CallToolResult:
@@ -400,7 +426,7 @@ class _Server:
 
         try:
             async with asyncio.timeout(timeout):
-                result = await self._unless_gone(send(), tool)
+                result = await self._unless_gone(send(), tool, start)
         except TimeoutError:
             if taken:
                 self._cancel_later(session, taken[0], "timed out")
@@ -411,18 +437,18 @@ class _Server:
             raise
         except McpError as exc:
             if exc.error.code == _CONNECTION_CLOSED:
-                raise await self._crashed(tool) from None
+                raise await self._crashed(tool, start) from None
             quoted = shorten(self.redact(exc.error.message), QUOTE_LIMIT)
             raise MCPToolError(name, tool, quoted) from None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
-            raise await self._crashed(tool) from None
+            raise await self._crashed(tool, start) from None
         if result.isError:
-            text = result_text(result) or "no details"
+            text = call_result_text(result) or "no details"
             raise MCPToolError(name, tool, shorten(self.redact(text), QUOTE_LIMIT))
-        return result_text(result)
+        return call_result_text(result)
 
     async def _unless_gone(
-        self, call: Coroutine[Any, Any, types.CallToolResult], tool: str
+        self, call: Coroutine[Any, Any, types.CallToolResult], tool: str, start: _Start
     ) -> types.CallToolResult:
         """Await ``call`` unless the server goes away first.
 
@@ -430,9 +456,8 @@ class _Server:
         group fails and takes the session down) the pending request is never answered, so the
         call would wait for its timeout; the server's end answers it instead.
         """
-        gone_event = self._gone
         request = asyncio.ensure_future(call)
-        gone = asyncio.ensure_future(gone_event.wait())
+        gone = asyncio.ensure_future(start.gone.wait())
         try:
             await asyncio.wait({request, gone}, return_when=asyncio.FIRST_COMPLETED)
         finally:  # also on a timeout or our own cancellation
@@ -443,17 +468,22 @@ class _Server:
                 request.add_done_callback(self._background.discard)
         if request.done():
             return request.result()
-        raise await self._crashed(tool)
+        raise await self._crashed(tool, start)
 
-    async def _crashed(self, tool: str) -> MCPServerCrashedError:
-        """The server hung up mid-call: let its owner end it, then say what we know."""
-        self._gone.set()
-        owner = self._owner
+    async def _crashed(self, tool: str, start: _Start) -> MCPServerCrashedError:
+        """``start`` hung up mid-call: let its owner end it, then say what we know of it.
+
+        Only that start's fields: by the time a call hears of its server's end, another call
+        may have started the server again, and that start is not this call's to end or judge.
+        """
+        start.gone.set()
+        owner = start.owner
         if owner is not None:
             with contextlib.suppress(TimeoutError, asyncio.CancelledError):
                 await asyncio.wait_for(asyncio.shield(owner), 10)
-        self.state = MCPServerState.STOPPED
-        return MCPServerCrashedError(self.config.name, tool, self.returncode, self._log)
+        if self.current is start:
+            self.state = MCPServerState.STOPPED
+        return MCPServerCrashedError(self.config.name, tool, start.returncode, self._log)
 
     def _cancel_later(self, session: ClientSession, request_id: int, reason: str) -> None:
         """Send ``notifications/cancelled`` from a task of its own (this one is ending)."""

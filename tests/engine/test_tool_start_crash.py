@@ -14,19 +14,33 @@ SIGKILL there. The parent then reopens the file as the app does after a restart:
   finished: the first keeps its real result, the second did not run.
 
 The resumed agent is given the same tools, writing to the same file: resuming never runs one.
+
+The same with a real MCP server (`mcp_kill_child`): the tool runs in a stdio server started
+through `MCPToolset`, the model is the loopback provider; the child is killed once the server
+has appended its line and sleeps. Resuming tells the model the tool may or may not have
+completed and does not run it; when the model asks again, the approval hook is asked again.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
-from engine import ResumeKind, ToolMessage, ToolOutcome
+from engine import Extension, ResumeKind, ToolDenial, ToolMessage, ToolOutcome
+from engine.mcp import MCPToolset, load_mcp_config
+from engine.providers import OpenAIChatModel
 from engine.resume import INTERRUPTED_TOOL_TEXT
+from tests.engine.mcp_kill_child import server_config
+from tests.engine.test_mcp import running
+from tests.support import provider_server
+from tests.support.provider_server import ProviderServer, ScriptedCall
 from tests.support.scripted import ScriptedModel, Turn
+from tests.support.wait import read_line, until
 
 ROOT = Path(__file__).resolve().parents[2]
 NOT_STARTED = "The tool did not run: the app stopped before it started."
@@ -157,3 +171,95 @@ async def test_kill_while_the_first_of_two_runs_says_which_may_have_run(
         ("send_mail", NOT_STARTED, ToolOutcome.NOT_RUN),
     ]
     assert lines(ran) == ["get_time"]
+
+
+class Denials(Extension):
+    """The approval a person answers with Deny; it notes each call it is asked about."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, dict]] = []
+
+    async def before_tool(self, ctx, call):
+        self.asked.append((call.name, dict(call.arguments)))
+        return ToolDenial("Not again, thanks.")
+
+
+async def test_kill_while_a_real_mcp_servers_tool_runs(store, tmp_path: Path) -> None:
+    ran = tmp_path / "ran.txt"
+    name = "srv__append_then_sleep"
+    first = ScriptedCall(name, {"path": str(ran), "line": "appended"}, id="call_1")
+    again = ScriptedCall(name, {"path": str(ran), "line": "again", "seconds": 0}, id="call_2")
+    with ProviderServer(default=provider_server.Turn(text="(unscripted)")) as provider:
+        provider.script(provider_server.Turn(text="Noting it.", tool_calls=[first]))
+        child = [sys.executable, "-m", "tests.engine.mcp_kill_child", str(store.path), "s"]
+        proc = await asyncio.to_thread(
+            subprocess.Popen,
+            [*child, provider.openai_url],
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        server_pid: int | None = None
+        try:
+            said = await read_line(proc.stdout, "the server's pid")
+            assert said.startswith("server "), said or proc.stderr.read()
+            server_pid = int(said.split()[1])
+            assert (await read_line(proc.stdout, "the approval")).strip() == f"approved {name}"
+            # The tool runs: the server appended its line and sleeps (300 s).
+            await until(lambda: lines(ran) == ["appended"], "the server's line in the file")
+            os.kill(proc.pid, signal.SIGKILL)
+            assert await asyncio.to_thread(proc.wait, 30) == -signal.SIGKILL
+            # Its stdin closed with the app: the server (FastMCP) leaves by itself, its tool
+            # cut short; the SIGKILL below is only for a run where it does not.
+            await until(lambda: not running(server_pid), "the killed app's server to leave")
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=30)
+            for stream in (proc.stdout, proc.stderr):
+                if stream is not None:
+                    stream.close()
+            if server_pid is not None:  # the killed app's server: its group is ours to end
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(server_pid, signal.SIGKILL)
+
+        point = await (await store.agent(None, session_id="s")).resume_point()
+        assert point is not None and point.kind is ResumeKind.RECOVER_TOOLS
+        assert [c.name for c in point.unanswered_tool_calls] == [name]
+        assert point.not_started == ()
+        assert point.description == (
+            f"The app stopped while the tool {name} ran; resuming will tell the model it may "
+            "or may not have finished, without running it again."
+        )
+
+        # After a restart: the same server offered again; the model asks again, the person
+        # is asked again and denies.
+        provider.script(
+            provider_server.Turn(text="It may not have worked; once more.", tool_calls=[again]),
+            provider_server.Turn(text="Understood, I will leave it."),
+        )
+        model = OpenAIChatModel("loopback", base_url=provider.openai_url, api_key="sk-test")
+        denials = Denials()
+        try:
+            async with MCPToolset(load_mcp_config(server_config())) as toolset:
+                tools = await toolset.list_tools()
+                resumed = await store.agent(
+                    model, session_id="s", tools=tools, extensions=[denials]
+                )
+                final = await resumed.resume()
+        finally:
+            await model.aclose()
+        requests = provider.chat_requests()
+    assert final.content == "Understood, I will leave it."
+    assert denials.asked == [(name, again.arguments)], "the second ask was put to the person"
+    # The resume's first request told the model the first call may or may not have run.
+    told = [m for m in requests[1].messages() if m.get("role") == "tool"]
+    assert [(m["tool_call_id"], m["content"]) for m in told] == [("call_1", INTERRUPTED_TOOL_TEXT)]
+    assert lines(ran) == ["appended"], "resuming never ran the tool again"
+    results = [m for m in await store.history("s") if isinstance(m, ToolMessage)]
+    assert [(r.tool_call_id, r.outcome) for r in results] == [
+        ("call_1", ToolOutcome.INTERRUPTED),
+        ("call_2", ToolOutcome.DECLINED),
+    ]

@@ -83,3 +83,14 @@ def test_missing_x11_libraries_warn_with_the_packages_to_install(
     for lib in check.X11_LIBRARIES:
         (bundle / "_internal" / lib).write_bytes(b"x")
     assert check.warnings(bundle) == []
+
+
+def test_a_bundle_without_the_mcp_client_is_refused(check: ModuleType, tmp_path: Path) -> None:
+    # The window imports engine.mcp only when tools are first offered; the bundle must carry
+    # it and the SDK's client anyway (issue 11: "the bundle carries the SDK").
+    left_out = {"engine.mcp", "mcp.client.session", "anyio._backends._asyncio"}
+    modules = [m for m in check.REQUIRED_MODULES if m not in left_out]
+    bundle, toc = _bundle(tmp_path, check, modules)
+    assert [p.split(" (")[0] for p in check.problems(bundle, toc)] == [
+        f"module {m} is not bundled" for m in check.REQUIRED_MODULES if m in left_out
+    ]

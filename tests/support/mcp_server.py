@@ -4,7 +4,10 @@ Run ``python -m tests.support.mcp_server [--name NAME]`` for stdio, or add ``--h
 for Streamable HTTP on 127.0.0.1. Its tools cover what the client must handle: text,
 structured and image results, error results, a crash mid-call, a call that never answers
 (it notes its own cancellation in the file ``$MCP_MARKER``), a child process of its own, its
-environment, annotations, and names that need sanitising. It says hello on stderr at start.
+environment, annotations, names that need sanitising, and a tool that acts and then takes its
+time (``append_then_sleep``, for the kill tests). It says hello on stderr at start.
+``--hold-start FILE`` makes its first start hang before it speaks (it writes its pid to FILE
+first); a start that finds FILE runs normally.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import base64
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +33,13 @@ PNG = base64.b64decode(
 
 def _note(path: str, text: str) -> None:
     Path(path).write_text(text)
+
+
+def _append(path: str, line: str) -> None:
+    with open(path, "a", encoding="utf-8") as file:
+        file.write(line + "\n")
+        file.flush()
+        os.fsync(file.fileno())
 
 
 def build(name: str, **settings: Any) -> FastMCP:
@@ -116,6 +127,13 @@ def build(name: str, **settings: Any) -> FastMCP:
         """This process's id."""
         return os.getpid()
 
+    @server.tool(annotations=ToolAnnotations(destructiveHint=False, idempotentHint=False))
+    async def append_then_sleep(path: str, line: str, seconds: float = 300.0) -> str:
+        """Append the line to the file (flushed to disk), then sleep before answering."""
+        _append(path, line)
+        await anyio.sleep(seconds)
+        return "appended"
+
     @server.tool(name="get.weather/now")
     def weather() -> str:
         """A name with characters providers refuse."""
@@ -134,9 +152,13 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--name", default="test")
     parser.add_argument("--http", type=int, default=None)
+    parser.add_argument("--hold-start", default=None)
     options = parser.parse_args(argv)
     sys.stderr.write(f"hello from {options.name} on stderr\n")
     sys.stderr.flush()
+    if options.hold_start is not None and not Path(options.hold_start).exists():
+        _note(options.hold_start, str(os.getpid()))
+        threading.Event().wait()  # never speaks: a start that hangs until it is ended
     if options.http is None:
         build(options.name).run("stdio")
     else:
