@@ -72,10 +72,6 @@ KEYCHAIN_KEY = "continuoKeychain"
 SECTIONS = ("env", "headers")
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("MCPFile", text)
-
-
 class MCPFileError(SettingsError):
     """mcp.json cannot be used; it was left exactly as it was (`.path`)."""
 
@@ -83,15 +79,12 @@ class MCPFileError(SettingsError):
         self.path = path
         self.detail = detail
         super().__init__(
-            _tr(
+            QCoreApplication.translate(
+                "MCPFile",
                 "The MCP server file {path} cannot be used ({detail}). It was not changed; "
-                "fix it, or move it aside to start with no servers."
+                "fix it, or move it aside to start with no servers.",
             ).format(path=path, detail=detail)
         )
-
-
-def _ref(section: str, name: str) -> str:
-    return f"{section}.{name}"
 
 
 def _split_ref(ref: str) -> tuple[str, str] | None:
@@ -285,6 +278,12 @@ class MCPFile:
                         values = one.data.get(section)
                         if value is not None and isinstance(values, dict):
                             values[key] = value.reveal()
+                        else:
+                            log.warning(
+                                "The keychain holds no value for %s of the MCP server %s",
+                                ref,
+                                name,
+                            )
                 chosen[name] = one.data
             return load_mcp_config({"mcpServers": chosen})
 
@@ -369,10 +368,11 @@ class MCPFile:
                         _keyring_set(entry.name, ref, Secret(value))
                     except Exception as exc:
                         raise KeychainError(
-                            _tr(
+                            QCoreApplication.translate(
+                                "MCPFile",
                                 "Could not save the value of {what} of the MCP server {server} "
                                 "in the system keychain ({error}). Unlock the keychain and try "
-                                "again."
+                                "again.",
                             ).format(
                                 what=ref,
                                 server=entry.name,
@@ -430,7 +430,10 @@ class MCPFile:
         except FileNotFoundError:
             return None
         except UnicodeDecodeError as exc:
-            raise MCPFileError(self.path, _tr("not UTF-8 text: {r}").format(r=exc.reason)) from None
+            raise MCPFileError(
+                self.path,
+                QCoreApplication.translate("MCPFile", "not UTF-8 text: {r}").format(r=exc.reason),
+            ) from None
         except OSError as exc:
             raise MCPFileError(self.path, exc.strerror or type(exc).__name__) from None
         try:
@@ -438,10 +441,14 @@ class MCPFile:
         except json.JSONDecodeError as exc:
             raise MCPFileError(
                 self.path,
-                _tr("not valid JSON: {msg} at line {line}").format(msg=exc.msg, line=exc.lineno),
+                QCoreApplication.translate(
+                    "MCPFile", "not valid JSON: {msg} at line {line}"
+                ).format(msg=exc.msg, line=exc.lineno),
             ) from None
         if not isinstance(raw, dict):
-            raise MCPFileError(self.path, _tr("it does not hold a JSON object"))
+            raise MCPFileError(
+                self.path, QCoreApplication.translate("MCPFile", "it does not hold a JSON object")
+            )
         if "mcpServers" not in raw and "servers" not in raw:
             return raw  # an object with no servers yet (they are added under "mcpServers")
         try:
@@ -451,9 +458,9 @@ class MCPFile:
                 raise MCPFileError(self.path, exc.problem) from None
             raise MCPFileError(
                 self.path,
-                _tr('the server {server} has a bad "{field}": {problem}').format(
-                    server=repr(exc.server), field=exc.field, problem=exc.problem
-                ),
+                QCoreApplication.translate(
+                    "MCPFile", 'the server {server} has a bad "{field}": {problem}'
+                ).format(server=repr(exc.server), field=exc.field, problem=exc.problem),
             ) from None
         return raw
 
@@ -468,9 +475,10 @@ def _keyring_get(server: str, ref: str) -> Secret | None:
         value = keyring.get_password(KEYRING_SERVICE, _account(server, ref))
     except Exception as exc:
         raise KeychainError(
-            _tr(
+            QCoreApplication.translate(
+                "MCPFile",
                 "Could not read a value of the MCP server {server} from the system keychain "
-                "({error}). Unlock the keychain and try again."
+                "({error}). Unlock the keychain and try again.",
             ).format(server=server, error=type(exc).__name__)
         ) from None
     return Secret(value) if value else None
@@ -499,9 +507,10 @@ def _write_atomically(path: Path, data_dir: Path, raw: Mapping[str, Any]) -> Non
         target = Path(os.path.realpath(path))
         if target.is_dir() or not target.parent.is_dir():
             raise SettingsError(
-                _tr(
+                QCoreApplication.translate(
+                    "MCPFile",
                     "The MCP server file {path} is a link to {target}, which cannot be written. "
-                    "The link was left as it is; fix or remove it, then save again."
+                    "The link was left as it is; fix or remove it, then save again.",
                 ).format(path=path, target=target)
             )
     text = json.dumps(raw, indent=2, ensure_ascii=False) + "\n"

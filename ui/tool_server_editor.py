@@ -281,6 +281,7 @@ class ServerEditor(QDialog):
         self.serverUrl.setText(str(data.get("url") or ""))
         timeout = data.get("timeout", DEFAULT_CALL_TIMEOUT)
         self.serverTimeout.setValue(float(timeout) if isinstance(timeout, int | float) else 300)
+        self._shown_timeout = self.serverTimeout.value()  # rounded: written only if changed
         held = set(self._entry.held)
         for section, table in (("env", self.envTable), ("headers", self.headersTable)):
             values = data.get(section)
@@ -350,8 +351,8 @@ class ServerEditor(QDialog):
             if cwd:
                 data["cwd"] = cwd
         timeout = self.serverTimeout.value()
-        if timeout != DEFAULT_CALL_TIMEOUT or "timeout" in self._entry.data:
-            data["timeout"] = int(timeout) if timeout == int(timeout) else timeout
+        if timeout != self._shown_timeout:
+            data["timeout"] = int(timeout)
         held: list[str] = []
         pending: dict[str, str] = {}
         section, table = ("headers", self.headersTable) if http else ("env", self.envTable)

@@ -16,6 +16,7 @@ Which of ``uvx``/``npx`` exist is found off the GUI thread.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import shutil
 from collections.abc import Callable, Coroutine, Sequence
@@ -146,6 +147,7 @@ class ToolsPage(QWidget):
         self.folderDialog: QFileDialog | None = None
         self._filling = False
         self._message = ""
+        self._saved = ""
         self._build()
         self.retranslate()
         self.runtime.connect(self._on_runtime_changed)
@@ -166,6 +168,11 @@ class ToolsPage(QWidget):
         self.toolsError.setWordWrap(True)
         self.toolsError.setVisible(False)
         outer.addWidget(self.toolsError)
+        self.toolsMoveAsideButton = QPushButton(self)
+        self.toolsMoveAsideButton.setObjectName("toolsMoveAsideButton")
+        self.toolsMoveAsideButton.setVisible(False)
+        self.toolsMoveAsideButton.clicked.connect(self._on_move_aside)
+        outer.addWidget(self.toolsMoveAsideButton, 0, Qt.AlignmentFlag.AlignLeft)
         self.toolsMessage = QLabel(self)
         self.toolsMessage.setObjectName("toolsMessage")
         self.toolsMessage.setTextFormat(Qt.TextFormat.PlainText)
@@ -255,6 +262,9 @@ class ToolsPage(QWidget):
             ).format(path=str(self._file.path))
         )
         self.toolServerList.setAccessibleName(self.tr("MCP servers"))
+        self.toolsMoveAsideButton.setText(
+            self.tr("Move the damaged MCP server file aside and start with no servers")
+        )
         self.addServerButton.setText(self.tr("Add…"))
         self.editServerButton.setText(self.tr("Edit…"))
         self.removeServerButton.setText(self.tr("Remove"))
@@ -287,7 +297,15 @@ class ToolsPage(QWidget):
             button = self.presetButtons[preset.key]
             ok = bool(self.found and self.found.get(preset.program))
             button.setEnabled(ok)
-            button.setToolTip("" if ok or self.found is None else self._needs(preset.program))
+            if ok:
+                shown = " ".join((preset.program, *preset.args))
+                if preset.folder == "folder":
+                    shown += " " + self.tr("<folder>")
+                elif preset.folder == "repository":
+                    shown += " " + self.tr("<repository>")
+                button.setToolTip(shown)
+            else:
+                button.setToolTip("" if self.found is None else self._needs(preset.program))
             if self.found is not None and not ok and preset.program not in missing:
                 missing.append(preset.program)
         self.presetNeeds.setText("\n".join(self._needs(p) for p in missing))
@@ -308,15 +326,39 @@ class ToolsPage(QWidget):
         self.toolsKeychainWarning.setVisible(not self._file.keychain_available)
         self.entries = entries
         self.is_loaded = self._file.refused_error is None
+        self.toolsMoveAsideButton.setVisible(not self.is_loaded)
+        if self.is_loaded:
+            self._show_error("")
+        self._saved = self._state()
         self._fill_list()
         self._update_buttons()
         self.loaded.emit()
 
     def snapshot(self) -> list[ServerEntry] | None:
         """What a save writes (copies), or None when there is nothing the page may write."""
-        if not self.is_loaded:
-            return None
+        if not self.is_loaded or self._state() == self._saved:
+            return None  # untouched: a file changed by hand meanwhile is not written over
         return [e.copy() for e in self.entries]
+
+    def _state(self) -> str:
+        """The working copy as text, to tell whether the person changed anything."""
+        return json.dumps(
+            [[e.name, e.data, sorted(e.pending.items()), e.origin] for e in self.entries],
+            sort_keys=True,
+            default=str,
+        )
+
+    def _on_move_aside(self) -> None:
+        """The person agreed: rename the damaged file, then start from no servers."""
+        self.toolsMoveAsideButton.setVisible(False)
+
+        async def move() -> None:
+            moved = await self._file.move_aside()
+            log.info("MCP server file moved aside to %s", moved)
+            if self._alive():
+                await self.load()
+
+        self._spawn(move())
 
     async def save(self, entries: list[ServerEntry]) -> None:
         """Write ``entries`` (from `snapshot`); errors go to the dialog, which shows them."""
@@ -324,6 +366,7 @@ class ToolsPage(QWidget):
         if self._alive():
             selected = self.current_name()
             self.entries = [e.copy() for e in entries]
+            self._saved = self._state()
             self._fill_list(selected)
 
     def current_name(self) -> str | None:

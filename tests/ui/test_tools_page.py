@@ -291,6 +291,57 @@ async def test_a_damaged_file_is_shown_and_left_alone(
     dialog.languageCombo.setCurrentIndex(dialog.languageCombo.findData("en"))
     await save(qtbot, dialog)  # the rest of the settings still save
     assert path.read_bytes() == b'{"mcpServers": {"x": '
+    assert (await SettingsStore(tmp_path).load()).language == "en"
+
+    # Only when the person agrees is it moved aside; then the page works again.
+    dialog = await tools_dialog(qtbot, tmp_path)
+    page = dialog.toolsPage
+    loaded = asyncio.ensure_future(next_signal(page.loaded))
+    click(qtbot, page.toolsMoveAsideButton)
+    await loaded
+    assert not path.exists()
+    (aside,) = tmp_path.glob("mcp.json.broken-*")
+    assert aside.read_bytes() == b'{"mcpServers": {"x": '
+    assert not page.toolsError.isVisible() and page.addServerButton.isEnabled()
+
+
+async def test_editing_keeps_what_continuo_does_not_know_and_untouched_means_unwritten(
+    qtbot, tmp_path, no_keyring, restore_look
+) -> None:
+    path = tmp_path / "mcp.json"
+    original = {
+        "globalShortcut": "Ctrl+Space",
+        "mcpServers": {
+            "filesystem": {
+                "command": "npx",
+                "args": ["-y", "@modelcontextprotocol/server-filesystem", "/home/me"],
+                "autoApprove": ["read_file"],
+                "timeout": 0.5,
+            },
+            "remote": {"url": "https://x.example/mcp", "type": "http", "note": {"a": [1]}},
+        },
+    }
+    path.write_text(json.dumps(original))
+    dialog = await tools_dialog(qtbot, tmp_path)
+    # Saving other settings leaves mcp.json alone, even if it changed meanwhile by hand.
+    changed_by_hand = dict(original, globalShortcut="Alt+Space")
+    path.write_text(json.dumps(changed_by_hand))
+    await save(qtbot, dialog)
+    assert json.loads(path.read_text()) == changed_by_hand
+
+    dialog = await tools_dialog(qtbot, tmp_path)
+    page = dialog.toolsPage
+    click(qtbot, page.editServerButton)
+    editor = editor_of(dialog)
+    editor.serverArgs.setPlainText("-y\n@modelcontextprotocol/server-filesystem\n/home/me/notes")
+    click(qtbot, editor.okButton)
+    page.toolServerList.setCurrentRow(1)
+    click(qtbot, page.editServerButton)
+    click(qtbot, editor_of(dialog).okButton)  # unchanged
+    await save(qtbot, dialog)
+    expected = json.loads(json.dumps(changed_by_hand))
+    expected["mcpServers"]["filesystem"]["args"][-1] = "/home/me/notes"
+    assert json.loads(path.read_text()) == expected
 
 
 def fake_program(folder: Path, name: str) -> None:
@@ -319,6 +370,7 @@ async def test_presets_say_what_they_need_when_uvx_and_npx_are_missing(
     uv = "Needs uv (uvx) — install it from https://docs.astral.sh/uv/"
     assert uv in page.presetNeeds.text() and "Needs Node.js (npx)" in page.presetNeeds.text()
     assert page.presetButtons["time"].toolTip() == uv
+    assert not (tmp_path / "data" / "mcp.json").exists()
     assert "Needs Node.js (npx)" in page.presetButtons["memory"].toolTip()
 
 
@@ -339,6 +391,7 @@ async def test_a_preset_adds_the_right_entry_when_its_program_is_found(
     assert not page.presetButtons["filesystem"].isEnabled()
     assert "Needs Node.js (npx)" in page.presetNeeds.text()
     assert "uvx" not in page.presetNeeds.text()
+    assert page.presetButtons["time"].toolTip() == "uvx mcp-server-time"
 
     click(qtbot, page.presetButtons["time"])
     click(qtbot, page.presetButtons["time"])  # twice: the second is renamed
