@@ -244,15 +244,21 @@ class MCPFile:
             MCPFileError: the file exists but cannot be used; later writes are refused.
         """
         await self._detect_keychain()
+
+        def work() -> list[ServerEntry]:
+            # Entries, not the raw object, cross back: an executor may log what it returns,
+            # and ServerEntry's repr holds no value.
+            servers = self._servers_of(self._read_checked())
+            return [ServerEntry(name, dict(entry), origin=name) for name, entry in servers.items()]
+
         try:
-            raw = await asyncio.to_thread(self._read_checked)
+            entries = await asyncio.to_thread(work)
         except MCPFileError as exc:
             self._refused = exc
             log.warning("MCP server file refused: %s", exc)
             raise
         self._refused = None
-        servers = self._servers_of(raw)
-        return [ServerEntry(name, dict(entry), origin=name) for name, entry in servers.items()]
+        return entries
 
     async def load_configs(self, enabled_only: bool = True) -> tuple[MCPServerConfig, ...]:
         """The servers to run, with their keychain-held values filled in; none without a file.

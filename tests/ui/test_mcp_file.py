@@ -25,6 +25,7 @@ from ui.mcp_file import (
 )
 
 SECRET = "ghp-mcp-0123456789abcdef-NEVER-SHOWN"
+PLAIN_SECRET = "plain-in-file-0123456789-NEVER-LOGGED"
 HEADER_SECRET = "Bearer hdr-0123456789-NEVER-SHOWN"
 
 # As Claude desktop writes it, with keys Continuo does not know at both levels.
@@ -149,7 +150,7 @@ async def test_secrets_go_to_the_keychain_and_never_to_the_file_logs_or_reprs(
             "github",
             {
                 "command": "npx",
-                "env": {"GITHUB_TOKEN": "", "LOG": "1"},
+                "env": {"GITHUB_TOKEN": "", "LOG": "1", "PLAIN": PLAIN_SECRET},
                 "extra": 1,
                 KEYCHAIN_KEY: ["env.GITHUB_TOKEN"],
             },
@@ -169,7 +170,7 @@ async def test_secrets_go_to_the_keychain_and_never_to_the_file_logs_or_reprs(
     text = (tmp_path / "mcp.json").read_text()
     assert SECRET not in text and HEADER_SECRET not in text
     written = json.loads(text)["mcpServers"]
-    assert written["github"]["env"] == {"GITHUB_TOKEN": "", "LOG": "1"}
+    assert written["github"]["env"] == {"GITHUB_TOKEN": "", "LOG": "1", "PLAIN": PLAIN_SECRET}
     assert written["github"][KEYCHAIN_KEY] == ["env.GITHUB_TOKEN"]
     assert written["remote"][KEYCHAIN_KEY] == ["headers.Authorization"]
     assert dict_keyring.secrets == {
@@ -185,6 +186,7 @@ async def test_secrets_go_to_the_keychain_and_never_to_the_file_logs_or_reprs(
     loaded = await store.load_entries()
     shown = repr(configs) + repr(loaded) + repr(entries) + repr(store) + caplog.text
     assert SECRET not in shown and HEADER_SECRET not in shown
+    assert PLAIN_SECRET not in shown  # a value kept in the file is not logged either
 
     # Renamed, the value follows the server; removed, it leaves the keychain.
     loaded[0].name = "gh"

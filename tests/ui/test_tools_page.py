@@ -189,8 +189,9 @@ async def test_add_edit_disable_remove_each_saved_and_reopened(
 
 
 async def test_without_a_keychain_the_page_warns_and_values_stay_in_the_file(
-    qtbot, tmp_path, no_keyring, restore_look
+    qtbot, tmp_path, no_keyring, caplog, restore_look
 ) -> None:
+    caplog.set_level(logging.DEBUG)
     dialog = await tools_dialog(qtbot, tmp_path)
     page = dialog.toolsPage
     assert page.toolsKeychainWarning.isVisible()
@@ -208,6 +209,9 @@ async def test_without_a_keychain_the_page_warns_and_values_stay_in_the_file(
     await save(qtbot, dialog)
     assert servers(tmp_path) == {"gh": {"command": "npx", "env": {"TOKEN": SECRET}}}
     assert file_mode(tmp_path / "mcp.json") == 0o600
+    dialog = await tools_dialog(qtbot, tmp_path)  # read back: still never logged
+    assert list_texts(dialog) == [("gh", True)]
+    assert SECRET not in caplog.text
 
 
 async def test_import_by_pasting_and_from_a_file(qtbot, tmp_path, no_keyring, restore_look) -> None:
