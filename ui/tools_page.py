@@ -283,6 +283,7 @@ class ToolsPage(QWidget):
         for key, button in self.presetButtons.items():
             button.setText(names[key])
         self._show_presets()
+        self._refresh_items()
         self._show_details()
         self.toolsMessage.setText(self._message)
 
@@ -392,7 +393,27 @@ class ToolsPage(QWidget):
         self._show_details()
 
     def _item_text(self, entry: ServerEntry) -> str:
-        return f"{entry.name} — {entry.summary()}"
+        """``name — command · state`` (the state only while the app runs its servers)."""
+        text = f"{entry.name} — {entry.summary()}"
+        if self.runtime.available and entry.origin == entry.name:
+            text += " · " + self._state_text(self.runtime.state(entry.name))
+        return text
+
+    def _state_text(self, state: MCPServerState) -> str:
+        return {
+            MCPServerState.NOT_STARTED: self.tr("Not started"),
+            MCPServerState.RUNNING: self.tr("Running"),
+            MCPServerState.STOPPED: self.tr("Stopped; it starts again when a tool is used"),
+            MCPServerState.FAILED: self.tr("Failed"),
+        }[state]
+
+    def _refresh_items(self) -> None:
+        self._filling = True
+        for row, entry in enumerate(self.entries):
+            item = self.toolServerList.item(row)
+            if item is not None:
+                item.setText(self._item_text(entry))
+        self._filling = False
 
     def _on_item_changed(self, item: QListWidgetItem) -> None:
         if self._filling:
@@ -555,6 +576,7 @@ class ToolsPage(QWidget):
 
     def _on_runtime_changed(self, *_args: Any) -> None:
         if self._alive():
+            self._refresh_items()
             self._show_details()
 
     def _on_check(self) -> None:
@@ -570,6 +592,7 @@ class ToolsPage(QWidget):
                 log.info("Checking MCP server %s failed: %s", name, type(exc).__name__)
             if self._alive():
                 self._update_buttons()
+                self._refresh_items()
                 self._show_details()
 
         self._spawn(check())
@@ -582,12 +605,7 @@ class ToolsPage(QWidget):
             self.toolServerState.setText(self.tr("No server chosen."))
             return
         state = self.runtime.state(name)
-        text = {
-            MCPServerState.NOT_STARTED: self.tr("Not started"),
-            MCPServerState.RUNNING: self.tr("Running"),
-            MCPServerState.STOPPED: self.tr("Stopped; it starts again when a tool is used"),
-            MCPServerState.FAILED: self.tr("Failed"),
-        }[state]
+        text = self._state_text(state)
         failure = self.runtime.failure(name) if state == MCPServerState.FAILED else None
         if failure:
             text += "\n" + failure

@@ -188,6 +188,45 @@ async def test_add_edit_disable_remove_each_saved_and_reopened(
     assert SECRET not in (tmp_path / "mcp.json").read_text()
 
 
+async def test_other_routes_double_click_space_and_cancel(
+    qtbot, tmp_path, no_keyring, restore_look
+) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"a": {"command": "uvx"}, "b": {"command": "npx"}}}))
+    before = path.read_bytes()
+    dialog = await tools_dialog(qtbot, tmp_path)
+    page = dialog.toolsPage
+    view = page.toolServerList
+    # Double-click edits; Cancel in the editor changes nothing.
+    rect = view.visualItemRect(view.item(1))
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.mouseDClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    editor = editor_of(dialog)
+    assert editor.serverName.text() == "b"
+    type_into(qtbot, editor.serverCommand, "changed")
+    editor.buttonBox.rejected.emit()
+    assert not editor.isVisible()
+    assert page.entries[1].data == {"command": "npx"}
+    # Space switches the chosen server off.
+    view.setFocus()
+    view.setCurrentRow(0)
+    qtbot.keyClick(view, Qt.Key.Key_Space)
+    assert list_texts(dialog) == [("a", False), ("b", True)]
+    # Cancel on the dialog: nothing written.
+    click(qtbot, dialog.buttonBox.button(dialog.buttonBox.StandardButton.Cancel))
+    assert path.read_bytes() == before
+
+    # Open again: the same, saved this time.
+    dialog = await tools_dialog(qtbot, tmp_path)
+    page = dialog.toolsPage
+    assert list_texts(dialog) == [("a", True), ("b", True)]
+    page.toolServerList.setFocus()
+    page.toolServerList.setCurrentRow(0)
+    qtbot.keyClick(page.toolServerList, Qt.Key.Key_Space)
+    await save(qtbot, dialog)
+    assert servers(tmp_path) == {"a": {"command": "uvx", "disabled": True}, "b": {"command": "npx"}}
+
+
 async def test_without_a_keychain_the_page_warns_and_values_stay_in_the_file(
     qtbot, tmp_path, no_keyring, caplog, restore_look
 ) -> None:
@@ -503,6 +542,7 @@ async def test_state_and_tools_of_real_servers(qtbot, tmp_path, no_keyring, rest
         tools = [page.toolServerTools.item(i).text() for i in range(page.toolServerTools.count())]
         assert "Echo a text (echo) — read-only" in tools
         assert "add — destructive" in tools
+        assert page.toolServerList.item(0).text().endswith(" · Running")
 
         shown = asyncio.ensure_future(next_signal(page.detailsShown, 30))
         page.toolServerList.setCurrentRow(1)
@@ -512,6 +552,7 @@ async def test_state_and_tools_of_real_servers(qtbot, tmp_path, no_keyring, rest
         assert page.toolServerLog.isVisible()
         assert "boom: no such thing" in page.toolServerLog.toPlainText()
         assert page.toolServerTools.count() == 0
+        assert page.toolServerList.item(1).text().endswith(" · Failed")
         dialog.reject()
 
 
