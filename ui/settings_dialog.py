@@ -5,7 +5,7 @@ nested ``exec()``, which would re-enter the qasync loop — and does all its wai
 it owns: loading settings, looking for local servers, testing a connection, saving. It emits
 ``settingsChanged`` after every successful save.
 
-Three pages:
+Four pages:
 
 - **Providers** (`ui.provider_page.ProviderPage`): add, edit and remove OpenAI-compatible,
   Anthropic and Ollama endpoints, make one the default, and "Test connection". Without an OS

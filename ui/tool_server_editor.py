@@ -167,7 +167,7 @@ class ServerEditor(QDialog):
         keychain: whether values can be kept in the OS keychain.
         parent: the Tools page.
 
-    After ``accepted``, `result` is the edited entry.
+    After ``accepted``, `edited` is the edited entry.
     """
 
     def __init__(
@@ -183,7 +183,7 @@ class ServerEditor(QDialog):
         self._entry = entry.copy() if entry is not None else ServerEntry("", {})
         self._taken = set(taken)
         self._keychain = keychain
-        self.result: ServerEntry | None = None
+        self.edited: ServerEntry | None = None
         self._build()
         self._fill()
         self.retranslate()
@@ -392,7 +392,7 @@ class ServerEditor(QDialog):
             self.editorError.setText(problem)
             self.editorError.setVisible(True)
             return
-        self.result = entry
+        self.edited = entry
         self.accept()
 
 

@@ -474,7 +474,7 @@ class ToolsPage(QWidget):
         editor.open()
 
     def _editor_done(self, editor: ServerEditor, row: int | None) -> None:
-        result = editor.result
+        result = editor.edited
         if result is None:
             return
         if row is None:

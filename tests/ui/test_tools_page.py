@@ -20,7 +20,7 @@ from engine.mcp import MCPServerState, MCPToolset
 from tests.support.wait import until
 from tests.ui.conftest import next_signal
 from tests.ui.test_settings_dialog import click, file_mode, open_dialog, restore_look, save
-from ui.mcp_file import KEYCHAIN_KEY, KEYRING_SERVICE, MCPFile
+from ui.mcp_file import KEYCHAIN_KEY, KEYRING_SERVICE, MCPFile, ServerEntry
 from ui.settings import SettingsStore
 from ui.settings_dialog import SettingsDialog
 from ui.tool_server_editor import PairsTable, ServerEditor
@@ -188,6 +188,45 @@ async def test_add_edit_disable_remove_each_saved_and_reopened(
     assert SECRET not in (tmp_path / "mcp.json").read_text()
 
 
+async def test_a_kept_value_is_replaced_then_moved_out_of_the_keychain(
+    qtbot, tmp_path, dict_keyring, caplog, restore_look
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    store = MCPFile(tmp_path)
+    await store.save_entries(
+        [
+            ServerEntry(
+                "gh",
+                {"command": "npx", "env": {"TOKEN": ""}, KEYCHAIN_KEY: ["env.TOKEN"]},
+                pending={"env.TOKEN": "old-" + SECRET},
+            )
+        ]
+    )
+    dialog = await tools_dialog(qtbot, tmp_path)
+    click(qtbot, dialog.toolsPage.editServerButton)
+    editor = editor_of(dialog)
+    name, value, box = pair(editor.envTable, 0)
+    assert name.isReadOnly() and box.isChecked() and value.text() == ""
+    qtbot.keyClicks(value, SECRET)
+    click(qtbot, editor.okButton)
+    await save(qtbot, dialog)
+    assert dict_keyring.secrets == {(KEYRING_SERVICE, "gh:env:TOKEN"): SECRET}
+    assert servers(tmp_path)["gh"]["env"] == {"TOKEN": ""}
+
+    dialog = await tools_dialog(qtbot, tmp_path)
+    click(qtbot, dialog.toolsPage.editServerButton)
+    editor = editor_of(dialog)
+    _name, value, box = pair(editor.envTable, 0)
+    box.setChecked(False)
+    assert value.echoMode() == QLineEdit.EchoMode.Normal
+    qtbot.keyClicks(value, "now-in-the-file")
+    click(qtbot, editor.okButton)
+    await save(qtbot, dialog)
+    assert servers(tmp_path)["gh"] == {"command": "npx", "env": {"TOKEN": "now-in-the-file"}}
+    assert dict_keyring.secrets == {}
+    assert SECRET not in caplog.text
+
+
 async def test_other_routes_double_click_space_and_cancel(
     qtbot, tmp_path, no_keyring, restore_look
 ) -> None:
@@ -204,6 +243,11 @@ async def test_other_routes_double_click_space_and_cancel(
     editor = editor_of(dialog)
     assert editor.serverName.text() == "b"
     type_into(qtbot, editor.serverCommand, "changed")
+    click(qtbot, editor.browseCwdButton)
+    assert editor.folderDialog is not None and editor.folderDialog.isVisible()
+    editor.folderDialog.selectFile(str(tmp_path))
+    editor.folderDialog.accept()
+    assert editor.serverCwd.text() == str(tmp_path)
     editor.buttonBox.rejected.emit()
     assert not editor.isVisible()
     assert page.entries[1].data == {"command": "npx"}
