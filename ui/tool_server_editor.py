@@ -61,7 +61,9 @@ class PairsTable(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.table = QTableWidget(0, 3, self)
-        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         self.table.verticalHeader().setVisible(False)
         layout.addWidget(self.table)
         buttons = QHBoxLayout()
@@ -89,14 +91,15 @@ class PairsTable(QWidget):
             if held:
                 value.setPlaceholderText(self.tr("Kept in the keychain; leave empty to keep it"))
             box = self._box(row)
-            box.setText(self.tr("Keep in keychain"))
-            if not self._keychain:
-                box.setToolTip(
-                    self.tr(
-                        "No system keychain was found: values are kept in mcp.json, a file "
-                        "only your user account can read."
-                    )
+            box.setAccessibleName(self.tr("Keep in keychain"))
+            box.setToolTip(
+                self.tr("Keep this value in the system keychain instead of mcp.json")
+                if self._keychain
+                else self.tr(
+                    "No system keychain was found: values are kept in mcp.json, a file "
+                    "only your user account can read."
                 )
+            )
 
     def add_row(self, name: str = "", value: str = "", held: bool = False) -> int:
         row = self.table.rowCount()
@@ -180,6 +183,7 @@ class ServerEditor(QDialog):
         super().__init__(parent)
         self.setObjectName("toolServerEditor")
         self.setModal(True)
+        self.resize(560, 540)
         self._entry = entry.copy() if entry is not None else ServerEntry("", {})
         self._taken = set(taken)
         self._keychain = keychain
