@@ -333,7 +333,16 @@ class MCPFile:
                 servers, after = self._resolve(snapshot, keychain)
                 key = "servers" if "mcpServers" not in raw and "servers" in raw else "mcpServers"
                 raw[key] = servers
-                _write_atomically(self.path, self.data_dir, raw)
+                try:
+                    _write_atomically(self.path, self.data_dir, raw)
+                except OSError as exc:
+                    raise SettingsError(
+                        QCoreApplication.translate(
+                            "MCPFile",
+                            "Could not write the MCP server file {path} ({error}). It was not "
+                            "changed.",
+                        ).format(path=self.path, error=exc.strerror or type(exc).__name__)
+                    ) from None
                 for server, ref in before - after:
                     with contextlib.suppress(Exception):  # already gone is fine
                         _keyring_delete(server, ref)

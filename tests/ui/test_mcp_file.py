@@ -23,6 +23,7 @@ from ui.mcp_file import (
     ServerEntry,
     parse_servers,
 )
+from ui.settings import SettingsError
 
 SECRET = "ghp-mcp-0123456789abcdef-NEVER-SHOWN"
 PLAIN_SECRET = "plain-in-file-0123456789-NEVER-LOGGED"
@@ -138,6 +139,17 @@ async def test_a_linked_file_is_written_through_and_stays_a_link(tmp_path, no_ke
     assert json.loads(target.read_text())["mcpServers"]["time"]["command"] == "uvx"
     assert mode(target) == 0o600
     assert [e.name for e in await store.load_entries()] == ["time"]
+
+
+async def test_a_link_to_where_nothing_can_be_written_is_refused_and_kept(
+    tmp_path, no_keyring
+) -> None:
+    (tmp_path / "mcp.json").symlink_to(tmp_path / "missing-folder" / "mcp.json")
+    with pytest.raises(SettingsError) as refused:
+        await MCPFile(tmp_path).save_entries([ServerEntry("time", {"command": "uvx"})])
+    assert "link" in str(refused.value) and "missing-folder" in str(refused.value)
+    assert (tmp_path / "mcp.json").is_symlink()
+    assert not (tmp_path / "missing-folder").exists()
 
 
 async def test_secrets_go_to_the_keychain_and_never_to_the_file_logs_or_reprs(
