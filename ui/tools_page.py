@@ -159,6 +159,7 @@ class ToolsPage(QWidget):
         outer = QVBoxLayout(self)
         self.toolsKeychainWarning = QLabel(self)
         self.toolsKeychainWarning.setObjectName("toolsKeychainWarning")
+        self.toolsKeychainWarning.setTextFormat(Qt.TextFormat.PlainText)  # holds a path
         self.toolsKeychainWarning.setWordWrap(True)
         self.toolsKeychainWarning.setVisible(False)
         outer.addWidget(self.toolsKeychainWarning)
