@@ -5,7 +5,7 @@ nested ``exec()``, which would re-enter the qasync loop — and does all its wai
 it owns: loading settings, looking for local servers, testing a connection, saving. It emits
 ``settingsChanged`` after every successful save.
 
-Three pages:
+Four pages:
 
 - **Providers** (`ui.provider_page.ProviderPage`): add, edit and remove OpenAI-compatible,
   Anthropic and Ollama endpoints, make one the default, and "Test connection". Without an OS
@@ -14,6 +14,8 @@ Three pages:
 - **Found on this computer** (the first-run page): local model servers that answered and API
   keys set in the environment, each added with one click (which saves at once).
 - **Language and look**: System / English / 简体中文 and System / Light / Dark.
+- **Tools** (`ui.tools_page.ToolsPage`): the MCP servers kept in ``mcp.json``
+  (`ui.mcp_file`), their state and tools, import and presets; written with the same Save/Apply.
 
 Save writes and closes; Apply writes and stays open. A save applies the theme and installs the
 new language at once (`ui.i18n.install_translator`): Qt then sends ``QEvent.LanguageChange``
@@ -53,6 +55,7 @@ from PySide6.QtWidgets import (
 from .errors import describe_error
 from .first_run import DEFAULT_SERVERS, Discovery, LocalServer, discover
 from .i18n import engine_language, install_translator, installed_language
+from .mcp_file import MCPFile, ServerEntry
 from .provider_page import TEST_TIMEOUT, ProviderPage
 from .settings import (
     ProviderConfig,
@@ -63,6 +66,7 @@ from .settings import (
 )
 from .tasks import OwnedTasks
 from .theme import apply_palette
+from .tools_page import ToolsPage
 
 __all__ = ["TEST_TIMEOUT", "SettingsDialog"]
 
@@ -96,6 +100,7 @@ class _SaveRequest:
     default_provider_id: str | None
     language: str
     theme: str
+    tools: list[ServerEntry] | None = None  # the MCP servers; None: leave mcp.json alone
 
     def __repr__(self) -> str:  # holds keys: never show them
         return f"_SaveRequest({len(self.providers)} providers, {len(self.keys)} keys)"
@@ -157,6 +162,8 @@ class SettingsDialog(QDialog):
         servers: the local servers the first-run page looks for (tests inject ports).
         environ: the environment to read API keys from (default ``os.environ``).
         first_run: open on the "Found on this computer" page.
+        tool_servers: the running MCP servers (`ui.tools_page.ToolRuntime` says what it
+            needs); by default the parent's ``controller.tool_servers`` if it has one.
     """
 
     settingsChanged = Signal()
@@ -173,6 +180,7 @@ class SettingsDialog(QDialog):
         servers: Sequence[LocalServer] = DEFAULT_SERVERS,
         environ: Mapping[str, str] | None = None,
         first_run: bool = False,
+        tool_servers: Any = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("settingsDialog")
@@ -182,6 +190,9 @@ class SettingsDialog(QDialog):
         self._store = store
         self._servers = tuple(servers)
         self._environ = environ
+        if tool_servers is None:
+            tool_servers = getattr(getattr(parent, "controller", None), "tool_servers", None)
+        self._tool_servers = tool_servers
         self._settings = Settings()
         self._found: list[Discovery] | None = None  # None while looking
         # probes, tests and saves; saves (``keep``) finish even if the dialog closes
@@ -220,7 +231,10 @@ class SettingsDialog(QDialog):
         )
         self.firstRunPage = self._build_first_run_page()
         self.appearancePage = self._build_appearance_page()
-        for page in (self.providersPage, self.firstRunPage, self.appearancePage):
+        self.toolsPage = ToolsPage(
+            MCPFile(self._store.data_dir), self._spawn, self._tool_servers, self
+        )
+        for page in (self.providersPage, self.firstRunPage, self.appearancePage, self.toolsPage):
             self.tabs.addTab(page, "")
 
         self.saveError = QLabel(self)
@@ -325,6 +339,7 @@ class SettingsDialog(QDialog):
         self.tabs.setTabText(0, self.tr("Providers"))
         self.tabs.setTabText(1, self.tr("Found on this computer"))
         self.tabs.setTabText(2, self.tr("Language and look"))
+        self.tabs.setTabText(3, self.tr("Tools"))
         self.saveError.setAccessibleName(self.tr("Error"))
         self.moveAsideButton.setText(self.tr("Move the damaged settings file aside and save"))
         self._intro.setText(
@@ -406,6 +421,9 @@ class SettingsDialog(QDialog):
         self.providersPage.load(
             self._settings.providers, self._settings.default_provider_id, has_key
         )
+        await self.toolsPage.load()
+        if not self._alive():
+            return
         if not self._settings.providers:
             self.tabs.setCurrentWidget(self.firstRunPage)
         self.saveButton.setEnabled(True)
@@ -496,6 +514,7 @@ class SettingsDialog(QDialog):
             default_provider_id=page.default_provider_id,
             language=self.languageCombo.currentData(),
             theme=self.themeCombo.currentData(),
+            tools=self.toolsPage.snapshot(),
         )
 
     async def _save(self, request: _SaveRequest, *, close: bool) -> bool:
@@ -512,6 +531,8 @@ class SettingsDialog(QDialog):
             self.saveError.setVisible(False)
         providers = request.providers
         try:
+            if request.tools is not None:
+                await self.toolsPage.save(request.tools)
             for provider_id in request.removed:
                 await self._store.delete_api_key(provider_id)
                 page.removed.discard(provider_id)

@@ -1,0 +1,643 @@
+"""The settings dialog's Tools page: the MCP servers, their state and tools, import, presets.
+
+Owns `ToolsPage` (objectName ``toolsPage``), the working copy of ``mcp.json``'s servers that
+the dialog saves with Save/Apply (`snapshot`, then `save`), and `ToolRuntime`, a small adapter
+over the running servers (the controller's ``tool_servers``: ``names()``, ``state(name)``,
+``failure(name)``, ``async log_tail(name, lines)``, ``tools_of(name)``, ``async check(name)``
+and a ``changed`` signal). Without it — a dialog opened with no controller — every server
+shows "not started" and Check is unavailable.
+
+Choices: an imported server whose name is taken is renamed ``name-2`` (and the page says so)
+rather than asked about; a preset adds its server to the list like Add does, written with
+Save/Apply; presets run ``uvx``/``npx`` by name (found on PATH, as other apps write them).
+Which of ``uvx``/``npx`` exist is found off the GUI thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import shutil
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import shiboken6
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.errors import MCPConfigError
+from engine.mcp import MCPServerState
+
+from .i18n import engine_language
+from .mcp_file import MCPFile, MCPFileError, ServerEntry, parse_servers, unique_name
+from .tool_server_editor import ImportDialog, ServerEditor
+
+__all__ = ["PRESETS", "Preset", "ToolRuntime", "ToolsPage"]
+
+log = logging.getLogger(__name__)
+
+Spawn = Callable[[Coroutine[Any, Any, Any]], "asyncio.Task[Any]"]
+
+
+@dataclass(frozen=True, slots=True)
+class Preset:
+    """A reference server added in one click; ``folder`` asks for a folder first."""
+
+    key: str  # also the server's name
+    program: str  # "uvx" or "npx"
+    args: tuple[str, ...]
+    folder: str | None = None  # None, "folder" (appended) or "repository" (--repository path)
+
+
+PRESETS = (
+    Preset("time", "uvx", ("mcp-server-time",)),
+    Preset("fetch", "uvx", ("mcp-server-fetch",)),
+    Preset("filesystem", "npx", ("-y", "@modelcontextprotocol/server-filesystem"), "folder"),
+    Preset("git", "uvx", ("mcp-server-git", "--repository"), "repository"),
+    Preset("memory", "npx", ("-y", "@modelcontextprotocol/server-memory")),
+)
+
+
+class ToolRuntime:
+    """What the page asks of the running servers; works (saying little) when there are none."""
+
+    def __init__(self, source: Any | None) -> None:
+        self.source = source
+
+    @property
+    def available(self) -> bool:
+        return self.source is not None
+
+    def connect(self, slot: Callable[[], None]) -> None:
+        signal = getattr(self.source, "changed", None)
+        if signal is not None and hasattr(signal, "connect"):
+            signal.connect(slot)
+
+    def known(self, name: str) -> bool:
+        return self.source is not None and name in list(self.source.names())
+
+    def state(self, name: str) -> MCPServerState:
+        if not self.known(name):
+            return MCPServerState.NOT_STARTED
+        return MCPServerState(self.source.state(name))
+
+    def failure(self, name: str) -> str | None:
+        return self.source.failure(name) if self.known(name) else None
+
+    def tools_of(self, name: str) -> list[Any]:
+        return list(self.source.tools_of(name)) if self.known(name) else []
+
+    async def log_tail(self, name: str, lines: int = 20) -> str:
+        if not self.known(name):
+            return ""
+        return str(await self.source.log_tail(name, lines))
+
+    async def check(self, name: str) -> None:
+        if self.known(name):
+            await self.source.check(name)
+
+
+class ToolsPage(QWidget):
+    """The Tools page (objectName ``toolsPage``); see the module docstring.
+
+    Args:
+        mcp_file: where the servers are kept.
+        spawn: runs a coroutine as a task the dialog owns.
+        runtime: the controller's ``tool_servers``, or None.
+        parent: the dialog.
+    """
+
+    loaded = Signal()
+    presetsChecked = Signal()  # noqa: N815 (Qt naming)
+    detailsShown = Signal(str)  # noqa: N815 — the server whose state and tools are shown
+    importFinished = Signal(bool, str)  # noqa: N815 — (it worked, what the page says)
+
+    def __init__(
+        self,
+        mcp_file: MCPFile,
+        spawn: Spawn,
+        runtime: Any | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("toolsPage")
+        self._file = mcp_file
+        self._spawn = spawn
+        self.runtime = ToolRuntime(runtime)
+        self.entries: list[ServerEntry] = []
+        self.is_loaded = False
+        self.found: dict[str, bool] | None = None  # program → found on PATH; None while looking
+        self.editor: ServerEditor | None = None
+        self.importDialog: ImportDialog | None = None
+        self.fileDialog: QFileDialog | None = None
+        self.folderDialog: QFileDialog | None = None
+        self._filling = False
+        self._message = ""
+        self._saved = ""
+        self._build()
+        self.retranslate()
+        self.runtime.connect(self._on_runtime_changed)
+        self._spawn(self._check_presets())
+
+    # ------------------------------------------------------------------ layout
+
+    def _build(self) -> None:
+        outer = QVBoxLayout(self)
+        self.toolsKeychainWarning = QLabel(self)
+        self.toolsKeychainWarning.setObjectName("toolsKeychainWarning")
+        self.toolsKeychainWarning.setTextFormat(Qt.TextFormat.PlainText)  # holds a path
+        self.toolsKeychainWarning.setWordWrap(True)
+        self.toolsKeychainWarning.setVisible(False)
+        outer.addWidget(self.toolsKeychainWarning)
+        self.toolsError = QLabel(self)
+        self.toolsError.setObjectName("toolsError")
+        self.toolsError.setTextFormat(Qt.TextFormat.PlainText)  # names, paths, JSON problems
+        self.toolsError.setWordWrap(True)
+        self.toolsError.setVisible(False)
+        outer.addWidget(self.toolsError)
+        self.toolsMoveAsideButton = QPushButton(self)
+        self.toolsMoveAsideButton.setObjectName("toolsMoveAsideButton")
+        self.toolsMoveAsideButton.setVisible(False)
+        self.toolsMoveAsideButton.clicked.connect(self._on_move_aside)
+        outer.addWidget(self.toolsMoveAsideButton, 0, Qt.AlignmentFlag.AlignLeft)
+        self.toolsMessage = QLabel(self)
+        self.toolsMessage.setObjectName("toolsMessage")
+        self.toolsMessage.setTextFormat(Qt.TextFormat.PlainText)
+        self.toolsMessage.setWordWrap(True)
+        self.toolsMessage.setVisible(False)
+        outer.addWidget(self.toolsMessage)
+
+        row = QHBoxLayout()
+        left = QVBoxLayout()
+        self.toolServerList = QListWidget(self)
+        self.toolServerList.setObjectName("toolServerList")
+        self.toolServerList.currentRowChanged.connect(lambda _row: self._show_details())
+        self.toolServerList.itemChanged.connect(self._on_item_changed)
+        self.toolServerList.itemDoubleClicked.connect(lambda _item: self.edit_server())
+        left.addWidget(self.toolServerList, 1)
+        buttons = QGridLayout()
+        self.addServerButton = self._button("addServerButton", self.add_server)
+        self.editServerButton = self._button("editServerButton", self.edit_server)
+        self.removeServerButton = self._button("removeServerButton", self.remove_server)
+        self.importPasteButton = self._button("importPasteButton", self.import_paste)
+        self.importFileButton = self._button("importFileButton", self.import_file)
+        buttons.addWidget(self.addServerButton, 0, 0)
+        buttons.addWidget(self.editServerButton, 0, 1)
+        buttons.addWidget(self.removeServerButton, 0, 2)
+        buttons.addWidget(self.importPasteButton, 1, 0, 1, 2)
+        buttons.addWidget(self.importFileButton, 1, 2)
+        left.addLayout(buttons)
+        row.addLayout(left, 2)
+
+        right = QVBoxLayout()
+        self.toolServerState = QLabel(self)
+        self.toolServerState.setObjectName("toolServerState")
+        self.toolServerState.setTextFormat(Qt.TextFormat.PlainText)  # a server's own failure
+        self.toolServerState.setWordWrap(True)
+        right.addWidget(self.toolServerState)
+        self.toolServerLog = QPlainTextEdit(self)
+        self.toolServerLog.setObjectName("toolServerLog")
+        self.toolServerLog.setReadOnly(True)
+        self.toolServerLog.setVisible(False)
+        self.toolServerLog.setMaximumHeight(120)
+        right.addWidget(self.toolServerLog)
+        self._tools_label = QLabel(self)
+        right.addWidget(self._tools_label)
+        self.toolServerTools = QListWidget(self)
+        self.toolServerTools.setObjectName("toolServerTools")
+        right.addWidget(self.toolServerTools, 1)
+        self.checkServerButton = self._button("checkServerButton", self._on_check)
+        right.addWidget(self.checkServerButton, 0, Qt.AlignmentFlag.AlignLeft)
+        row.addLayout(right, 3)
+        outer.addLayout(row, 1)
+
+        self.presetBox = QGroupBox(self)
+        grid = QGridLayout(self.presetBox)
+        self.presetButtons: dict[str, QPushButton] = {}
+        for index, preset in enumerate(PRESETS):
+            button = QPushButton(self.presetBox)
+            button.setObjectName(f"preset_{preset.key}")
+            button.setEnabled(False)  # until uvx/npx are looked for
+            button.clicked.connect(lambda _=False, p=preset: self.add_preset(p))
+            grid.addWidget(button, 0, index)
+            self.presetButtons[preset.key] = button
+        self.presetNeeds = QLabel(self.presetBox)
+        self.presetNeeds.setObjectName("presetNeeds")
+        self.presetNeeds.setTextFormat(Qt.TextFormat.PlainText)
+        self.presetNeeds.setWordWrap(True)
+        grid.addWidget(self.presetNeeds, 1, 0, 1, len(PRESETS))
+        outer.addWidget(self.presetBox)
+        self._update_buttons()
+
+    def _button(self, name: str, slot: Callable[[], Any]) -> QPushButton:
+        button = QPushButton(self)
+        button.setObjectName(name)
+        button.clicked.connect(lambda _=False: slot())
+        return button
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def retranslate(self) -> None:
+        """Set every string on the page in the current language."""
+        self.toolsKeychainWarning.setText(
+            self.tr(
+                "No system keychain was found, so secret values of MCP servers are saved in "
+                "{path}, a file only your user account can read."
+            ).format(path=str(self._file.path))
+        )
+        self.toolServerList.setAccessibleName(self.tr("MCP servers"))
+        self.toolsMoveAsideButton.setText(
+            self.tr("Move the damaged MCP server file aside and start with no servers")
+        )
+        self.addServerButton.setText(self.tr("Add…"))
+        self.editServerButton.setText(self.tr("Edit…"))
+        self.removeServerButton.setText(self.tr("Remove"))
+        self.importPasteButton.setText(self.tr("Import: paste JSON…"))
+        self.importFileButton.setText(self.tr("Import a file…"))
+        self.checkServerButton.setText(self.tr("Check"))
+        self._tools_label.setText(self.tr("Tools"))
+        self.presetBox.setTitle(self.tr("Add a reference server"))
+        names = {
+            "time": self.tr("Time"),
+            "fetch": self.tr("Fetch web pages"),
+            "filesystem": self.tr("Files in a folder…"),
+            "git": self.tr("Git repository…"),
+            "memory": self.tr("Memory"),
+        }
+        for key, button in self.presetButtons.items():
+            button.setText(names[key])
+        self._show_presets()
+        self._refresh_items()
+        self._show_details()
+        self.toolsMessage.setText(self._message)
+
+    def _needs(self, program: str) -> str:
+        if program == "uvx":
+            return self.tr("Needs uv (uvx) — install it from https://docs.astral.sh/uv/")
+        return self.tr("Needs Node.js (npx) — install it from https://nodejs.org/")
+
+    def _show_presets(self) -> None:
+        missing = []
+        for preset in PRESETS:
+            button = self.presetButtons[preset.key]
+            ok = bool(self.found and self.found.get(preset.program))
+            button.setEnabled(ok)
+            if ok:
+                shown = " ".join((preset.program, *preset.args))
+                if preset.folder == "folder":
+                    shown += " " + self.tr("<folder>")
+                elif preset.folder == "repository":
+                    shown += " " + self.tr("<repository>")
+                button.setToolTip(shown)
+            else:
+                button.setToolTip("" if self.found is None else self._needs(preset.program))
+            if self.found is not None and not ok and preset.program not in missing:
+                missing.append(preset.program)
+        self.presetNeeds.setText("\n".join(self._needs(p) for p in missing))
+        self.presetNeeds.setVisible(bool(missing))
+
+    # ------------------------------------------------------------------ the working copy
+
+    async def load(self) -> None:
+        """Read mcp.json into the page; an unusable file is shown and the page stays read-only."""
+        try:
+            entries = await self._file.load_entries()
+        except MCPFileError as exc:
+            entries = []
+            if self._alive():
+                self._show_error(str(exc))
+        if not self._alive():
+            return
+        self.toolsKeychainWarning.setVisible(not self._file.keychain_available)
+        self.entries = entries
+        self.is_loaded = self._file.refused_error is None
+        self.toolsMoveAsideButton.setVisible(not self.is_loaded)
+        if self.is_loaded:
+            self._show_error("")
+        self._saved = self._state()
+        self._fill_list()
+        self._update_buttons()
+        self.loaded.emit()
+
+    def snapshot(self) -> list[ServerEntry] | None:
+        """What a save writes (copies), or None when there is nothing the page may write."""
+        if not self.is_loaded or self._state() == self._saved:
+            return None  # untouched: a file changed by hand meanwhile is not written over
+        return [e.copy() for e in self.entries]
+
+    def _state(self) -> str:
+        """The working copy as text, to tell whether the person changed anything."""
+        return json.dumps(
+            [[e.name, e.data, sorted(e.pending.items()), e.origin] for e in self.entries],
+            sort_keys=True,
+            default=str,
+        )
+
+    def _on_move_aside(self) -> None:
+        """The person agreed: rename the damaged file, then start from no servers."""
+        self.toolsMoveAsideButton.setVisible(False)
+
+        async def move() -> None:
+            moved = await self._file.move_aside()
+            log.info("MCP server file moved aside to %s", moved)
+            if self._alive():
+                await self.load()
+
+        self._spawn(move())
+
+    async def save(self, entries: list[ServerEntry]) -> None:
+        """Write ``entries`` (from `snapshot`); errors go to the dialog, which shows them."""
+        await self._file.save_entries(entries)
+        if self._alive():
+            selected = self.current_name()
+            self.entries = [e.copy() for e in entries]
+            self._saved = self._state()
+            self._fill_list(selected)
+
+    def current_name(self) -> str | None:
+        row = self.toolServerList.currentRow()
+        return self.entries[row].name if 0 <= row < len(self.entries) else None
+
+    def _fill_list(self, select: str | None = None) -> None:
+        self._filling = True
+        self.toolServerList.clear()
+        for entry in self.entries:
+            item = QListWidgetItem(self._item_text(entry))
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if entry.enabled else Qt.CheckState.Unchecked)
+            item.setData(Qt.ItemDataRole.UserRole, entry.name)
+            self.toolServerList.addItem(item)
+        self._filling = False
+        names = [e.name for e in self.entries]
+        if select in names:
+            self.toolServerList.setCurrentRow(names.index(select))
+        elif names:
+            self.toolServerList.setCurrentRow(0)
+        self._update_buttons()
+        self._show_details()
+
+    def _item_text(self, entry: ServerEntry) -> str:
+        """``name — command · state`` (the state only while the app runs its servers)."""
+        text = f"{entry.name} — {entry.summary()}"
+        if self.runtime.available and entry.origin == entry.name:
+            text += " · " + self._state_text(self.runtime.state(entry.name))
+        return text
+
+    def _state_text(self, state: MCPServerState) -> str:
+        return {
+            MCPServerState.NOT_STARTED: self.tr("Not started"),
+            MCPServerState.RUNNING: self.tr("Running"),
+            MCPServerState.STOPPED: self.tr("Stopped; it starts again when a tool is used"),
+            MCPServerState.FAILED: self.tr("Failed"),
+        }[state]
+
+    def _refresh_items(self) -> None:
+        self._filling = True
+        for row, entry in enumerate(self.entries):
+            item = self.toolServerList.item(row)
+            if item is not None:
+                item.setText(self._item_text(entry))
+        self._filling = False
+
+    def _on_item_changed(self, item: QListWidgetItem) -> None:
+        if self._filling:
+            return
+        row = self.toolServerList.row(item)
+        if 0 <= row < len(self.entries):
+            self.entries[row].enabled = item.checkState() == Qt.CheckState.Checked
+
+    def _update_buttons(self) -> None:
+        editable = self.is_loaded
+        has = self.current_name() is not None
+        for button in (self.addServerButton, self.importPasteButton, self.importFileButton):
+            button.setEnabled(editable)
+        self.editServerButton.setEnabled(editable and has)
+        self.removeServerButton.setEnabled(editable and has)
+        self.presetBox.setEnabled(editable)
+        self.checkServerButton.setEnabled(has and self.runtime.available)
+
+    def _show_error(self, text: str) -> None:
+        self.toolsError.setText(text)
+        self.toolsError.setVisible(bool(text))
+
+    def _say(self, text: str) -> None:
+        self._message = text
+        self.toolsMessage.setText(text)
+        self.toolsMessage.setVisible(bool(text))
+
+    def _add(self, entries: Sequence[ServerEntry]) -> list[tuple[str, str]]:
+        """Append ``entries``, renaming those whose name is taken; return the renames."""
+        renamed = []
+        for entry in entries:
+            name = unique_name(entry.name, {e.name for e in self.entries})
+            if name != entry.name:
+                renamed.append((entry.name, name))
+                entry.name = name
+            entry.origin = None
+            self.entries.append(entry)
+        self._fill_list(entries[-1].name if entries else None)
+        return renamed
+
+    # ------------------------------------------------------------------ add, edit, remove
+
+    def add_server(self) -> None:
+        self._open_editor(None)
+
+    def edit_server(self) -> None:
+        row = self.toolServerList.currentRow()
+        if self.is_loaded and 0 <= row < len(self.entries):
+            self._open_editor(row)
+
+    def _open_editor(self, row: int | None) -> None:
+        entry = self.entries[row] if row is not None else None
+        taken = [e.name for i, e in enumerate(self.entries) if i != row]
+        editor = ServerEditor(entry, taken, self._file.keychain_available, self)
+        editor.accepted.connect(lambda: self._editor_done(editor, row))
+        editor.finished.connect(editor.deleteLater)
+        self.editor = editor
+        editor.open()
+
+    def _editor_done(self, editor: ServerEditor, row: int | None) -> None:
+        result = editor.edited
+        if result is None:
+            return
+        if row is None:
+            result.origin = None
+            self.entries.append(result)
+        else:
+            self.entries[row] = result
+        self._fill_list(result.name)
+
+    def remove_server(self) -> None:
+        row = self.toolServerList.currentRow()
+        if self.is_loaded and 0 <= row < len(self.entries):
+            del self.entries[row]
+            self._fill_list()
+
+    # ------------------------------------------------------------------ import
+
+    def import_paste(self) -> None:
+        dialog = ImportDialog(self._imported, self)
+        dialog.finished.connect(dialog.deleteLater)
+        self.importDialog = dialog
+        dialog.open()
+
+    def import_file(self) -> None:
+        dialog = QFileDialog(self, self.tr("Import MCP servers"))
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.setNameFilters([self.tr("JSON files (*.json)"), self.tr("All files (*)")])
+        dialog.fileSelected.connect(lambda path: self._spawn(self._import_path(path)))
+        self.fileDialog = dialog
+        dialog.open()
+
+    async def _import_path(self, path: str) -> None:
+        try:
+            entries = await asyncio.to_thread(parse_servers, path)
+        except MCPConfigError as exc:
+            if self._alive():
+                text = exc.sentence(engine_language())
+                self._show_error(text)
+                self.importFinished.emit(False, text)
+            return
+        if self._alive():
+            self._imported(entries)
+
+    def _imported(self, entries: list[ServerEntry]) -> None:
+        self._show_error("")
+        renamed = self._add(entries)
+        text = self.tr("Imported {count} server(s); they are saved with Save or Apply.").format(
+            count=len(entries)
+        )
+        for old, new in renamed:
+            text += " " + self.tr("{old} was already there, so the new one is {new}.").format(
+                old=old, new=new
+            )
+        self._say(text)
+        self.importFinished.emit(True, text)
+
+    # ------------------------------------------------------------------ presets
+
+    async def _check_presets(self) -> None:
+        programs = sorted({p.program for p in PRESETS})
+        found = await asyncio.to_thread(lambda: {p: shutil.which(p) is not None for p in programs})
+        if not self._alive():
+            return
+        self.found = found
+        self._show_presets()
+        self.presetsChecked.emit()
+
+    def add_preset(self, preset: Preset) -> None:
+        if preset.folder is None:
+            self._add(
+                [ServerEntry(preset.key, {"command": preset.program, "args": list(preset.args)})]
+            )
+            return
+        title = (
+            self.tr("Folder the server may read and change")
+            if preset.folder == "folder"
+            else self.tr("Git repository")
+        )
+        dialog = QFileDialog(self, title)
+        dialog.setFileMode(QFileDialog.FileMode.Directory)
+        dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
+        dialog.fileSelected.connect(
+            lambda path: (
+                self._add(
+                    [
+                        ServerEntry(
+                            preset.key, {"command": preset.program, "args": [*preset.args, path]}
+                        )
+                    ]
+                )
+                if path
+                else None
+            )
+        )
+        self.folderDialog = dialog
+        dialog.open()
+
+    # ------------------------------------------------------------------ state and tools
+
+    def _on_runtime_changed(self, *_args: Any) -> None:
+        if self._alive():
+            self._refresh_items()
+            self._show_details()
+
+    def _on_check(self) -> None:
+        name = self.current_name()
+        if name is None:
+            return
+
+        async def check() -> None:
+            self.checkServerButton.setEnabled(False)
+            try:
+                await self.runtime.check(name)
+            except Exception as exc:  # its failure is shown as the server's state
+                log.info("Checking MCP server %s failed: %s", name, type(exc).__name__)
+            if self._alive():
+                self._update_buttons()
+                self._refresh_items()
+                self._show_details()
+
+        self._spawn(check())
+
+    def _show_details(self) -> None:
+        name = self.current_name()
+        self.toolServerTools.clear()
+        self.toolServerLog.setVisible(False)
+        if name is None:
+            self.toolServerState.setText(self.tr("No server chosen."))
+            return
+        state = self.runtime.state(name)
+        text = self._state_text(state)
+        failure = self.runtime.failure(name) if state == MCPServerState.FAILED else None
+        if failure:
+            text += "\n" + failure
+        self.toolServerState.setText(text)
+        for tool in self.runtime.tools_of(name):
+            self.toolServerTools.addItem(self._tool_text(tool))
+        if state == MCPServerState.FAILED:
+            self._spawn(self._show_log(name))
+        else:
+            self.detailsShown.emit(name)
+
+    async def _show_log(self, name: str) -> None:
+        tail = await self.runtime.log_tail(name, 20)
+        if not self._alive() or self.current_name() != name:
+            return
+        self.toolServerLog.setPlainText(tail)
+        self.toolServerLog.setVisible(bool(tail))
+        self.detailsShown.emit(name)
+
+    def _tool_text(self, tool: Any) -> str:
+        notes = tool.annotations
+        if notes.is_read_only:
+            kind = self.tr("read-only")
+        elif notes.destructive is False:
+            kind = self.tr("may change things")
+        else:
+            kind = self.tr("destructive")
+        title = tool.title
+        name = tool.remote_name
+        shown = name if title == name else f"{title} ({name})"
+        return f"{shown} — {kind}"
+
+    def _alive(self) -> bool:
+        return shiboken6.isValid(self)
