@@ -447,8 +447,7 @@ class Agent:
                 denial = await _maybe_await(ext.before_tool(ctx, call))
                 if denial is not None:
                     reason = denial.reason if isinstance(denial, ToolDenial) else str(denial)
-                    text = f"The user declined to run this tool. {reason}".strip()
-                    return _failed(call, text, ToolOutcome.DECLINED)
+                    return _failed(call, _declined_text(reason), ToolOutcome.DECLINED)
         return None
 
     async def _record_start(self, ctx: RunContext, call: ToolCall) -> None:
@@ -795,6 +794,12 @@ def _failed(call: ToolCall, text: str, outcome: ToolOutcome = ToolOutcome.FAILED
     return ToolMessage(
         tool_call_id=call.id, name=call.name, content=text, success=False, outcome=outcome
     )
+
+
+def _declined_text(reason: str) -> str:
+    """What the model reads for a call a ``before_tool`` hook declined."""
+    reason = clean(reason).strip()
+    return f"The person declined: {reason}" if reason else "The person declined to run this tool."
 
 
 def _model_name(model: Any) -> str | None:

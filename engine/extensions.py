@@ -62,9 +62,13 @@ class StoredMessage:
 
 @dataclass(frozen=True, slots=True)
 class ToolDenial:
-    """Returned by ``before_tool`` to decline a call; the model is told the user declined."""
+    """Returned by ``before_tool`` to decline a call; the model is told the person declined.
 
-    reason: str = "The user declined to run this tool."
+    The model reads "The person declined: <reason>", or "The person declined to run this
+    tool." when ``reason`` is empty.
+    """
+
+    reason: str = ""
 
 
 @dataclass(slots=True)

@@ -10,6 +10,7 @@ in its own module, found by name, and announces through the signals below:
 - `ui.model_catalog.ModelCatalog` — models offered, the one chosen, the built adapters;
 - `ui.request_runner.RequestRunner` — one request's life (send, Resume, Stop, failures);
 - `ui.resume_points.ResumePoints` — whether and how a conversation can carry on;
+- `ui.approvals.Approvals` — the person's answer before each MCP tool call;
 - `ui.errors` — what a failure says.
 
 Widgets call its plain methods; it runs the work as owned tasks and reports back through
@@ -31,6 +32,7 @@ from PySide6.QtCore import QObject, Signal
 
 from engine import SQLiteSessionExtension, SQLiteSessionStorage, StorageError
 
+from .approvals import Approvals
 from .conversations import PAGE_SIZE, Conversations
 from .errors import KEPT_LOST, KEPT_SAVED, describe_error, error_text
 from .model_catalog import ModelCatalog, ModelChoice, ModelFactory, threaded_builder
@@ -104,6 +106,8 @@ class Controller(QObject):
         self.sessions = SessionListModel(self)
         self.settings_store = settings_store
         self.tools = list(tools)
+        # extensions every agent gets after the store's (`RequestRunner` appends them)
+        self.tool_extensions: list[Any] = []
         # the language of the engine's sentences ("en", "zh_CN"): the window's (`set_language`)
         self.language = "en"
         self.started = asyncio.Event()
@@ -119,6 +123,8 @@ class Controller(QObject):
         self.conversations = Conversations(self)
         self.requests = RequestRunner(self)
         self.resume_points = ResumePoints(self)
+        self.approvals = Approvals(self)  # asks the person before each MCP tool call
+        self.tool_extensions.append(self.approvals)
 
     # ------------------------------------------------------------------ tasks
 
@@ -174,6 +180,10 @@ class Controller(QObject):
 
     def transcript(self, session_id: str) -> TranscriptModel:
         return self.conversations.transcript(session_id)
+
+    def find_tool(self, name: str) -> Any:
+        """The tool the agent knows by ``name`` (a `Tool`), or None."""
+        return next((t for t in self.tools if getattr(t, "name", None) == name), None)
 
     def providers(self) -> list[Any]:
         return self.catalog.providers()

@@ -142,6 +142,7 @@ class MainWindow(QMainWindow):
         c.problem.connect(self._on_problem)
         c.messageStored.connect(self._on_message_stored)
         c.retryChanged.connect(self._on_retry)
+        c.approvals.waitingChanged.connect(self._on_approval_waiting)
         from . import resume_marks
 
         resume_marks.follow(c)  # the list's marks on conversations waiting for Resume
@@ -228,6 +229,13 @@ class MainWindow(QMainWindow):
         self.retry_label.setTextFormat(Qt.TextFormat.PlainText)
         self.retry_label.setVisible(False)
         self.transcript.add_footer_widget(self.retry_label)
+        # A tool card waits for the person's answer (`ui.approvals`).
+        self.approval_label = QLabel(self)
+        self.approval_label.setObjectName("approvalStatus")
+        self.approval_label.setWordWrap(True)
+        self.approval_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.approval_label.setVisible(False)
+        self.transcript.add_footer_widget(self.approval_label)
         self.error_banner = QLabel(self)
         self.error_banner.setObjectName("errorBanner")
         self.error_banner.setWordWrap(True)
@@ -390,6 +398,7 @@ class MainWindow(QMainWindow):
         )
         self.error_banner.setAccessibleName(self.tr("Error"))
         self._show_error()
+        self.approval_label.setText(self.tr("Waiting for your answer about a tool"))
         self.resume_button.setText(self.tr("Resume"))
         self.resume_button.setAccessibleName(self.tr("Resume"))
         self.resume_label.setAccessibleName(self.tr("Why the conversation can be resumed"))
@@ -491,6 +500,8 @@ class MainWindow(QMainWindow):
         self.transcript.setModel(model)
         self._select_in_list(session_id)
         self.retry_label.setVisible(False)  # another conversation's retry (the next one shows)
+        approvals = getattr(self.controller, "approvals", None)
+        self.approval_label.setVisible(approvals is not None and approvals.waiting(session_id))
         self._show_title()
         self.rename_action.setEnabled(bool(session_id))
         self.delete_action.setEnabled(bool(session_id))
@@ -560,7 +571,10 @@ class MainWindow(QMainWindow):
             ResumeKind.RETRY_RESPONSE: self.tr("Resume writes the answer again."),
             ResumeKind.CONTINUE_RESPONSE: self.tr("Resume continues the answer."),
         }
-        if point.kind is ResumeKind.RECOVER_TOOLS and point.not_started == point.unanswered_tool_calls:
+        if (
+            point.kind is ResumeKind.RECOVER_TOOLS
+            and point.not_started == point.unanswered_tool_calls
+        ):
             # The store recorded no start for any of them: nothing ran.
             return self.tr("The app stopped before the tool started, so it did not run.")
         return texts.get(point.kind, point.description)
@@ -768,6 +782,13 @@ class MainWindow(QMainWindow):
         self.retry_label.setToolTip(self._error_sentence(retry.error))
         self.retry_label.setVisible(True)
         self.transcript.scroll_to_bottom()
+
+    def _on_approval_waiting(self, session_id: str, waiting: bool) -> None:
+        if session_id != (self.controller.current or ""):
+            return
+        self.approval_label.setVisible(waiting)
+        if waiting:
+            self.transcript.scroll_to_bottom()
 
     def retry_text(self, retry: Any) -> str:
         """The line "Retrying in 0.4 s, 2 of 4…" for the engine's `RetryInfo`."""

@@ -192,9 +192,9 @@ class RequestRunner:
             config = AgentRunConfig(
                 sid, system_prompt=metadata.get("system_prompt") or None, language=c.language
             )
-            agent = await Agent.create(
-                adapter, config=config, tools=c.tools, extensions=[c.extension]
-            )
+            # The store first (the engine keeps history in the first one with ``append``).
+            extensions = [c.extension, *c.tool_extensions]
+            agent = await Agent.create(adapter, config=config, tools=c.tools, extensions=extensions)
             events = agent.stream(text) if text is not None else agent.stream_resume()
             async with contextlib.aclosing(events) as stream:
                 async for event in stream:

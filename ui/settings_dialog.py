@@ -16,6 +16,8 @@ Four pages:
 - **Language and look**: System / English / 简体中文 and System / Light / Dark.
 - **Tools** (`ui.tools_page.ToolsPage`): the MCP servers kept in ``mcp.json``
   (`ui.mcp_file`), their state and tools, import and presets; written with the same Save/Apply.
+- **Tool approval** (`ui.widgets.approval_settings.ApprovalSettings`): ask before every tool
+  or let read-only ones run, and the always-allowed tools, each with Revoke.
 
 Save writes and closes; Apply writes and stays open. A save applies the theme and installs the
 new language at once (`ui.i18n.install_translator`): Qt then sends ``QEvent.LanguageChange``
@@ -32,7 +34,7 @@ import asyncio
 import html
 import logging
 from collections.abc import Coroutine, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import shiboken6
@@ -67,6 +69,7 @@ from .settings import (
 from .tasks import OwnedTasks
 from .theme import apply_palette
 from .tools_page import ToolsPage
+from .widgets.approval_settings import ApprovalSettings
 
 __all__ = ["TEST_TIMEOUT", "SettingsDialog"]
 
@@ -101,6 +104,9 @@ class _SaveRequest:
     language: str
     theme: str
     tools: list[ServerEntry] | None = None  # the MCP servers; None: leave mcp.json alone
+    tool_approval: str = "ask"
+    # always-allowed tools revoked in the dialog (the rest of the list stays as saved)
+    revoked_tools: list[tuple[str, str]] = field(default_factory=list)
 
     def __repr__(self) -> str:  # holds keys: never show them
         return f"_SaveRequest({len(self.providers)} providers, {len(self.keys)} keys)"
@@ -234,7 +240,15 @@ class SettingsDialog(QDialog):
         self.toolsPage = ToolsPage(
             MCPFile(self._store.data_dir), self._spawn, self._tool_servers, self
         )
-        for page in (self.providersPage, self.firstRunPage, self.appearancePage, self.toolsPage):
+        # Beside the servers' page: which calls ask the person, and the tools that never do.
+        self.approvalSettings = ApprovalSettings(self)
+        for page in (
+            self.providersPage,
+            self.firstRunPage,
+            self.appearancePage,
+            self.toolsPage,
+            self.approvalSettings,
+        ):
             self.tabs.addTab(page, "")
 
         self.saveError = QLabel(self)
@@ -340,6 +354,7 @@ class SettingsDialog(QDialog):
         self.tabs.setTabText(1, self.tr("Found on this computer"))
         self.tabs.setTabText(2, self.tr("Language and look"))
         self.tabs.setTabText(3, self.tr("Tools"))
+        self.tabs.setTabText(4, self.tr("Tool approval"))
         self.saveError.setAccessibleName(self.tr("Error"))
         self.moveAsideButton.setText(self.tr("Move the damaged settings file aside and save"))
         self._intro.setText(
@@ -418,6 +433,7 @@ class SettingsDialog(QDialog):
             return
         self._set_combo(self.languageCombo, self._settings.language)
         self._set_combo(self.themeCombo, self._settings.theme)
+        self.approvalSettings.load(self._settings.tool_approval, self._settings.always_allowed)
         self.providersPage.load(
             self._settings.providers, self._settings.default_provider_id, has_key
         )
@@ -515,6 +531,8 @@ class SettingsDialog(QDialog):
             language=self.languageCombo.currentData(),
             theme=self.themeCombo.currentData(),
             tools=self.toolsPage.snapshot(),
+            tool_approval=self.approvalSettings.policy(),
+            revoked_tools=self.approvalSettings.revoked(),
         )
 
     async def _save(self, request: _SaveRequest, *, close: bool) -> bool:
@@ -554,6 +572,11 @@ class SettingsDialog(QDialog):
             current.default_provider_id = default.id if default else None
             current.language = request.language
             current.theme = request.theme
+            current.tool_approval = request.tool_approval
+            # A tool allowed meanwhile (on a card) stays; only what was revoked goes.
+            current.always_allowed = [
+                pair for pair in current.always_allowed if pair not in request.revoked_tools
+            ]
             await self._store.save(current)
         except SettingsError as exc:
             if self._alive():

@@ -98,8 +98,27 @@ async def test_hook_order_on_run_and_denial(store):
     ]
     assert agent_input.content == "hello"
     denied = [m for m in await store.history() if isinstance(m, ToolMessage)][1]
-    assert denied.content == "The user declined to run this tool. Not today."
+    assert denied.content == "The person declined: Not today."
     assert denied.outcome is ToolOutcome.DECLINED
+
+
+async def test_a_denial_without_a_reason_says_only_that_the_person_declined(store):
+    class Decliner(Extension):
+        async def before_tool(self, ctx, call):
+            return ToolDenial() if call.name == "danger" else ToolDenial("  ")
+
+    calls = [ToolCall("1", "danger", {}), ToolCall("2", "safe", {})]
+    model = ScriptedModel([Turn(tool_calls=calls), Turn(text="Done")])
+    agent = await store.agent(model, tools=[safe, danger], extensions=[Decliner()])
+    await agent.run("hello")
+    results = [m for m in await store.history() if isinstance(m, ToolMessage)]
+    assert [m.content for m in results] == ["The person declined to run this tool."] * 2
+    assert {m.outcome for m in results} == {ToolOutcome.DECLINED}
+    # The model's next request carries the same words.
+    sent = model.requests[-1].messages
+    assert [m.content for m in sent if isinstance(m, ToolMessage)] == [
+        "The person declined to run this tool."
+    ] * 2
 
 
 async def test_hooks_on_resume_and_on_errors(store):

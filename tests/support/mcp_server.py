@@ -4,8 +4,9 @@ Run ``python -m tests.support.mcp_server [--name NAME]`` for stdio, or add ``--h
 for Streamable HTTP on 127.0.0.1. Its tools cover what the client must handle: text,
 structured and image results, error results, a crash mid-call, a call that never answers
 (it notes its own cancellation in the file ``$MCP_MARKER``), a child process of its own, its
-environment, annotations, names that need sanitising, and a tool that acts and then takes its
-time (``append_then_sleep``, for the kill tests). It says hello on stderr at start.
+environment, annotations, names that need sanitising, a tool that changes things (``note``
+appends a line to ``$MCP_NOTES``), and a tool that acts and then takes its time
+(``append_then_sleep``, for the kill tests). It says hello on stderr at start.
 ``--hold-start FILE`` makes its first start hang before it speaks (it writes its pid to FILE
 first); a start that finds FILE runs normally.
 """
@@ -54,6 +55,15 @@ def build(name: str, **settings: Any) -> FastMCP:
     def add(a: int, b: int) -> dict[str, int]:
         """Add two numbers (a structured result)."""
         return {"sum": a + b}
+
+    @server.tool(annotations=ToolAnnotations(title="Write a note", destructiveHint=False))
+    def note(text: str) -> str:
+        """Append the text as a line to the file $MCP_NOTES (a tool that changes things)."""
+        path = os.environ.get("MCP_NOTES")
+        if path:
+            with open(path, "a", encoding="utf-8") as notes:
+                notes.write(text + "\n")
+        return f"Noted: {text}"
 
     @server.tool()
     def structured_only() -> CallToolResult:

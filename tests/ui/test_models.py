@@ -61,9 +61,9 @@ def test_tool_cards_follow_the_engines_outcome_not_its_words():
     cards = [i for i in model.items() if i.kind is ItemKind.TOOL]
     assert [c.state for c in cards] == [
         ItemState.INTERRUPTED,
-        ItemState.INTERRUPTED,
+        ItemState.NOT_RUN,
         ItemState.FAILED,
-        ItemState.FAILED,
+        ItemState.DENIED,
         ItemState.FAILED,
         ItemState.DONE,
     ]

@@ -9,14 +9,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import Qt
 
 if TYPE_CHECKING:
     from engine.stop import StopInfo
 
-__all__ = ["ITEM_ROLE", "KIND_ROLE", "STATE_ROLE", "ItemKind", "ItemState", "TranscriptItem"]
+__all__ = [
+    "ITEM_ROLE",
+    "KIND_ROLE",
+    "STATE_ROLE",
+    "ApprovalChoice",
+    "ItemKind",
+    "ItemState",
+    "ToolEffect",
+    "TranscriptItem",
+]
 
 KIND_ROLE = Qt.ItemDataRole.UserRole + 1
 STATE_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -41,8 +50,37 @@ class ItemState(StrEnum):
     PAUSED = "paused"
     OTHER = "other"  # a stop this version does not know
     PENDING = "pending"  # a tool call not started yet
+    AWAITING_APPROVAL = "awaiting_approval"  # a tool call waiting for the person's answer
     RUNNING = "running"  # a tool running now
     FAILED = "failed"  # a tool that failed
+    DENIED = "denied"  # the person (or a policy) declined the tool call
+    NOT_RUN = "not_run"  # a tool call answered without running (Stop before it started)
+
+
+class ToolEffect(StrEnum):
+    """What a tool's server says it does (its annotations; hints, not guarantees)."""
+
+    UNKNOWN = ""  # not an MCP tool, or a card read back from history
+    READ_ONLY = "read_only"
+    CHANGES = "changes"  # may change things, said not to destroy anything
+    DESTRUCTIVE = "destructive"  # may delete or overwrite
+
+
+class ApprovalChoice(StrEnum):
+    """The person's answer on an approval card."""
+
+    ALLOW_ONCE = "allow_once"
+    ALWAYS = "always"
+    DENY = "deny"
+
+
+class ApprovalQuestion(Protocol):
+    """What an approval card asks (`ui.approvals.PendingApproval`)."""
+
+    @property
+    def answered(self) -> bool: ...
+
+    def answer(self, choice: ApprovalChoice, reason: str = "") -> None: ...
 
 
 @dataclass(slots=True, eq=False)
@@ -57,6 +95,14 @@ class TranscriptItem:
     tool_name: str = ""
     tool_arguments: str = ""  # pretty JSON
     tool_result: str = ""
+    # an MCP tool's title, server and what it says it does (live cards; "" from history)
+    tool_title: str = ""
+    tool_server: str = ""
+    tool_effect: ToolEffect = ToolEffect.UNKNOWN
+    # while the card waits for the person (AWAITING_APPROVAL): the question its buttons answer
+    approval: ApprovalQuestion | None = None
+    # time.monotonic() when the tool began to run (RUNNING), for the elapsed seconds
+    started_at: float | None = None
     stop: StopInfo | None = None
     tag: str | None = None  # an internal message's tag (``resume:retry_response``)
     # False for an answer cut off whose text could not be stored (shown, but lost)

@@ -10,8 +10,11 @@ The model folds a request's `AgentEvent`s into rows (`apply_event`)::
     MODEL_STARTED ─► live answer row (STREAMING) ─► TEXT/REASONING deltas grow it
     MESSAGE_APPENDED(assistant) ─► the live row becomes the stored message (DONE or its stop)
                                    + one PENDING tool card per tool call
-    TOOL_STARTED ─► card RUNNING ─► TOOL_COMPLETED | TOOL_FAILED ─► card DONE | FAILED
-    request cancelled ─► `finish_request(stopped=True)`: live row STOPPED, cards INTERRUPTED
+    TOOL_STARTED ─► card RUNNING ─► TOOL_COMPLETED | TOOL_FAILED ─► card DONE | FAILED | DENIED
+    (between them `ui.approvals` may hold a card in AWAITING_APPROVAL: `ask_approval`,
+    then `end_approval` with RUNNING, DENIED or NOT_RUN)
+    request cancelled ─► `finish_request(stopped=True)`: live row STOPPED, a running card
+                         INTERRUPTED, a card that never started NOT_RUN
     request failed ─► `finish_request(stopped=False, saved=False)`: a live row the events did
                       not close was not stored: INTERRUPTED and not saved
 
@@ -27,6 +30,7 @@ person scrolls up; `first_seq` says where to continue.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -49,7 +53,16 @@ from engine.stop import StopInfo, StopReason
 
 from ..i18n import engine_language
 from ..markdown import tooltip_text
-from .items import ITEM_ROLE, KIND_ROLE, STATE_ROLE, ItemKind, ItemState, TranscriptItem
+from .items import (
+    ITEM_ROLE,
+    KIND_ROLE,
+    STATE_ROLE,
+    ApprovalQuestion,
+    ItemKind,
+    ItemState,
+    ToolEffect,
+    TranscriptItem,
+)
 
 __all__ = [
     "ITEM_ROLE",
@@ -85,9 +98,9 @@ def _state_for_stop(stop: StopInfo | None) -> ItemState:
 _TOOL_STATES = {
     ToolOutcome.OK: ItemState.DONE,
     ToolOutcome.FAILED: ItemState.FAILED,
-    ToolOutcome.DECLINED: ItemState.FAILED,
+    ToolOutcome.DECLINED: ItemState.DENIED,
     ToolOutcome.INTERRUPTED: ItemState.INTERRUPTED,
-    ToolOutcome.NOT_RUN: ItemState.INTERRUPTED,
+    ToolOutcome.NOT_RUN: ItemState.NOT_RUN,
 }
 
 
@@ -368,7 +381,7 @@ class TranscriptModel(QAbstractListModel):
                 )
                 self._append(card)
             card.tool_result = message.content
-            card.state = _tool_state(message)
+            self._set_card_state(card, _tool_state(message))
             self._changed(card)
             return
         if self.row_of(message.id) >= 0:
@@ -437,9 +450,49 @@ class TranscriptModel(QAbstractListModel):
         if card is None:
             card = _tool_card(call, state, None)
             self._append(card)
-        card.state = state
+        self._set_card_state(card, state)
         if result is not None:
             card.tool_result = result
+        self._changed(card)
+
+    def _set_card_state(self, card: TranscriptItem, state: ItemState) -> None:
+        if state is ItemState.RUNNING and card.state is not ItemState.RUNNING:
+            card.started_at = time.monotonic()
+        card.state = state
+        if state is not ItemState.AWAITING_APPROVAL:
+            card.approval = None
+
+    def describe_tool(
+        self, call_id: str, title: str, server: str, effect: ToolEffect = ToolEffect.UNKNOWN
+    ) -> None:
+        """Say what the card's tool is: its title, its server and what it says it does."""
+        card = self._card(call_id)
+        if card is None:
+            return
+        card.tool_title, card.tool_server, card.tool_effect = title, server, effect
+        self._changed(card)
+
+    def ask_approval(self, call_id: str, question: ApprovalQuestion) -> bool:
+        """The card of this call waits for the person's answer to ``question``.
+
+        Returns:
+            False when there is no such card (nothing could show the question).
+        """
+        card = self._card(call_id)
+        if card is None:
+            return False
+        card.state = ItemState.AWAITING_APPROVAL
+        card.approval = question
+        card.started_at = None
+        self._changed(card)
+        return True
+
+    def end_approval(self, call_id: str, state: ItemState) -> None:
+        """The card's question is answered (or its request stopped): show ``state``."""
+        card = self._card(call_id)
+        if card is None or card.state is not ItemState.AWAITING_APPROVAL:
+            return
+        self._set_card_state(card, state)
         self._changed(card)
 
     def finish_request(self, *, stopped: bool, saved: bool = True) -> bool:
@@ -464,9 +517,17 @@ class TranscriptModel(QAbstractListModel):
                 ended = True
             else:
                 self._remove(live)
+        # After a Stop the engine answers a call that never started as not run (one that
+        # was running as interrupted); after a fault it answers none of them.
+        never_started = ItemState.NOT_RUN if stopped else ItemState.INTERRUPTED
+        cut = {
+            ItemState.RUNNING: ItemState.INTERRUPTED,
+            ItemState.PENDING: never_started,
+            ItemState.AWAITING_APPROVAL: never_started,
+        }
         for item in self._items:
-            if item.kind is ItemKind.TOOL and item.state in (ItemState.RUNNING, ItemState.PENDING):
-                item.state = ItemState.INTERRUPTED
+            if item.kind is ItemKind.TOOL and item.state in cut:
+                self._set_card_state(item, cut[item.state])
                 self._changed(item)
         return ended
 

@@ -1,4 +1,5 @@
-"""The widgets one transcript row is drawn with: message bubbles, tool cards, notice dividers.
+"""The widgets one transcript row is drawn with: message bubbles, notice dividers (tool cards:
+`ui.widgets.tool_card`, built on the views here).
 
 Each takes a `TranscriptItem` in ``refresh(item)`` and redraws only what changed since the
 item's last ``version`` it saw. Text views are `QTextBrowser`s that grow to their content's
@@ -28,8 +29,6 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, QEvent, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import (
     QDesktopServices,
-    QFont,
-    QFontDatabase,
     QGuiApplication,
     QKeyEvent,
     QPalette,
@@ -59,12 +58,10 @@ __all__ = [
     "InertDocument",
     "NoticeView",
     "RichText",
-    "ToolCardView",
     "UserView",
     "view_for",
 ]
 
-_MAX_RESULT_CHARS = 4000
 OPENABLE_SCHEMES = ("http", "https", "mailto")  # the only links that leave the app
 _MARK = "\u2063"  # a placeholder paragraph's text while a piece is appended (see append_html)
 
@@ -573,108 +570,6 @@ class _FoldToggle(QToolButton):
         super().keyPressEvent(event)
 
 
-class ToolCardView(_RowView):
-    """A tool call: name, arguments, state and result."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("toolCard")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setStyleSheet(
-            "#toolCard { border: 1px solid palette(mid); border-radius: 6px; "
-            "background: palette(base); }"
-        )
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 6, 8, 6)
-        layout.setSpacing(3)
-        header = QHBoxLayout()
-        self.name = QLabel(self)
-        self.name.setObjectName("toolName")
-        self.name.setTextFormat(Qt.TextFormat.PlainText)  # the model names its tools
-        bold = QFont(self.name.font())
-        bold.setBold(True)
-        self.name.setFont(bold)
-        self.state = QLabel(self)
-        self.state.setObjectName("toolState")
-        header.addWidget(self.name)
-        header.addStretch(1)
-        header.addWidget(self.state)
-        layout.addLayout(header)
-        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-        self.arguments = QLabel(self)
-        self.arguments.setObjectName("toolArguments")
-        self.arguments.setFont(mono)
-        self.arguments.setWordWrap(True)
-        self.arguments.setTextFormat(Qt.TextFormat.PlainText)
-        self.arguments.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.result_toggle = QToolButton(self)
-        self.result_toggle.setObjectName("toolResultToggle")
-        self.result_toggle.setCheckable(True)
-        self.result_toggle.setAutoRaise(True)
-        self.result_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.result_toggle.setArrowType(Qt.ArrowType.RightArrow)
-        self.result_toggle.toggled.connect(self._toggle_result)
-        self.result = QLabel(self)
-        self.result.setObjectName("toolResult")
-        self.result.setFont(mono)
-        self.result.setWordWrap(True)
-        self.result.setTextFormat(Qt.TextFormat.PlainText)
-        self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.result.hide()
-        self.result_toggle.hide()
-        for widget in (self.arguments, self.result_toggle, self.result):
-            layout.addWidget(widget)
-        self._opened_for: ItemState | None = None  # the failed state the result was opened for
-        self._retranslate_ui()
-
-    def _retranslate_ui(self) -> None:
-        self.result_toggle.setText(self.tr("Result"))
-        self.result_toggle.setAccessibleName(self.tr("Show the tool's result"))
-
-    def _toggle_result(self, shown: bool) -> None:
-        self.result.setVisible(shown)
-        self.result_toggle.setArrowType(
-            Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow
-        )
-
-    def state_text(self, state: ItemState) -> str:
-        return {
-            ItemState.PENDING: self.tr("waiting"),
-            ItemState.RUNNING: self.tr("running…"),
-            ItemState.DONE: self.tr("done"),
-            ItemState.FAILED: self.tr("failed"),
-            ItemState.INTERRUPTED: self.tr("interrupted"),
-        }.get(state, state.value)
-
-    def _draw(self, item: TranscriptItem) -> None:
-        self.name.setText(item.tool_name)
-        self.setAccessibleName(self.tr("Tool call {name}").format(name=item.tool_name))
-        args = item.tool_arguments
-        self.arguments.setText(args if args not in ("{}", "") else self.tr("(no arguments)"))
-        colours = {
-            ItemState.RUNNING: "#b07d00",
-            ItemState.DONE: "#2e7d32",
-            ItemState.FAILED: "#c62828",
-            ItemState.INTERRUPTED: "#c25e00",
-        }
-        colour = colours.get(item.state, "palette(placeholder-text)")
-        self.state.setText(self.state_text(item.state))
-        self.state.setStyleSheet(f"color: {colour}; font-weight: bold;")
-        self.setProperty("state", item.state.value)
-        result = item.tool_result
-        if len(result) > _MAX_RESULT_CHARS:
-            result = result[:_MAX_RESULT_CHARS] + "…"
-        self.result.setText(result)
-        self.result_toggle.setVisible(bool(result))
-        if (
-            result
-            and item.state in (ItemState.FAILED, ItemState.INTERRUPTED)
-            and self._opened_for is not item.state
-        ):
-            self._opened_for = item.state  # once: the person may close it again
-            self.result_toggle.setChecked(True)
-
-
 class NoticeView(_RowView):
     """A message from the runtime (a resume notice): a thin divider with a short caption."""
 
@@ -721,6 +616,8 @@ class NoticeView(_RowView):
 
 def view_for(item: TranscriptItem, parent: QWidget | None = None) -> _RowView:
     """A new widget for this kind of row."""
+    from .tool_card import ToolCardView  # it builds on this module's views
+
     kinds: dict[ItemKind, type[_RowView]] = {
         ItemKind.USER: UserView,
         ItemKind.ASSISTANT: AnswerView,

@@ -347,9 +347,12 @@ class TranscriptView(QScrollArea):
 
 
 def _tab_stops(view: QWidget) -> list[QWidget]:
-    # A row's Tab stops are its buttons (its texts are click-focus, see `_order_focus`).
+    # A row's Tab stops are its buttons (its texts are click-focus, see `_order_focus`), or
+    # what the row lists itself (a tool card: its buttons and its reason box, in order).
     tab = Qt.FocusPolicy.TabFocus
-    return [b for b in view.findChildren(QAbstractButton) if b.focusPolicy() & tab]
+    listed = getattr(view, "tab_stops", None)
+    stops = listed() if callable(listed) else view.findChildren(QAbstractButton)
+    return [b for b in stops if b.focusPolicy() & tab]
 
 
 def _waiting_to_show(widget: QWidget) -> bool:

@@ -1,0 +1,426 @@
+"""The tool card: one tool call in the transcript, and the place the person approves it.
+
+A card shows the tool (an MCP tool's title and server, else the name the model used), what
+its server says it does (read-only, may change things, destructive), its state, and two
+folds: the arguments (formatted JSON) and the result. States: waiting, waiting for your
+answer, running (with the seconds it has run, counted by a timer only while it runs), done,
+failed, denied, did not run, interrupted.
+
+While the call waits for approval (`ItemState.AWAITING_APPROVAL`, see `ui.approvals`) the
+card shows its arguments open and three buttons: Allow once (``allowOnceButton``), Always
+allow this tool (``alwaysAllowButton``) and Deny (``denyButton``), with an optional reason
+(``denyReason``). Esc anywhere on the card denies. Nothing allows by Enter: no button is a
+default button, Enter on the card does nothing, and Enter in the reason box denies with that
+reason. The card never takes the focus (the person may be typing); it is reachable by Tab and
+its accessible name says that it waits.
+
+A result is untrusted text: rendered like an answer (`ui.markdown.render_markdown` into a
+`RichText`, which loads nothing and shows raw HTML as text), only when the person opens it,
+and only its beginning unless they ask for all.
+"""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, QUrl
+from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication, QKeyEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..markdown import Link, render_markdown
+from ..models.items import ApprovalChoice, ItemState, ToolEffect, TranscriptItem
+from .message_views import RichText, _FoldToggle, _is_dark, _number, _RowView, open_link
+
+__all__ = ["ToolCardView"]
+
+_COLOURS = {
+    ItemState.AWAITING_APPROVAL: "#1565c0",
+    ItemState.RUNNING: "#b07d00",
+    ItemState.DONE: "#2e7d32",
+    ItemState.FAILED: "#c62828",
+    ItemState.DENIED: "#c62828",
+    ItemState.NOT_RUN: "#c25e00",
+    ItemState.INTERRUPTED: "#c25e00",
+}
+
+
+class ToolCardView(_RowView):
+    """A tool call: what it is, its state, its arguments and result, and its approval."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("toolCard")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self._set_border(waiting=False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 6, 8, 6)
+        layout.setSpacing(3)
+        header = QHBoxLayout()
+        self.name = QLabel(self)
+        self.name.setObjectName("toolName")
+        self.name.setTextFormat(Qt.TextFormat.PlainText)  # the model and servers name tools
+        bold = QFont(self.name.font())
+        bold.setBold(True)
+        self.name.setFont(bold)
+        self.server = QLabel(self)
+        self.server.setObjectName("toolServer")
+        self.server.setTextFormat(Qt.TextFormat.PlainText)
+        self.server.setStyleSheet("color: palette(placeholder-text);")
+        self.state = QLabel(self)
+        self.state.setObjectName("toolState")
+        self.elapsed = QLabel(self)
+        self.elapsed.setObjectName("toolElapsed")
+        self.elapsed.setStyleSheet("color: palette(placeholder-text);")
+        self.elapsed.hide()
+        header.addWidget(self.name)
+        header.addWidget(self.server)
+        header.addStretch(1)
+        header.addWidget(self.elapsed)
+        header.addWidget(self.state)
+        layout.addLayout(header)
+        self.effect = QLabel(self)
+        self.effect.setObjectName("toolEffect")
+        self.effect.setWordWrap(True)
+        self.effect.hide()
+        layout.addWidget(self.effect)
+
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        self.arguments_toggle = _FoldToggle(self)
+        self.arguments_toggle.setObjectName("toolArgumentsToggle")
+        self.arguments_toggle.toggled.connect(self._toggle_arguments)
+        self.arguments = QLabel(self)
+        self.arguments.setObjectName("toolArguments")
+        self.arguments.setFont(mono)
+        self.arguments.setWordWrap(True)
+        self.arguments.setTextFormat(Qt.TextFormat.PlainText)
+        self.arguments.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.arguments.hide()
+        self.result_toggle = _FoldToggle(self)
+        self.result_toggle.setObjectName("toolResultToggle")
+        self.result_toggle.toggled.connect(self._toggle_result)
+        self.result_toggle.hide()
+        self.result = RichText(self)
+        self.result.setObjectName("toolResult")
+        self.result.linkActivated.connect(self._link_activated)
+        self.result.describe_link = self._describe_link
+        self.result.hide()
+        for widget in (self.arguments_toggle, self.arguments):
+            layout.addWidget(widget)
+
+        # The approval: shown only while the call waits for the person.
+        self.approval = QWidget(self)
+        self.approval.setObjectName("approvalBox")
+        box = QVBoxLayout(self.approval)
+        box.setContentsMargins(0, 4, 0, 0)
+        self.question = QLabel(self.approval)
+        self.question.setObjectName("approvalQuestion")
+        self.question.setWordWrap(True)
+        self.question.setTextFormat(Qt.TextFormat.PlainText)
+        box.addWidget(self.question)
+        buttons = QHBoxLayout()
+        self.allow_once = self._button("allowOnceButton")
+        self.always_allow = self._button("alwaysAllowButton")
+        self.deny = self._button("denyButton")
+        self.deny_reason = QLineEdit(self.approval)
+        self.deny_reason.setObjectName("denyReason")
+        self.deny_reason.setClearButtonEnabled(True)
+        self.deny_reason.returnPressed.connect(self._deny_with_reason)
+        self.allow_once.clicked.connect(lambda: self._answer(ApprovalChoice.ALLOW_ONCE))
+        self.always_allow.clicked.connect(lambda: self._answer(ApprovalChoice.ALWAYS))
+        self.deny.clicked.connect(lambda: self._answer(ApprovalChoice.DENY))
+        for button in (self.allow_once, self.always_allow):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.deny_reason, 2)
+        buttons.addWidget(self.deny)
+        box.addLayout(buttons)
+        self.approval.hide()
+        layout.addWidget(self.approval)
+        for widget in (self.result_toggle, self.result):
+            layout.addWidget(widget)
+
+        self._ticker = QTimer(self)  # the elapsed seconds, only while the tool runs
+        self._ticker.setInterval(1000)
+        self._ticker.timeout.connect(self._tick)
+        self._opened_for: ItemState | None = None  # the failed state the result was opened for
+        # (text, whole, dark, blocks opened) as last rendered
+        self._rendered: tuple[str, bool, bool, int] | None = None
+        self._whole = False  # the person asked for all of a long result
+        self._expanded: set[int] = set()  # code blocks the person opened in full
+        self._links: list[Link] = []
+        self._codes: list[str] = []
+        self.link_question: QMessageBox | None = None
+        self._retranslate_ui()
+
+    def _set_border(self, waiting: bool) -> None:
+        # A card that waits for the person stands out.
+        border = "2px solid #1565c0" if waiting else "1px solid palette(mid)"
+        self.setStyleSheet(
+            f"#toolCard {{ border: {border}; border-radius: 6px; background: palette(base); }}"
+        )
+
+    def _button(self, name: str) -> QPushButton:
+        button = QPushButton(self.approval)
+        button.setObjectName(name)
+        # A stray Enter must never allow: no button is a default button.
+        button.setAutoDefault(False)
+        button.setDefault(False)
+        return button
+
+    def tab_stops(self) -> list[QWidget]:
+        """The card's keyboard stops, in reading order (`TranscriptView` chains them)."""
+        return [
+            self.arguments_toggle,
+            self.allow_once,
+            self.always_allow,
+            self.deny_reason,
+            self.deny,
+            self.result_toggle,
+        ]
+
+    def _retranslate_ui(self) -> None:
+        self.arguments_toggle.setText(self.tr("Arguments"))
+        self.arguments_toggle.setAccessibleName(self.tr("Show the tool's arguments"))
+        self.result_toggle.setText(self.tr("Result"))
+        self.result_toggle.setAccessibleName(self.tr("Show the tool's result"))
+        self.allow_once.setText(self.tr("Allow once"))
+        self.always_allow.setText(self.tr("Always allow this tool"))
+        self.always_allow.setToolTip(
+            self.tr("Run this tool of this server from now on without asking")
+        )
+        self.deny.setText(self.tr("Deny"))
+        self.deny.setToolTip(self.tr("Do not run it; the model is told (Esc)"))
+        self.deny_reason.setPlaceholderText(self.tr("Reason (optional)"))
+        self.deny_reason.setAccessibleName(self.tr("Reason for denying (optional)"))
+
+    # ------------------------------------------------------------------ drawing
+
+    def state_text(self, state: ItemState) -> str:
+        return {
+            ItemState.PENDING: self.tr("waiting"),
+            ItemState.AWAITING_APPROVAL: self.tr("waiting for your answer"),
+            ItemState.RUNNING: self.tr("running…"),
+            ItemState.DONE: self.tr("done"),
+            ItemState.FAILED: self.tr("failed"),
+            ItemState.DENIED: self.tr("denied"),
+            ItemState.NOT_RUN: self.tr("did not run"),
+            ItemState.INTERRUPTED: self.tr("interrupted"),
+        }.get(state, state.value)
+
+    def effect_text(self, effect: ToolEffect) -> str:
+        return {
+            ToolEffect.READ_ONLY: self.tr("Read-only, says its server"),
+            ToolEffect.CHANGES: self.tr("May change things, says its server"),
+            ToolEffect.DESTRUCTIVE: self.tr("May delete or overwrite things (destructive)"),
+        }.get(effect, "")
+
+    def _draw(self, item: TranscriptItem) -> None:
+        title = item.tool_title or item.tool_name
+        self.name.setText(title)
+        self.name.setToolTip(item.tool_name)
+        self.server.setText(
+            self.tr("· {server}").format(server=item.tool_server) if item.tool_server else ""
+        )
+        self.server.setVisible(bool(item.tool_server))
+        effect = self.effect_text(item.tool_effect)
+        self.effect.setText(("⚠ " if item.tool_effect is ToolEffect.DESTRUCTIVE else "") + effect)
+        self.effect.setVisible(bool(effect))
+        args = item.tool_arguments
+        self.arguments.setText(args if args not in ("{}", "") else self.tr("(no arguments)"))
+        colour = _COLOURS.get(item.state, "palette(placeholder-text)")
+        self.state.setText(self.state_text(item.state))
+        self.state.setStyleSheet(f"color: {colour}; font-weight: bold;")
+        waiting = item.state is ItemState.AWAITING_APPROVAL and item.approval is not None
+        self._draw_approval(item, title, waiting)
+        if self.property("state") != item.state.value:
+            self.setProperty("state", item.state.value)
+            self._set_border(waiting)
+        self._draw_elapsed(item)
+        result = item.tool_result
+        self.result_toggle.setVisible(bool(result))
+        if (
+            result
+            and item.state in (ItemState.FAILED, ItemState.INTERRUPTED)
+            and self._opened_for is not item.state
+        ):
+            self._opened_for = item.state  # once: the person may close it again
+            self.result_toggle.setChecked(True)
+        if self.result_toggle.isChecked():
+            self._render_result()
+
+    def _draw_approval(self, item: TranscriptItem, title: str, waiting: bool) -> None:
+        was_waiting = self.approval.isVisibleTo(self)
+        self.approval.setVisible(waiting)
+        if waiting:
+            server = item.tool_server or self.tr("the app")
+            self.question.setText(
+                self.tr("Allow “{tool}” from {server} to run with these arguments?").format(
+                    tool=title, server=server
+                )
+            )
+            self.setAccessibleName(
+                self.tr("Tool {tool} from {server} waits for your approval").format(
+                    tool=title, server=server
+                )
+            )
+            if not was_waiting:
+                self.arguments_toggle.setChecked(True)  # the person decides on them
+                self.deny_reason.clear()
+                self._announce()
+        else:
+            self.setAccessibleName(self.tr("Tool call {name}").format(name=title))
+            focus = self.window().focusWidget()
+            if was_waiting and focus is not None and self.approval.isAncestorOf(focus):
+                self.arguments_toggle.setFocus()  # the focus stays on the card, not lost
+
+    def _announce(self) -> None:
+        # Screen readers hear that a card waits; the focus stays where the person is.
+        from PySide6.QtGui import QAccessible, QAccessibleEvent
+
+        if QAccessible.isActive():
+            QAccessible.updateAccessibility(QAccessibleEvent(self, QAccessible.Event.Alert))
+
+    def _draw_elapsed(self, item: TranscriptItem) -> None:
+        running = item.state is ItemState.RUNNING and item.started_at is not None
+        if running and not self._ticker.isActive():
+            self._ticker.start()
+        elif not running:
+            self._ticker.stop()
+        self.elapsed.setVisible(running)
+        if running:
+            self._tick()
+
+    def _tick(self) -> None:
+        item = self._item
+        if item is None or item.state is not ItemState.RUNNING or item.started_at is None:
+            self._ticker.stop()
+            self.elapsed.hide()
+            return
+        seconds = int(time.monotonic() - item.started_at)
+        self.elapsed.setText(self.tr("{seconds} s").format(seconds=seconds))
+
+    @property
+    def ticking(self) -> bool:
+        """Whether the elapsed seconds are being counted (only while the tool runs)."""
+        return self._ticker.isActive()
+
+    # ------------------------------------------------------------------ folds
+
+    def _toggle_arguments(self, shown: bool) -> None:
+        self.arguments.setVisible(shown)
+        self.arguments_toggle.setArrowType(
+            Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow
+        )
+
+    def _toggle_result(self, shown: bool) -> None:
+        if shown:
+            self._render_result()
+        self.result.setVisible(shown)
+        self.result_toggle.setArrowType(
+            Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow
+        )
+
+    def _render_result(self) -> None:
+        """Render the result (untrusted Markdown, like an answer) if it changed."""
+        text = self._item.tool_result if self._item is not None else ""
+        dark = _is_dark(self)
+        shown = (text, self._whole, dark, len(self._expanded))
+        if self._rendered == shown:
+            return
+        self._rendered = shown
+        # The same words as an answer's links (and their translations).
+        rendered = render_markdown(
+            text,
+            dark=dark,
+            copy_label=QCoreApplication.translate("AnswerView", "Copy"),
+            expand_label=QCoreApplication.translate("AnswerView", "Show all {count} lines"),
+            expanded=self._expanded,
+            whole=self._whole,
+            more_label=QCoreApplication.translate("AnswerView", "Show all {count} characters"),
+        )
+        self._links, self._codes = rendered.links, rendered.code_blocks
+        self.result.setHtml(rendered.html)
+
+    def _link(self, url: QUrl) -> Link | None:
+        number = _number(url)
+        return (
+            self._links[number]
+            if url.scheme() == "link" and 0 <= number < len(self._links)
+            else None
+        )
+
+    def _describe_link(self, url: QUrl) -> str:
+        link = self._link(url)
+        if link is not None:
+            return link.target
+        return "" if url.scheme() in ("copy", "expand", "more") else url.toDisplayString()
+
+    def _link_activated(self, url: QUrl) -> None:
+        scheme = url.scheme()
+        number = _number(url)
+        if scheme == "copy":
+            if 0 <= number < len(self._codes):
+                QGuiApplication.clipboard().setText(self._codes[number].rstrip("\n"))
+        elif scheme == "more":
+            self._whole = True
+            self._render_result()
+        elif scheme == "expand" and number >= 0:
+            self._expanded.add(number)
+            self._render_result()
+        else:
+            link = self._link(url)
+            if link is not None:
+                self.link_question = open_link(link, self)
+
+    # ------------------------------------------------------------------ answering
+
+    def _answer(self, choice: ApprovalChoice, reason: str = "") -> None:
+        item = self._item
+        if item is None or item.approval is None or item.state is not ItemState.AWAITING_APPROVAL:
+            return
+        if choice is ApprovalChoice.DENY and not reason:
+            reason = self.deny_reason.text()
+        item.approval.answer(choice, reason.strip())
+
+    def _deny_with_reason(self) -> None:
+        # Enter in the reason box: deny with that reason; with none typed, nothing happens.
+        if self.deny_reason.text().strip():
+            self._answer(ApprovalChoice.DENY)
+
+    @property
+    def waiting(self) -> bool:
+        """Whether the card shows a question the person has not answered."""
+        return self.approval.isVisibleTo(self)
+
+    def event(self, event: QEvent) -> bool:
+        # Esc on a waiting card denies: it must reach the card before any window shortcut.
+        if (
+            event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(event, QKeyEvent)
+            and event.key() == Qt.Key.Key_Escape
+            and self.waiting
+        ):
+            event.accept()
+            return True
+        return super().event(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        key = event.key()
+        if key == Qt.Key.Key_Escape and self.waiting:
+            self._answer(ApprovalChoice.DENY)
+            event.accept()
+            return
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.waiting:
+            event.accept()  # never allows, and goes no further (the window sends on Enter)
+            return
+        super().keyPressEvent(event)
