@@ -11,6 +11,7 @@ in its own module, found by name, and announces through the signals below:
 - `ui.request_runner.RequestRunner` — one request's life (send, Resume, Stop, failures);
 - `ui.resume_points.ResumePoints` — whether and how a conversation can carry on;
 - `ui.approvals.Approvals` — the person's answer before each MCP tool call;
+- `ui.tool_servers.ToolServers` — the MCP servers of ``mcp.json``, started when first needed;
 - `ui.errors` — what a failure says.
 
 Widgets call its plain methods; it runs the work as owned tasks and reports back through
@@ -41,6 +42,7 @@ from .models.transcript import TranscriptModel
 from .request_runner import RequestRunner
 from .resume_points import ResumePoints
 from .tasks import OwnedTasks
+from .tool_servers import OFF_KEY, ToolServers, offered_servers
 
 __all__ = [
     "DB_FILE_NAME",
@@ -125,6 +127,7 @@ class Controller(QObject):
         self.resume_points = ResumePoints(self)
         self.approvals = Approvals(self)  # asks the person before each MCP tool call
         self.tool_extensions.append(self.approvals)
+        self.tool_servers = ToolServers(self, self.data_dir)
 
     # ------------------------------------------------------------------ tasks
 
@@ -182,8 +185,23 @@ class Controller(QObject):
         return self.conversations.transcript(session_id)
 
     def find_tool(self, name: str) -> Any:
-        """The tool the agent knows by ``name`` (a `Tool`), or None."""
-        return next((t for t in self.tools if getattr(t, "name", None) == name), None)
+        """The tool the agent knows by ``name`` (a `Tool`: the app's or an MCP server's), or
+        None."""
+        own = next((t for t in self.tools if getattr(t, "name", None) == name), None)
+        return own if own is not None else self.tool_servers.find_tool(name)
+
+    def offered_servers(self, session_id: str) -> list[str]:
+        """The MCP servers whose tools the conversation is offered."""
+        metadata = self.conversations.metadata(session_id)
+        return offered_servers(self.tool_servers.names(), metadata)
+
+    async def offer_server(self, session_id: str, server: str, offered: bool) -> None:
+        """Offer (or stop offering) a server's tools in one conversation (kept in its
+        metadata, from its next request on)."""
+        off = self.conversations.metadata(session_id).get(OFF_KEY)
+        names = [n for n in off if isinstance(n, str)] if isinstance(off, list) else []
+        names = [n for n in names if n != server] + ([] if offered else [server])
+        await self.conversations.update_metadata(session_id, {OFF_KEY: names})
 
     def providers(self) -> list[Any]:
         return self.catalog.providers()
@@ -220,6 +238,8 @@ class Controller(QObject):
             else:
                 self.currentChanged.emit("", None)
             self.spawn(self.refresh_models(), "list models")
+            # Read only: the servers start when a request first needs their tools.
+            self.tool_servers.start_reading()
         finally:
             self.started.set()
 
@@ -266,9 +286,13 @@ class Controller(QObject):
             release.result()
 
     async def _release(self) -> None:
-        """Close the adapters, the extension and the store, each whatever the others did."""
+        """Close the MCP servers, the adapters, the extension and the store, each whatever the
+        others did."""
         try:
-            await self.catalog.close_adapters(held_too=True)
+            try:
+                await self.tool_servers.close()
+            finally:
+                await self.catalog.close_adapters(held_too=True)
         finally:
             try:
                 await self.extension.close()
@@ -303,6 +327,8 @@ class Controller(QObject):
             self.settingsLoaded.emit(self.settings)
             await self.catalog.close_adapters()
             await self.catalog.list_models(self.conversations.metadata(self.current or ""))
+        if not self._closed:
+            await self.tool_servers.reload()  # the Tools page may have changed mcp.json
         sid = self.current
         if sid and not self.is_running(sid) and not self._closed:
             self.conversations.show_kept_error(sid)

@@ -143,6 +143,8 @@ class MainWindow(QMainWindow):
         c.messageStored.connect(self._on_message_stored)
         c.retryChanged.connect(self._on_retry)
         c.approvals.waitingChanged.connect(self._on_approval_waiting)
+        c.tool_servers.changed.connect(self._show_tool_servers)
+        c.tool_servers.failed.connect(self._on_tool_server_failed)
         from . import resume_marks
 
         resume_marks.follow(c)  # the list's marks on conversations waiting for Resume
@@ -174,6 +176,7 @@ class MainWindow(QMainWindow):
         from .widgets.model_picker import ModelPicker
         from .widgets.session_list import SessionFilterField, SessionListView
         from .widgets.storage_notice import StorageNotice
+        from .widgets.tool_server_menu import ToolServerButton
         from .widgets.transcript_view import TranscriptView
 
         # Left: filter, list, new chat.
@@ -203,8 +206,13 @@ class MainWindow(QMainWindow):
         self.prompt_toggle.setCheckable(True)
         self.settings_button = QToolButton(right)
         self.settings_button.setObjectName("settingsButton")
+        # which MCP servers' tools this conversation is offered (hidden without servers)
+        self.tool_server_button = ToolServerButton(right)
+        self.tool_server_button.offerChanged.connect(self._on_offer_changed)
+        self.tool_server_button.setupRequested.connect(self.open_tool_settings)
         header.addWidget(self.model_picker)
         header.addWidget(self.prompt_toggle)
+        header.addWidget(self.tool_server_button)
         header.addStretch(1)
         header.addWidget(self.settings_button)
         right_layout.addLayout(header)
@@ -502,6 +510,7 @@ class MainWindow(QMainWindow):
         self.retry_label.setVisible(False)  # another conversation's retry (the next one shows)
         approvals = getattr(self.controller, "approvals", None)
         self.approval_label.setVisible(approvals is not None and approvals.waiting(session_id))
+        self._show_tool_servers()
         self._show_title()
         self.rename_action.setEnabled(bool(session_id))
         self.delete_action.setEnabled(bool(session_id))
@@ -782,6 +791,35 @@ class MainWindow(QMainWindow):
         self.retry_label.setToolTip(self._error_sentence(retry.error))
         self.retry_label.setVisible(True)
         self.transcript.scroll_to_bottom()
+
+    def _show_tool_servers(self) -> None:
+        servers = getattr(self.controller, "tool_servers", None)
+        if servers is None:  # the placeholder before the controller is attached
+            return
+        sid = self.controller.current or ""
+        offered = self.controller.offered_servers(sid) if sid else servers.names()
+        self.tool_server_button.set_servers(servers.names(), offered, enabled=bool(sid))
+
+    def _on_offer_changed(self, server: str, offered: bool) -> None:
+        sid = self.controller.current
+        if sid:
+            self.controller.spawn(
+                self.controller.offer_server(sid, server, offered), "offer tool server"
+            )
+
+    def _on_tool_server_failed(self, server: str, error: str) -> None:
+        self._on_problem(
+            self.tr(
+                "The tool server {server} could not start, so its tools are not offered: {error}"
+            ).format(server=server, error=error)
+        )
+
+    def open_tool_settings(self) -> Any:
+        """Open Settings at its Tools page (the Tools button's "Set up tools…")."""
+        dialog = self.open_settings()
+        if dialog is not None:
+            dialog.tabs.setCurrentWidget(dialog.toolsPage)
+        return dialog
 
     def _on_approval_waiting(self, session_id: str, waiting: bool) -> None:
         if session_id != (self.controller.current or ""):

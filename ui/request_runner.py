@@ -188,13 +188,17 @@ class RequestRunner:
             adapter = held = await c.catalog.hold(metadata)
         except NoProviderError:
             adapter = _NoProvider()  # the message is stored all the same, for Resume
+        servers: Any = None
         try:
+            # The conversation's MCP servers, started if they are not running yet.
+            servers, mcp_tools = await c.tool_servers.hold(metadata)
             config = AgentRunConfig(
                 sid, system_prompt=metadata.get("system_prompt") or None, language=c.language
             )
             # The store first (the engine keeps history in the first one with ``append``).
             extensions = [c.extension, *c.tool_extensions]
-            agent = await Agent.create(adapter, config=config, tools=c.tools, extensions=extensions)
+            tools = [*c.tools, *mcp_tools]
+            agent = await Agent.create(adapter, config=config, tools=tools, extensions=extensions)
             events = agent.stream(text) if text is not None else agent.stream_resume()
             async with contextlib.aclosing(events) as stream:
                 async for event in stream:
@@ -210,8 +214,11 @@ class RequestRunner:
                     except Exception as exc:
                         raise InternalError(str(exc)) from exc
         finally:
-            if held is not None:
-                await c.catalog.release(held)
+            try:
+                await c.tool_servers.release(servers)
+            finally:
+                if held is not None:
+                    await c.catalog.release(held)
 
     def _fold(self, sid: str, event: AgentEvent, outcome: _Outcome) -> None:
         """Fold one event into the transcript and announce what the window shows apart."""

@@ -1,0 +1,251 @@
+"""The MCP servers the app runs: read from ``mcp.json``, started when first needed, offered
+to each conversation's requests, stopped at quit.
+
+`ToolServers` is the controller's ``tool_servers``. It reads the enabled servers of
+``<data dir>/mcp.json`` (`ui.mcp_file.MCPFile`, keychain-held values filled in) after the
+window has started, and keeps one `engine.mcp.MCPToolset` over them. Nothing starts until a
+request needs tools: `hold` (called by `ui.request_runner.RequestRunner` for each request)
+starts the servers the conversation is offered, lists their tools and returns them; a
+server that stopped or failed since is started again by the next request that holds them.
+`release` ends the hold.
+
+Why holds: the person may change the servers in Settings while a request is running one of
+their tools. `reload` then builds a new toolset for the requests to come; the old one is
+closed (its process groups ended) only once no request holds it, so a running call is never
+killed by a save. With no change to the enabled servers the running toolset stays.
+
+Per conversation: metadata ``"tool_servers_off"`` lists the servers whose tools are not
+offered there (all enabled servers are, by default, so a server added later is offered too).
+
+Start-up stays as fast as without tools: the SDK (`engine.mcp`) and `ui.mcp_file` are
+imported off the GUI thread, and only when ``mcp.json`` exists.
+
+It also answers the Settings › Tools page (`ui.tools_page.ToolRuntime`): ``names``,
+``state``, ``failure``, ``tools_of``, ``log_tail``, ``check`` and the ``changed`` signal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Signal
+
+if TYPE_CHECKING:
+    from engine.mcp import MCPServerConfig, MCPServerState, MCPTool, MCPToolset
+
+    from .controller import Controller
+
+__all__ = ["OFF_KEY", "ToolServers", "offered_servers"]
+
+log = logging.getLogger(__name__)
+
+OFF_KEY = "tool_servers_off"  # conversation metadata: servers not offered there
+MCP_FILE_NAME = "mcp.json"  # as `ui.mcp_file.MCP_FILE_NAME` (not imported: see the docstring)
+LOG_FOLDER = "logs"  # each server's stderr: <data dir>/logs/mcp-<server>.log
+
+
+def offered_servers(names: Sequence[str], metadata: Mapping[str, Any]) -> list[str]:
+    """The servers of ``names`` a conversation with this metadata is offered."""
+    off = metadata.get(OFF_KEY)
+    off = {n for n in off if isinstance(n, str)} if isinstance(off, list) else set()
+    return [n for n in names if n not in off]
+
+
+class ToolServers(QObject):
+    """The app's MCP servers (see the module docstring)."""
+
+    # the servers, their states or their tools changed (the Tools page and the header listen)
+    changed = Signal()
+    # a server could not start for a request: (server, what happened, in plain words)
+    failed = Signal(str, str)
+
+    def __init__(self, controller: Controller, data_dir: Path) -> None:
+        super().__init__(controller)
+        self._c = controller
+        self._dir = Path(data_dir)
+        self._configs: tuple[MCPServerConfig, ...] = ()
+        self._toolset: MCPToolset | None = None  # the current one (entered), or None yet
+        self._listed = False  # the current toolset's tools were listed
+        self._holds: dict[int, int] = {}  # id(toolset) → requests holding it
+        self._retired: dict[int, MCPToolset] = {}  # replaced, closed when no longer held
+        self._lock = asyncio.Lock()
+        self._reading: asyncio.Task[None] | None = None  # the first read of mcp.json
+        self._closed = False
+        self.problem: str | None = None  # why mcp.json could not be read (said once)
+
+    # ------------------------------------------------------------------ reading mcp.json
+
+    def start_reading(self) -> asyncio.Task[None]:
+        """Read ``mcp.json`` for the first time, as the controller's task; a request that
+        starts meanwhile waits for it (it may offer the servers' tools)."""
+        self._reading = self._c.spawn(self.reload(), "read mcp.json")
+        return self._reading
+
+    async def reload(self) -> None:
+        """Read ``mcp.json`` again; a change of the enabled servers takes effect for the
+        requests that start from now on."""
+        configs = await self._read()
+        async with self._lock:
+            if configs == self._configs:
+                return
+            self._configs = configs
+            old, self._toolset, self._listed = self._toolset, None, False
+            if old is not None:
+                self._retired[id(old)] = old
+            self.changed.emit()
+            if old is not None:
+                await self._close_unheld(old)
+
+    async def _read(self) -> tuple[MCPServerConfig, ...]:
+        path = self._dir / MCP_FILE_NAME
+        if not await asyncio.to_thread(path.exists):
+            self.problem = None
+            return ()
+        # Imported on a thread: the SDK takes a noticeable moment to import.
+        mcp_file = await asyncio.to_thread(importlib.import_module, "ui.mcp_file")
+        try:
+            configs = await mcp_file.MCPFile(self._dir).load_configs()
+        except Exception as exc:  # a refused file, a keychain that said no: tools are off
+            self.problem = str(exc)
+            log.warning("MCP servers not started: %s", exc)
+            self._c.problem.emit(str(exc))
+            return ()
+        self.problem = None
+        return tuple(configs)
+
+    # ------------------------------------------------------------------ requests
+
+    async def hold(self, metadata: Mapping[str, Any]) -> tuple[Any, list[MCPTool]]:
+        """The tools a request in a conversation with this metadata is offered, started.
+
+        Returns:
+            (a handle to give `release`, or None when nothing is held; the tools). Servers
+            that cannot start are left out; `failed` says why.
+        """
+        if self._reading is not None and not self._reading.done():
+            await asyncio.wait({self._reading})  # its failure is the controller's to log
+        async with self._lock:
+            offered = set(offered_servers(self.names(), metadata))
+            if not offered or self._closed:
+                return None, []
+            toolset = await self._current()
+            from engine.mcp import MCPServerState  # imported by `_current`
+
+            running = MCPServerState.RUNNING
+            if not self._listed or any(toolset.state(n) is not running for n in offered):
+                before = dict(toolset.failures)
+                await toolset.list_tools()
+                self._listed = True
+                for name, error in toolset.failures.items():
+                    if name in offered and str(before.get(name)) != str(error):
+                        self.failed.emit(name, str(error))
+                self.changed.emit()
+            self._holds[id(toolset)] = self._holds.get(id(toolset), 0) + 1
+            return toolset, [t for t in toolset.tools if t.server in offered]
+
+    async def release(self, handle: Any) -> None:
+        """A request is over with what `hold` gave it."""
+        if handle is None:
+            return
+        key = id(handle)
+        count = self._holds.get(key, 0) - 1
+        if count > 0:
+            self._holds[key] = count
+            return
+        self._holds.pop(key, None)
+        if key in self._retired:
+            await self._close_unheld(handle)
+        self.changed.emit()  # a server may have stopped during the request
+
+    def find_tool(self, name: str) -> MCPTool | None:
+        """A tool of a held or current toolset by the name the model uses."""
+        sets = [self._toolset, *self._retired.values()]
+        for toolset in sets:
+            if toolset is None:
+                continue
+            for tool in toolset.tools:
+                if tool.name == name:
+                    return tool
+        return None
+
+    async def _current(self) -> MCPToolset:
+        if self._toolset is None:
+            mcp = await asyncio.to_thread(importlib.import_module, "engine.mcp")
+            toolset = mcp.MCPToolset(self._configs, log_dir=self._dir / LOG_FOLDER)
+            await toolset.__aenter__()
+            self._toolset, self._listed = toolset, False
+        return self._toolset
+
+    async def _close_unheld(self, toolset: MCPToolset) -> None:
+        if self._holds.get(id(toolset), 0) > 0:
+            return  # a request still uses it: `release` closes it
+        self._retired.pop(id(toolset), None)
+        try:
+            await toolset.aclose()
+        except Exception as exc:  # closing must not fail the save or the quit
+            log.warning("MCP servers did not close cleanly: %s", type(exc).__name__)
+
+    async def close(self) -> None:
+        """Stop every server (with its process group), held or not: the app is quitting."""
+        self._closed = True
+        sets = [self._toolset, *self._retired.values()]
+        self._toolset, self._retired, self._holds = None, {}, {}
+        for toolset in sets:
+            if toolset is not None:
+                try:
+                    await toolset.aclose()
+                except Exception as exc:
+                    log.warning("MCP servers did not close cleanly: %s", type(exc).__name__)
+
+    # ------------------------------------------------------------------ the Tools page
+
+    def names(self) -> list[str]:
+        """The enabled servers, in the file's order."""
+        return [c.name for c in self._configs]
+
+    def state(self, name: str) -> MCPServerState:
+        from engine.mcp import MCPServerState
+
+        toolset = self._toolset
+        if toolset is None or name not in self.names():
+            return MCPServerState.NOT_STARTED
+        return toolset.state(name)
+
+    def failure(self, name: str) -> str | None:
+        toolset = self._toolset
+        error = toolset.failures.get(name) if toolset is not None else None
+        return str(error) if error is not None else None
+
+    def tools_of(self, name: str) -> list[MCPTool]:
+        toolset = self._toolset
+        return [t for t in toolset.tools if t.server == name] if toolset is not None else []
+
+    async def log_tail(self, name: str, lines: int = 20) -> str:
+        """The last lines of the server's log (its stderr), or "" without one."""
+        path = self._dir / LOG_FOLDER / f"mcp-{name}.log"
+        if self._toolset is not None and name in self.names():
+            path = self._toolset.log_path(name) or path
+
+        def read() -> str:
+            with contextlib.suppress(OSError):
+                with path.open("rb") as file:
+                    file.seek(0, 2)
+                    size = file.tell()
+                    file.seek(max(0, size - 64 * 1024))
+                    text = file.read().decode("utf-8", "replace")
+                return "\n".join(text.splitlines()[-lines:])
+            return ""
+
+        return await asyncio.to_thread(read)
+
+    async def check(self, name: str) -> None:
+        """Start the server now (if it is not running) and list its tools."""
+        handle, _tools = await self.hold({OFF_KEY: [n for n in self.names() if n != name]})
+        await self.release(handle)
+        self.changed.emit()

@@ -1,0 +1,96 @@
+"""The header's Tools button: which MCP servers' tools this conversation is offered.
+
+`ToolServerButton` (objectName ``toolServersButton``) opens a menu with one check box per
+enabled server (``toolServer_<name>`` actions; checked: its tools are offered) and "Set up
+tools…", which opens Settings › Tools. It is hidden while no server is enabled, so a person
+who never set one up sees nothing of it. Its text says how many servers are offered when
+not all are ("Tools 1/2"). It draws only; the window keeps the choice in the conversation's
+metadata (`Controller.offer_server`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QEvent, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenu, QToolButton, QWidget
+
+__all__ = ["ToolServerButton"]
+
+
+class ToolServerButton(QToolButton):
+    """The Tools button and its menu (see the module docstring)."""
+
+    offerChanged = Signal(str, bool)  # noqa: N815 — (server, offered)
+    setupRequested = Signal()  # noqa: N815 — "Set up tools…"
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("toolServersButton")
+        self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.menu_ = QMenu(self)
+        self.menu_.setObjectName("toolServersMenu")
+        self.setMenu(self.menu_)
+        self._names: list[str] = []
+        self._offered: set[str] = set()
+        self._actions: dict[str, QAction] = {}
+        self.setup_action = QAction(self)
+        self.setup_action.setObjectName("toolServersSetup")
+        self.setup_action.triggered.connect(lambda: self.setupRequested.emit())
+        self.setVisible(False)
+        self.retranslate()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def retranslate(self) -> None:
+        count, total = len(self._offered), len(self._names)
+        if total and count < total:
+            self.setText(self.tr("Tools {count}/{total}").format(count=count, total=total))
+        else:
+            self.setText(self.tr("Tools"))
+        self.setToolTip(self.tr("Which tool servers this conversation may use"))
+        self.setAccessibleName(
+            self.tr("Tools: {count} of {total} servers offered").format(count=count, total=total)
+        )
+        self.setup_action.setText(self.tr("Set up tools…"))
+        for name, action in self._actions.items():
+            action.setToolTip(self.tr("Offer the tools of {server} here").format(server=name))
+
+    def set_servers(self, names: Sequence[str], offered: Sequence[str], enabled: bool) -> None:
+        """Show these servers, ``offered`` checked; ``enabled`` False while no conversation is
+        open (there is nothing to keep the choice in)."""
+        self._names, self._offered = list(names), set(offered) & set(names)
+        self.menu_.clear()
+        self._actions = {}
+        for name in self._names:
+            action = QAction(name, self.menu_)  # a server's name as the person wrote it
+            action.setObjectName(f"toolServer_{name}")
+            action.setCheckable(True)
+            action.setChecked(name in self._offered)
+            action.toggled.connect(lambda on, name=name: self._toggled(name, on))
+            self.menu_.addAction(action)
+            self._actions[name] = action
+        self.menu_.addSeparator()
+        self.menu_.addAction(self.setup_action)
+        self.setVisible(bool(self._names))
+        self.setEnabled(enabled)
+        self.retranslate()
+
+    def offered(self) -> list[str]:
+        """The servers checked now, in order."""
+        return [n for n in self._names if n in self._offered]
+
+    def action_for(self, name: str) -> QAction | None:
+        return self._actions.get(name)
+
+    def _toggled(self, name: str, on: bool) -> None:
+        if on:
+            self._offered.add(name)
+        else:
+            self._offered.discard(name)
+        self.retranslate()
+        self.offerChanged.emit(name, on)
