@@ -241,6 +241,9 @@ async def _run(out: Path) -> int:
         await _close(window)
 
         apply_palette(app, "light")
+        await _run_mcp_states(root / "mcp", out)
+
+        apply_palette(app, "light")
         data = root / "resume"
         cut = StopInfo(
             StopReason.INTERRUPTED,
@@ -347,6 +350,34 @@ async def _run(out: Path) -> int:
         install_translator(app, "en")
         await _run_list_states(root / "list", out)
     return 0
+
+
+async def _run_mcp_states(data: Path, out: Path) -> None:
+    """A real stdio MCP server from mcp.json: its card asking, then Settings › Tools."""
+    server = Path(__file__).resolve().parents[1] / "tests" / "support" / "mcp_server.py"
+    data.mkdir(parents=True)
+    entry = {"command": sys.executable, "args": [str(server)], "env": {"MCP_NOTES": "/dev/null"}}
+    (data / "mcp.json").write_text(json.dumps({"mcpServers": {"notes": entry}}))
+    call = ToolCall("call_1", "notes__note", {"text": "Buy oat milk"})
+    model = _Scripted("Added to your groceries.", calls=(call,))
+    window = await _window(data, model)
+    window.composer.setPlainText("Put oat milk on my groceries list")
+    window.send_button.click()
+    await _until(lambda: window.approval_label.isVisible(), 20)
+    await _shot(window, out / "tool-approval.png")
+    dialog = window.open_tool_settings()
+    await _until(lambda: dialog.toolsPage.is_loaded)
+    dialog.toolsPage.toolServerList.setCurrentRow(0)
+    dialog.resize(900, 620)
+    await asyncio.sleep(0.05)  # a picture, not synchronisation
+    dialog.grab().save(str(out / "settings-tools.png"))
+    print(f"wrote {out / 'settings-tools.png'}")
+    dialog.tabs.setCurrentWidget(dialog.approvalSettings)
+    await asyncio.sleep(0.05)
+    dialog.grab().save(str(out / "settings-tool-approval.png"))
+    print(f"wrote {out / 'settings-tool-approval.png'}")
+    dialog.reject()
+    await _close(window)
 
 
 async def _run_list_states(data: Path, out: Path) -> None:

@@ -11,6 +11,10 @@
 #  4. Start it again with packaging/smoke/resume.smoke: Resume must be offered, and clicking it
 #     must complete the answer.
 #  5. Read the stored conversation back: both answers, each exactly once.
+#  6. A second data folder with an mcp.json naming a stdio MCP server (tests/support/
+#     mcp_server.py, run by the source venv): packaging/smoke/tools.smoke asks for the tool,
+#     approves the card, and waits for the answer; the store holds the call, its result and
+#     the answer, and the tool ran once.
 #
 # Environment:
 #   SMOKE_APP      the command that starts the app (default: dist/Continuo/continuo);
@@ -129,6 +133,20 @@ echo "== stored conversation"
 "$PY" "$REPO/packaging/smoke_support.py" check --data-dir "$data" >"$work/check.log" 2>&1 \
   || fail "$(cat "$work/check.log")"
 cat "$work/check.log"
+
+echo "== one MCP tool call through a stdio server, approved on its card"
+tools=$work/tools-data
+url=$(grep -m1 '^SMOKE-SERVER ' "$work/server.log" | cut -d' ' -f2)
+"$PY" "$REPO/packaging/smoke_support.py" tools-setup --data-dir "$tools" --url "$url" \
+  >"$work/tools-setup.log" 2>&1 || fail "$(cat "$work/tools-setup.log")"
+status=0
+timeout --signal=KILL "$TIMEOUT" "${APP[@]}" --data-dir "$tools" \
+  --smoke-script "$REPO/packaging/smoke/tools.smoke" >"$work/tools.log" 2>&1 || status=$?
+grep -q '^SMOKE FAIL' "$work/tools.log" && fail "tools: $(grep -m1 '^SMOKE FAIL' "$work/tools.log")"
+((status == 0)) || fail "the tools run exited with status $status"
+"$PY" "$REPO/packaging/smoke_support.py" check-tools --data-dir "$tools" >"$work/check-tools.log" 2>&1 \
+  || fail "$(cat "$work/check-tools.log")"
+cat "$work/check-tools.log"
 
 ok=1
 echo "smoke: OK"

@@ -1,9 +1,11 @@
 """The provider side of the bundle smoke test (packaging/smoke.sh), run from the source venv.
 
-Two commands, both from the repository root::
+Four commands, all from the repository root::
 
     python packaging/smoke_support.py serve --data-dir DIR
     python packaging/smoke_support.py check --data-dir DIR
+    python packaging/smoke_support.py tools-setup --data-dir DIR2 --url URL
+    python packaging/smoke_support.py check-tools --data-dir DIR2
 
 ``serve`` starts the loopback provider server (tests/support/provider_server.py) with the
 smoke's script, writes DIR/settings.json naming it as the only provider (through the app's
@@ -16,6 +18,14 @@ no other request can shift it:
 - the first message containing ``second`` gets part of an answer (``PARTIAL-SHOWN`` among
   it) and then a stream that stalls, so the app is certainly mid-answer when it is killed;
   every later request for it (the Resume) is answered in full, ending in ``RESUMED-DONE``.
+
+- a message containing ``tool`` is answered with a call of the MCP tool ``srv__note``; once
+  its result comes back, with an answer ending in ``TOOL-DONE``.
+
+``tools-setup`` writes DIR2/settings.json naming the same server (URL), and DIR2/mcp.json
+with one stdio MCP server ``srv``: this venv's python running tests/support/mcp_server.py,
+whose ``note`` tool appends a line to DIR2/notes.txt. ``check-tools`` reads DIR2 back: the
+call, its result, the answer, and exactly one line in notes.txt.
 
 ``check`` reads the conversation back from DIR/continuo.sqlite3 with the engine's storage
 and exits non-zero unless it holds exactly: the first message, its answer, the second
@@ -37,11 +47,13 @@ sys.path.insert(0, str(REPO))
 FIRST_DONE = "FIRST-ANSWER-DONE"
 PARTIAL = "PARTIAL-SHOWN"
 RESUMED_DONE = "RESUMED-DONE"
+TOOL_DONE = "TOOL-DONE"
+NOTE = "noted by the smoke test"
 PROVIDER_ID = "smoke-loopback"
 
 
 def _script():  # -> Callable[[RecordedRequest], Turn]
-    from tests.support.provider_server import Fault, RecordedRequest, Turn, echo_turn
+    from tests.support.provider_server import Fault, RecordedRequest, ScriptedCall, Turn, echo_turn
 
     lock = threading.Lock()
     seconds = 0
@@ -64,11 +76,75 @@ def _script():  # -> Callable[[RecordedRequest], Turn]
                     fault_after=5,  # the role chunk, then four pieces of text
                 )
             return Turn(text=f"The second answer, resumed and complete. {RESUMED_DONE}")
+        if "tool" in text:
+            if request.last_is_tool_result():
+                return Turn(text=f"The MCP server noted it. {TOOL_DONE}")
+            return Turn(tool_calls=[ScriptedCall("srv__note", {"text": NOTE}, id="smoke_call")])
         if "first" in text:
             return Turn(text=f"Hello from the loopback provider. **{FIRST_DONE}**")
         return echo_turn(request)
 
     return answer
+
+
+def tools_setup(data_dir: Path, base_url: str) -> int:
+    """Settings naming the running server, and an mcp.json with one stdio server."""
+    import json
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    asyncio.run(_write_settings(data_dir, base_url))
+    server = {
+        "command": sys.executable,
+        "args": [str(REPO / "tests" / "support" / "mcp_server.py")],
+        "env": {"MCP_NOTES": str(data_dir / "notes.txt")},
+    }
+    (data_dir / "mcp.json").write_text(json.dumps({"mcpServers": {"srv": server}}, indent=2))
+    return 0
+
+
+async def _check_tools(data_dir: Path) -> list[str]:
+    from engine import AssistantMessage, SQLiteSessionStorage, ToolMessage, ToolOutcome
+
+    storage = SQLiteSessionStorage(data_dir / "continuo.sqlite3")
+    try:
+        sessions = await storage.list_sessions()
+        if len(sessions) != 1:
+            return [f"expected 1 conversation, found {len(sessions)}"]
+        messages = await storage.load(sessions[0].id)
+    finally:
+        await storage.close()
+    kinds = [type(m).__name__ for m in messages]
+    expected = ["UserMessage", "AssistantMessage", "ToolMessage", "AssistantMessage"]
+    if kinds != expected:
+        return [f"expected messages {expected}, found {kinds}"]
+    _question, call, result, answer = messages
+    problems = []
+    if not (
+        isinstance(call, AssistantMessage) and [c.name for c in call.tool_calls] == ["srv__note"]
+    ):
+        problems.append("the model's tool call was not stored")
+    if not (
+        isinstance(result, ToolMessage)
+        and result.outcome is ToolOutcome.OK
+        and result.content == f"Noted: {NOTE}"
+    ):
+        problems.append(f"the tool's result is not the server's: {result!r}")
+    if not (isinstance(answer, AssistantMessage) and TOOL_DONE in answer.content):
+        problems.append("the answer after the tool was not stored")
+    notes = data_dir / "notes.txt"
+    lines = notes.read_text().splitlines() if notes.exists() else []
+    if lines != [NOTE]:
+        problems.append(f"the server's tool ran {len(lines)} times, not once")
+    return problems
+
+
+def check_tools(data_dir: Path) -> int:
+    problems = asyncio.run(_check_tools(data_dir))
+    for problem in problems:
+        print(f"SMOKE-CHECK FAIL {problem}", flush=True)
+    if not problems:
+        print("SMOKE-CHECK ok: one MCP tool call approved, run once, answered", flush=True)
+    return 1 if problems else 0
 
 
 async def _write_settings(data_dir: Path, base_url: str) -> None:
@@ -150,10 +226,17 @@ def check(data_dir: Path) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=("serve", "check"))
+    parser.add_argument("command", choices=("serve", "check", "tools-setup", "check-tools"))
     parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--url", help="the loopback provider's base URL (tools-setup)")
     args = parser.parse_args(argv)
-    return serve(args.data_dir) if args.command == "serve" else check(args.data_dir)
+    if args.command == "serve":
+        return serve(args.data_dir)
+    if args.command == "tools-setup":
+        return tools_setup(args.data_dir, args.url)
+    if args.command == "check-tools":
+        return check_tools(args.data_dir)
+    return check(args.data_dir)
 
 
 if __name__ == "__main__":

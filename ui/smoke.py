@@ -21,8 +21,8 @@ The script language, one step a line (``#`` starts a comment, blank lines are sk
                        answer containing TEXT, and no request is running
 ``wait-resume``        wait until the Resume button is shown; prints its tooltip
 ``expect-no-resume``   fail if the Resume button is shown
-``wait-visible NAME``  wait until the widget with objectName NAME is shown; prints the
-                       texts of its labels, joined by `` | ``
+``wait-visible NAME``  wait until a widget with objectName NAME is shown (it may not exist
+                       yet); prints the texts of its labels, joined by `` | ``
 ``expect-icon``        fail unless the window carries the app icon (16 to 256 px)
 ``wait-activated``     wait until a second launch on the same data folder has brought
                        this window forward
@@ -112,6 +112,11 @@ class _Runner:
         if widget is None:
             raise SmokeFailure(f"the window has no {kind.__name__} named {name!r}")
         return widget
+
+    def shown(self, kind: type[QWidget], name: str) -> Any:
+        """The first shown widget named ``name`` (rows appear as a request goes: a tool card's
+        buttons exist only once its call does), or None."""
+        return next((w for w in self.window.findChildren(kind, name) if w.isVisible()), None)
 
     async def until(self, what: str, condition: Callable[[], Any]) -> Any:
         """Return the first truthy value of `condition` (sync or async) before the deadline."""
@@ -220,8 +225,7 @@ class _Runner:
         _say("no-resume")
 
     async def wait_visible(self, name: str) -> None:
-        widget = self.child(QWidget, name)
-        await self.until(f"{name} to be shown", widget.isVisible)
+        widget = await self.until(f"{name} to be shown", lambda: self.shown(QWidget, name))
         texts = [label.text() for label in widget.findChildren(QLabel) if label.isVisible()]
         _say(f"visible {name} {' | '.join(t for t in texts if t)}")
 
@@ -239,10 +243,9 @@ class _Runner:
         _say("activated")
 
     async def click(self, name: str) -> None:
-        button = self.child(QAbstractButton, name)
-        await self.until(
+        button = await self.until(
             f"{name} to be visible and enabled",
-            lambda: button.isVisible() and button.isEnabled(),
+            lambda: (b := self.shown(QAbstractButton, name)) is not None and b.isEnabled() and b,
         )
         button.click()
         _say(f"clicked {name}")

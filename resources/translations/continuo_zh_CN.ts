@@ -58,99 +58,140 @@
 <context>
     <name>AnswerView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="343"/>
+        <location filename="../../ui/widgets/message_views.py" line="340"/>
         <source>Assistant answer</source>
         <translation>助手回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="344"/>
+        <location filename="../../ui/widgets/message_views.py" line="341"/>
         <source>Reasoning</source>
         <translation>推理过程</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="409"/>
+        <location filename="../../ui/widgets/message_views.py" line="406"/>
         <source>Earlier attempt (stopped)</source>
         <translation>之前的尝试（已停止）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="411"/>
+        <location filename="../../ui/widgets/message_views.py" line="408"/>
         <source>Earlier attempt (cut off)</source>
         <translation>之前的尝试（被中断）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="414"/>
+        <location filename="../../ui/widgets/message_views.py" line="411"/>
         <source>Show the answer Resume wrote again below</source>
         <translation>显示“继续”在下方重写之前的回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="429"/>
+        <location filename="../../ui/widgets/message_views.py" line="426"/>
+        <location filename="../../ui/widgets/tool_card.py" line="345"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="431"/>
+        <location filename="../../ui/widgets/message_views.py" line="428"/>
+        <location filename="../../ui/widgets/tool_card.py" line="346"/>
         <source>Show all {count} lines</source>
         <translation>显示全部 {count} 行</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="434"/>
+        <location filename="../../ui/widgets/message_views.py" line="431"/>
+        <location filename="../../ui/widgets/tool_card.py" line="349"/>
         <source>Show all {count} characters</source>
         <translation>显示全部 {count} 个字符</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="514"/>
+        <location filename="../../ui/widgets/message_views.py" line="511"/>
         <source>Stopped. The partial answer above is saved.</source>
         <translation>已停止。上面的部分回答已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="515"/>
+        <location filename="../../ui/widgets/message_views.py" line="512"/>
         <source>The answer was cut off. What arrived is saved.</source>
         <translation>回答被中断。已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="517"/>
+        <location filename="../../ui/widgets/message_views.py" line="514"/>
         <source>Stopped. The partial answer above could not be saved.</source>
         <translation>已停止。上面的部分回答没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="518"/>
+        <location filename="../../ui/widgets/message_views.py" line="515"/>
         <source>The answer was cut off. What arrived could not be saved.</source>
         <translation>回答被中断。已收到的内容没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="522"/>
+        <location filename="../../ui/widgets/message_views.py" line="519"/>
         <source>The answer reached the output limit.</source>
         <translation>回答已达到输出长度上限。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="523"/>
+        <location filename="../../ui/widgets/message_views.py" line="520"/>
         <source>The model declined to answer.</source>
         <translation>模型拒绝了回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="525"/>
+        <location filename="../../ui/widgets/message_views.py" line="522"/>
         <source>The conversation is too long for the model. Start a new conversation.</source>
         <translation>对话已超出模型能处理的长度。请开始新的对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="527"/>
+        <location filename="../../ui/widgets/message_views.py" line="524"/>
         <source>The provider paused this answer.</source>
         <translation>服务商暂停了这个回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="528"/>
+        <location filename="../../ui/widgets/message_views.py" line="525"/>
         <source>The answer stopped for an unknown reason.</source>
         <translation>回答因未知原因停止。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="545"/>
+        <location filename="../../ui/widgets/message_views.py" line="542"/>
         <source>What arrived is saved.</source>
         <translation>已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="547"/>
+        <location filename="../../ui/widgets/message_views.py" line="544"/>
         <source>What arrived could not be saved.</source>
         <translation>已收到的内容未能保存。</translation>
+    </message>
+</context>
+<context>
+    <name>ApprovalSettings</name>
+    <message>
+        <location filename="../../ui/widgets/approval_settings.py" line="80"/>
+        <source>Ask before every tool</source>
+        <translation>每次使用工具前询问</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/approval_settings.py" line="81"/>
+        <source>Allow read-only tools without asking</source>
+        <translation>无需询问即允许只读工具</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/approval_settings.py" line="84"/>
+        <source>A server says which of its tools only read. That is its word, not a guarantee: choose this only for servers you trust.</source>
+        <translation>服务器会声明其哪些工具只读取数据。这只是它的说法，并非保证：仅对你信任的服务器选择此项。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/approval_settings.py" line="88"/>
+        <source>Tools that run without asking</source>
+        <translation>无需询问即可运行的工具</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/approval_settings.py" line="89"/>
+        <source>None. Choose “Always allow this tool” on a tool&apos;s card.</source>
+        <translation>无。请在工具卡片上选择“始终允许此工具”。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/approval_settings.py" line="91"/>
+        <source>Revoke</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/approval_settings.py" line="93"/>
+        <source>Revoke {tool} of {server}</source>
+        <translation>撤销 {server} 的 {tool}</translation>
     </message>
 </context>
 <context>
@@ -200,350 +241,422 @@
     </message>
 </context>
 <context>
+    <name>ImportDialog</name>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="443"/>
+        <source>Import MCP servers</source>
+        <translation>导入 MCP 服务器</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="446"/>
+        <source>Paste a JSON object with &quot;mcpServers&quot; (Claude desktop, Cursor, LM Studio) or &quot;servers&quot; (VS Code).</source>
+        <translation>粘贴一个包含 &quot;mcpServers&quot;（Claude desktop、Cursor、LM Studio）或 &quot;servers&quot;（VS Code）的 JSON 对象。</translation>
+    </message>
+</context>
+<context>
     <name>LinkCheck</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="203"/>
+        <location filename="../../ui/widgets/message_views.py" line="200"/>
         <source>Open this link?</source>
         <translation>打开这个链接？</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="205"/>
+        <location filename="../../ui/widgets/message_views.py" line="202"/>
         <source>The link&apos;s text shows {named}, but it goes to {host}:
 {url}</source>
         <translation>链接文字显示的是 {named}，但它实际指向 {host}：
 {url}</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="211"/>
+        <location filename="../../ui/widgets/message_views.py" line="208"/>
         <source>Open {host}</source>
         <translation>打开 {host}</translation>
     </message>
 </context>
 <context>
+    <name>MCPFile</name>
+    <message>
+        <location filename="../../ui/mcp_file.py" line="82"/>
+        <source>The MCP server file {path} cannot be used ({detail}). It was not changed; fix it, or move it aside to start with no servers.</source>
+        <extracomment>the entry&apos;s key listing which of its values are in the keychain (&quot;env.NAME&quot;, &quot;headers.Name&quot;)</extracomment>
+        <translation>无法使用 MCP 服务器文件 {path}（{detail}）。该文件未被更改；请修复它，或将其移开以便从无服务器开始。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/mcp_file.py" line="340"/>
+        <source>Could not write the MCP server file {path} ({error}). It was not changed.</source>
+        <translation>无法写入 MCP 服务器文件 {path}（{error}）。该文件未被更改。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/mcp_file.py" line="386"/>
+        <source>Could not save the value of {what} of the MCP server {server} in the system keychain ({error}). Unlock the keychain and try again.</source>
+        <translation>无法将 MCP 服务器 {server} 的 {what} 的值保存到系统钥匙串（{error}）。请解锁钥匙串后重试。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/mcp_file.py" line="450"/>
+        <source>not UTF-8 text: {r}</source>
+        <translation>不是 UTF-8 文本：{r}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/mcp_file.py" line="459"/>
+        <source>not valid JSON: {msg} at line {line}</source>
+        <translation>不是有效的 JSON：{msg}，位于第 {line} 行</translation>
+    </message>
+    <message>
+        <location filename="../../ui/mcp_file.py" line="465"/>
+        <source>it does not hold a JSON object</source>
+        <translation>其中不包含 JSON 对象</translation>
+    </message>
+    <message>
+        <location filename="../../ui/mcp_file.py" line="476"/>
+        <source>the server {server} has a bad &quot;{field}&quot;: {problem}</source>
+        <translation>服务器 {server} 的“{field}”有误：{problem}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/mcp_file.py" line="493"/>
+        <source>Could not read a value of the MCP server {server} from the system keychain ({error}). Unlock the keychain and try again.</source>
+        <translation>无法从系统钥匙串读取 MCP 服务器 {server} 的值（{error}）。请解锁钥匙串后重试。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/mcp_file.py" line="525"/>
+        <source>The MCP server file {path} is a link to {target}, which cannot be written. The link was left as it is; fix or remove it, then save again.</source>
+        <translation>MCP 服务器文件 {path} 是指向 {target} 的链接，无法写入。该链接保持原样；请修复或删除它，然后再次保存。</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="425"/>
+        <location filename="../../ui/main_window.py" line="442"/>
         <source>Continuo</source>
         <translation>Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="372"/>
-        <location filename="../../ui/main_window.py" line="373"/>
+        <location filename="../../ui/main_window.py" line="388"/>
+        <location filename="../../ui/main_window.py" line="389"/>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="374"/>
+        <location filename="../../ui/main_window.py" line="390"/>
         <source>Start a new conversation (Ctrl+N)</source>
         <translation>开始新的对话（Ctrl+N）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="375"/>
+        <location filename="../../ui/main_window.py" line="391"/>
         <source>Filter conversations</source>
         <translation>筛选对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="376"/>
+        <location filename="../../ui/main_window.py" line="392"/>
         <source>Filter conversations by title</source>
         <translation>按标题筛选对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="377"/>
+        <location filename="../../ui/main_window.py" line="393"/>
         <source>Conversations</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="378"/>
+        <location filename="../../ui/main_window.py" line="394"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="379"/>
+        <location filename="../../ui/main_window.py" line="395"/>
         <source>The model that answers in this conversation</source>
         <translation>在此对话中回答的模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="380"/>
+        <location filename="../../ui/main_window.py" line="396"/>
         <source>No model</source>
         <translation>未选择模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="403"/>
+        <location filename="../../ui/main_window.py" line="420"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="560"/>
+        <location filename="../../ui/main_window.py" line="580"/>
         <source>Resume writes the answer again.</source>
         <translation>“继续”会重新写这个回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="561"/>
+        <location filename="../../ui/main_window.py" line="581"/>
         <source>Resume continues the answer.</source>
         <translation>“继续”会接着写这个回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="670"/>
+        <location filename="../../ui/main_window.py" line="692"/>
         <source>System prompt</source>
         <translation>系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="381"/>
+        <location filename="../../ui/main_window.py" line="397"/>
         <source>Show the system prompt</source>
         <translation>显示系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="383"/>
-        <location filename="../../ui/main_window.py" line="384"/>
+        <location filename="../../ui/main_window.py" line="399"/>
+        <location filename="../../ui/main_window.py" line="400"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="385"/>
+        <location filename="../../ui/main_window.py" line="401"/>
         <source>System prompt for this conversation</source>
         <translation>此对话的系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="388"/>
+        <location filename="../../ui/main_window.py" line="404"/>
         <source>Instructions the model gets with every message of this conversation (optional)</source>
         <translation>此对话中每条消息都会附带给模型的指示（可选）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="391"/>
+        <location filename="../../ui/main_window.py" line="407"/>
         <source>Error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="393"/>
-        <location filename="../../ui/main_window.py" line="394"/>
+        <location filename="../../ui/main_window.py" line="409"/>
+        <source>Waiting for your answer about a tool</source>
+        <translation>正在等待你对工具的答复</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="410"/>
+        <location filename="../../ui/main_window.py" line="411"/>
         <source>Resume</source>
         <translation>继续</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="395"/>
+        <location filename="../../ui/main_window.py" line="412"/>
         <source>Why the conversation can be resumed</source>
         <translation>为什么可以继续这段对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="397"/>
-        <location filename="../../ui/main_window.py" line="398"/>
+        <location filename="../../ui/main_window.py" line="414"/>
+        <location filename="../../ui/main_window.py" line="415"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="399"/>
+        <location filename="../../ui/main_window.py" line="416"/>
         <source>Send (Enter)</source>
         <translation>发送（Enter）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="400"/>
-        <location filename="../../ui/main_window.py" line="401"/>
+        <location filename="../../ui/main_window.py" line="417"/>
+        <location filename="../../ui/main_window.py" line="418"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="404"/>
+        <location filename="../../ui/main_window.py" line="421"/>
         <source>&amp;New chat</source>
         <translation>新对话(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="405"/>
+        <location filename="../../ui/main_window.py" line="422"/>
         <source>&amp;Rename…</source>
         <translation>重命名(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="406"/>
+        <location filename="../../ui/main_window.py" line="423"/>
         <source>&amp;Delete…</source>
         <translation>删除(&amp;D)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="407"/>
+        <location filename="../../ui/main_window.py" line="424"/>
         <source>&amp;Settings…</source>
         <translation>设置(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="408"/>
+        <location filename="../../ui/main_window.py" line="425"/>
         <source>&amp;Find conversation</source>
         <translation>查找对话(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="409"/>
+        <location filename="../../ui/main_window.py" line="426"/>
         <source>Write a &amp;message</source>
         <translation>输入消息(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="410"/>
+        <location filename="../../ui/main_window.py" line="427"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="411"/>
+        <location filename="../../ui/main_window.py" line="428"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="412"/>
+        <location filename="../../ui/main_window.py" line="429"/>
         <source>&amp;Conversation</source>
         <translation>对话(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="413"/>
+        <location filename="../../ui/main_window.py" line="430"/>
         <source>&amp;About Continuo</source>
         <translation>关于 Continuo(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="414"/>
+        <location filename="../../ui/main_window.py" line="431"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="429"/>
+        <location filename="../../ui/main_window.py" line="446"/>
         <source>{title} — Continuo</source>
         <translation>{title} — Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="440"/>
+        <location filename="../../ui/main_window.py" line="457"/>
         <source>No matches</source>
         <translation>没有匹配的对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="445"/>
+        <location filename="../../ui/main_window.py" line="462"/>
         <source>Copied</source>
         <translation>已复制</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="558"/>
+        <location filename="../../ui/main_window.py" line="578"/>
         <source>The model has not answered yet.</source>
         <translation>模型尚未回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="559"/>
+        <location filename="../../ui/main_window.py" line="579"/>
         <source>The app stopped while a tool was running.</source>
         <translation>工具运行期间应用停止了。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="566"/>
+        <location filename="../../ui/main_window.py" line="588"/>
         <source>The app stopped before the tool started, so it did not run.</source>
         <translation>应用在工具启动前就停止了，所以工具没有运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="593"/>
+        <location filename="../../ui/main_window.py" line="615"/>
         <source>Open settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="602"/>
+        <location filename="../../ui/main_window.py" line="624"/>
         <source>What arrived is saved.</source>
         <translation>已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="604"/>
+        <location filename="../../ui/main_window.py" line="626"/>
         <source>What arrived could not be saved.</source>
         <translation>已收到的内容没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="606"/>
+        <location filename="../../ui/main_window.py" line="628"/>
         <source>Your message was not sent; it is still in the box below.</source>
         <translation>你的消息没有发送，它仍在下方的输入框中。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="614"/>
+        <location filename="../../ui/main_window.py" line="636"/>
         <source>Free some disk space, then press Send again.</source>
         <translation>请腾出一些磁盘空间，然后再次按“发送”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="616"/>
+        <location filename="../../ui/main_window.py" line="638"/>
         <source>Check the data folder&apos;s permissions, then press Send again.</source>
         <translation>请检查数据文件夹的权限，然后再次按“发送”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="618"/>
+        <location filename="../../ui/main_window.py" line="640"/>
         <source>Press Send to try again.</source>
         <translation>按“发送”再试一次。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="621"/>
+        <location filename="../../ui/main_window.py" line="643"/>
         <source>Press Resume to carry on.</source>
         <translation>按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="622"/>
-        <location filename="../../ui/main_window.py" line="623"/>
+        <location filename="../../ui/main_window.py" line="644"/>
+        <location filename="../../ui/main_window.py" line="645"/>
         <source>Then press Resume to carry on.</source>
         <translation>然后按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="624"/>
+        <location filename="../../ui/main_window.py" line="646"/>
         <source>Free some disk space, then press Resume.</source>
         <translation>请腾出一些磁盘空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="626"/>
+        <location filename="../../ui/main_window.py" line="648"/>
         <source>Check the data folder and its permissions, then press Resume.</source>
         <translation>请检查数据文件夹及其权限，然后点击“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="628"/>
+        <location filename="../../ui/main_window.py" line="650"/>
         <source>Close the conversation in the other window first.</source>
         <translation>请先在另一个窗口中关闭这个对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="629"/>
+        <location filename="../../ui/main_window.py" line="651"/>
         <source>Start a new conversation with New chat.</source>
         <translation>请用“新对话”开始一个新对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="630"/>
+        <location filename="../../ui/main_window.py" line="652"/>
         <source>Install a newer Continuo to open it.</source>
         <translation>请安装更新版本的 Continuo 来打开它。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="631"/>
+        <location filename="../../ui/main_window.py" line="653"/>
         <source>Restore the conversation file from a backup.</source>
         <translation>请从备份恢复对话文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="632"/>
+        <location filename="../../ui/main_window.py" line="654"/>
         <source>Check your account on the provider&apos;s website.</source>
         <translation>请到服务商的网站上检查你的账户。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="670"/>
+        <location filename="../../ui/main_window.py" line="692"/>
         <source>System prompt ●</source>
         <translation>系统提示词 ●</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="751"/>
+        <location filename="../../ui/main_window.py" line="773"/>
         <source>An answer is still coming; press Esc to stop it.</source>
         <translation>回答仍在生成中；按 Esc 可停止。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="775"/>
+        <location filename="../../ui/main_window.py" line="813"/>
+        <source>The tool server {server} could not start, so its tools are not offered: {error}</source>
+        <translation>工具服务器 {server} 无法启动，因此不提供其工具：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="833"/>
         <source>Retrying in {delay} s, {attempt} of {attempts}…</source>
         <translation>{delay} 秒后重试（第 {attempt} 次，共 {attempts} 次）…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="822"/>
+        <location filename="../../ui/main_window.py" line="880"/>
         <source>Rename conversation</source>
         <translation>重命名对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="823"/>
+        <location filename="../../ui/main_window.py" line="881"/>
         <source>Title:</source>
         <translation>标题：</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="861"/>
+        <location filename="../../ui/main_window.py" line="919"/>
         <source>Delete conversation</source>
         <translation>删除对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="863"/>
+        <location filename="../../ui/main_window.py" line="921"/>
         <source>Delete “{title}”? This cannot be undone.</source>
         <translation>删除“{title}”？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="866"/>
+        <location filename="../../ui/main_window.py" line="924"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -551,24 +664,72 @@
 <context>
     <name>NoticeView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="704"/>
+        <location filename="../../ui/widgets/message_views.py" line="599"/>
         <source>Resumed: the cut-off answer is redone</source>
         <translation>已继续：重新生成被中断的回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="705"/>
+        <location filename="../../ui/widgets/message_views.py" line="600"/>
         <source>Resumed: continuing after the output limit</source>
         <translation>已继续：从输出上限处接着写</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="706"/>
+        <location filename="../../ui/widgets/message_views.py" line="601"/>
         <source>Goal not reached yet: carrying on</source>
         <translation>目标尚未达成：继续进行</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="711"/>
+        <location filename="../../ui/widgets/message_views.py" line="606"/>
         <source>Resumed</source>
         <translation>已继续</translation>
+    </message>
+</context>
+<context>
+    <name>PairsTable</name>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="85"/>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="85"/>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="85"/>
+        <source>Keychain</source>
+        <translation>钥匙串</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="87"/>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="88"/>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="92"/>
+        <source>Kept in the keychain; leave empty to keep it</source>
+        <translation>已保存在钥匙串中；留空则保持不变</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="94"/>
+        <source>Keep in keychain</source>
+        <translation>保存在钥匙串中</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="96"/>
+        <source>Keep this value in the system keychain instead of mcp.json</source>
+        <translation>将此值保存在系统钥匙串中，而不是 mcp.json</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="99"/>
+        <source>No system keychain was found: values are kept in mcp.json, a file only your user account can read.</source>
+        <translation>未找到系统钥匙串：值将保存在 mcp.json 中，该文件只有你的用户帐户可以读取。</translation>
     </message>
 </context>
 <context>
@@ -675,6 +836,95 @@
     </message>
 </context>
 <context>
+    <name>ServerEditor</name>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="303"/>
+        <source>Edit MCP server</source>
+        <translation>编辑 MCP 服务器</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="303"/>
+        <source>Add an MCP server</source>
+        <translation>添加 MCP 服务器</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="306"/>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="307"/>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="308"/>
+        <source>Command</source>
+        <translation>命令</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="309"/>
+        <source>Arguments (one a line)</source>
+        <translation>参数（每行一个）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="310"/>
+        <location filename="../../ui/tool_server_editor.py" line="327"/>
+        <source>Working folder</source>
+        <translation>工作文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="311"/>
+        <source>Environment variables</source>
+        <translation>环境变量</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="312"/>
+        <source>URL</source>
+        <translation>URL</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="313"/>
+        <source>Headers</source>
+        <translation>请求头</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="314"/>
+        <source>Timeout of a call (seconds)</source>
+        <translation>调用超时（秒）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="318"/>
+        <source>Program on this computer (stdio)</source>
+        <translation>本机程序（stdio）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="319"/>
+        <source>Server at a URL (HTTP)</source>
+        <translation>位于 URL 的服务器（HTTP）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="320"/>
+        <source>Choose…</source>
+        <translation>选择…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="321"/>
+        <source>e.g. uvx or npx</source>
+        <translation>例如 uvx 或 npx</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="387"/>
+        <source>Give the server a name.</source>
+        <translation>请为服务器命名。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_server_editor.py" line="389"/>
+        <source>There is already a server named {name}.</source>
+        <translation>已存在名为 {name} 的服务器。</translation>
+    </message>
+</context>
+<context>
     <name>SessionListModel</name>
     <message>
         <location filename="../../ui/models/sessions.py" line="67"/>
@@ -770,96 +1020,106 @@
         <translation>连接测试失败：{detail}</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="317"/>
-        <location filename="../../ui/settings_dialog.py" line="318"/>
+        <location filename="../../ui/settings_dialog.py" line="345"/>
+        <location filename="../../ui/settings_dialog.py" line="346"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="321"/>
+        <location filename="../../ui/settings_dialog.py" line="349"/>
         <source>No system keychain was found, so API keys are saved in {path}, a file only your user account can read. Anyone with access to your account can read them.</source>
         <translation>未找到系统钥匙串，因此 API 密钥保存在 {path} 中，该文件只有你的用户账户可以读取。能访问你账户的任何人都能读取这些密钥。</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="325"/>
+        <location filename="../../ui/settings_dialog.py" line="353"/>
         <source>Providers</source>
         <translation>服务商</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="326"/>
+        <location filename="../../ui/settings_dialog.py" line="354"/>
         <source>Found on this computer</source>
         <translation>在本机发现</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="327"/>
+        <location filename="../../ui/settings_dialog.py" line="355"/>
         <source>Language and look</source>
         <translation>语言与外观</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="328"/>
+        <location filename="../../ui/settings_dialog.py" line="356"/>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <location filename="../../ui/settings_dialog.py" line="357"/>
+        <source>Tool approval</source>
+        <translation>工具批准</translation>
+    </message>
+    <message>
+        <location filename="../../ui/settings_dialog.py" line="358"/>
         <source>Error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="329"/>
+        <location filename="../../ui/settings_dialog.py" line="359"/>
         <source>Move the damaged settings file aside and save</source>
         <translation>将损坏的设置文件移到一旁并保存</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="332"/>
+        <location filename="../../ui/settings_dialog.py" line="362"/>
         <source>Continuo looked for model servers running on this computer and for API keys set in your environment. Add any of them with one click, or add a provider by hand on the Providers page.</source>
         <translation>Continuo 查找了本机正在运行的模型服务器，以及环境变量中设置的 API 密钥。点一下即可添加其中任意一项，也可以在“服务商”页面手动添加。</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="350"/>
+        <location filename="../../ui/settings_dialog.py" line="380"/>
         <source>Looking for model servers…</source>
         <translation>正在查找模型服务器…</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="338"/>
+        <location filename="../../ui/settings_dialog.py" line="368"/>
         <source>Look again</source>
         <translation>重新查找</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="339"/>
+        <location filename="../../ui/settings_dialog.py" line="369"/>
         <source>Add a provider by hand</source>
         <translation>手动添加服务商</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="342"/>
-        <location filename="../../ui/settings_dialog.py" line="344"/>
+        <location filename="../../ui/settings_dialog.py" line="372"/>
+        <location filename="../../ui/settings_dialog.py" line="374"/>
         <source>System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="344"/>
+        <location filename="../../ui/settings_dialog.py" line="374"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="344"/>
+        <location filename="../../ui/settings_dialog.py" line="374"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="340"/>
-        <location filename="../../ui/settings_dialog.py" line="343"/>
+        <location filename="../../ui/settings_dialog.py" line="370"/>
+        <location filename="../../ui/settings_dialog.py" line="373"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="341"/>
-        <location filename="../../ui/settings_dialog.py" line="346"/>
+        <location filename="../../ui/settings_dialog.py" line="371"/>
+        <location filename="../../ui/settings_dialog.py" line="376"/>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="352"/>
+        <location filename="../../ui/settings_dialog.py" line="382"/>
         <source>Found {count}:</source>
         <translation>找到 {count} 项：</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="355"/>
+        <location filename="../../ui/settings_dialog.py" line="385"/>
         <source>Nothing found. Start Ollama, LM Studio, llama.cpp or vLLM and press Look again, or add a provider by hand on the Providers page.</source>
         <translation>未找到任何服务。请启动 Ollama、LM Studio、llama.cpp 或 vLLM 后点击“重新查找”，或在“服务商”页面手动添加。</translation>
     </message>
@@ -935,49 +1195,360 @@
 <context>
     <name>ToolCardView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="631"/>
+        <location filename="../../ui/widgets/tool_card.py" line="192"/>
+        <source>Arguments</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="193"/>
+        <source>Show the tool&apos;s arguments</source>
+        <translation>显示工具的参数</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="194"/>
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="632"/>
+        <location filename="../../ui/widgets/tool_card.py" line="195"/>
         <source>Show the tool&apos;s result</source>
         <translation>显示工具的结果</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="642"/>
+        <location filename="../../ui/widgets/tool_card.py" line="196"/>
+        <source>Allow once</source>
+        <translation>允许一次</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="197"/>
+        <source>Always allow this tool</source>
+        <translation>始终允许此工具</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="199"/>
+        <source>Run this tool of this server from now on without asking</source>
+        <translation>今后无需询问即运行此服务器的此工具</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="201"/>
+        <source>Deny</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="202"/>
+        <source>Do not run it; the model is told (Esc)</source>
+        <translation>不运行它；模型会收到通知（Esc）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="203"/>
+        <source>Reason (optional)</source>
+        <translation>原因（可选）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="204"/>
+        <source>Reason for denying (optional)</source>
+        <translation>拒绝原因（可选）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="210"/>
         <source>waiting</source>
         <translation>等待中</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="643"/>
+        <location filename="../../ui/widgets/tool_card.py" line="211"/>
+        <source>waiting for your answer</source>
+        <translation>正在等待你的答复</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="212"/>
         <source>running…</source>
         <translation>运行中…</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="644"/>
+        <location filename="../../ui/widgets/tool_card.py" line="213"/>
         <source>done</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="645"/>
+        <location filename="../../ui/widgets/tool_card.py" line="214"/>
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="646"/>
+        <location filename="../../ui/widgets/tool_card.py" line="215"/>
+        <source>denied</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="216"/>
+        <source>did not run</source>
+        <translation>未运行</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="217"/>
         <source>interrupted</source>
         <translation>已中断</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="651"/>
+        <location filename="../../ui/widgets/tool_card.py" line="222"/>
+        <source>Read-only, says its server</source>
+        <translation>只读（据其服务器声明）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="223"/>
+        <source>May change things, says its server</source>
+        <translation>可能会更改内容（据其服务器声明）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="224"/>
+        <source>May delete or overwrite things (destructive)</source>
+        <translation>可能会删除或覆盖内容（破坏性）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="232"/>
+        <source>· {server}</source>
+        <translation>· {server}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="265"/>
+        <source>the app</source>
+        <translation>本应用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="267"/>
+        <source>Allow “{tool}” from {server} to run with these arguments?</source>
+        <translation>允许 {server} 的“{tool}”使用这些参数运行吗？</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="272"/>
+        <source>Tool {tool} from {server} waits for your approval</source>
+        <translation>{server} 的工具 {tool} 正在等待你的批准</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="281"/>
         <source>Tool call {name}</source>
         <translation>工具调用 {name}</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="653"/>
+        <location filename="../../ui/widgets/tool_card.py" line="310"/>
+        <source>{seconds} s</source>
+        <translation>{seconds} 秒</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="239"/>
         <source>(no arguments)</source>
         <translation>（无参数）</translation>
+    </message>
+</context>
+<context>
+    <name>ToolServerButton</name>
+    <message>
+        <location filename="../../ui/widgets/tool_server_menu.py" line="52"/>
+        <source>Tools {count}/{total}</source>
+        <translation>工具 {count}/{total}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_server_menu.py" line="54"/>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_server_menu.py" line="55"/>
+        <source>Which tool servers this conversation may use</source>
+        <translation>此对话可以使用哪些工具服务器</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_server_menu.py" line="57"/>
+        <source>Tools: {count} of {total} servers offered</source>
+        <translation>工具：已提供 {total} 个服务器中的 {count} 个</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_server_menu.py" line="59"/>
+        <source>Set up tools…</source>
+        <translation>设置工具…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_server_menu.py" line="61"/>
+        <source>Offer the tools of {server} here</source>
+        <translation>在此提供 {server} 的工具</translation>
+    </message>
+</context>
+<context>
+    <name>ToolsPage</name>
+    <message>
+        <location filename="../../ui/tools_page.py" line="261"/>
+        <source>No system keychain was found, so secret values of MCP servers are saved in {path}, a file only your user account can read.</source>
+        <translation>未找到系统钥匙串，因此 MCP 服务器的机密值保存在 {path} 中，该文件只有你的用户帐户可以读取。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="265"/>
+        <source>MCP servers</source>
+        <translation>MCP 服务器</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="267"/>
+        <source>Move the damaged MCP server file aside and start with no servers</source>
+        <translation>将损坏的 MCP 服务器文件移开，并从无服务器开始</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="269"/>
+        <source>Add…</source>
+        <translation>添加…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="270"/>
+        <source>Edit…</source>
+        <translation>编辑…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="271"/>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="272"/>
+        <source>Import: paste JSON…</source>
+        <translation>导入：粘贴 JSON…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="273"/>
+        <source>Import a file…</source>
+        <translation>导入文件…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="274"/>
+        <source>Check</source>
+        <translation>检查</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="275"/>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="276"/>
+        <source>Add a reference server</source>
+        <translation>添加参考服务器</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="278"/>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="279"/>
+        <source>Fetch web pages</source>
+        <translation>获取网页</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="280"/>
+        <source>Files in a folder…</source>
+        <translation>文件夹中的文件…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="281"/>
+        <source>Git repository…</source>
+        <translation>Git 仓库…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="282"/>
+        <source>Memory</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="293"/>
+        <source>Needs uv (uvx) — install it from https://docs.astral.sh/uv/</source>
+        <translation>需要 uv（uvx）——请从 https://docs.astral.sh/uv/ 安装</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="294"/>
+        <source>Needs Node.js (npx) — install it from https://nodejs.org/</source>
+        <translation>需要 Node.js（npx）——请从 https://nodejs.org/ 安装</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="305"/>
+        <source>&lt;folder&gt;</source>
+        <translation>&lt;文件夹&gt;</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="307"/>
+        <source>&lt;repository&gt;</source>
+        <translation>&lt;仓库&gt;</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="405"/>
+        <source>Not started</source>
+        <translation>未启动</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="406"/>
+        <source>Running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="407"/>
+        <source>Stopped; it starts again when a tool is used</source>
+        <translation>已停止；使用工具时会再次启动</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="408"/>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="503"/>
+        <source>Import MCP servers</source>
+        <translation>导入 MCP 服务器</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="505"/>
+        <source>JSON files (*.json)</source>
+        <translation>JSON 文件 (*.json)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="505"/>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="525"/>
+        <source>Imported {count} server(s); they are saved with Save or Apply.</source>
+        <translation>已导入 {count} 个服务器；点击“保存”或“应用”后才会保存。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="529"/>
+        <source>{old} was already there, so the new one is {new}.</source>
+        <translation>{old} 已存在，因此新的服务器名为 {new}。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="553"/>
+        <source>Folder the server may read and change</source>
+        <translation>服务器可以读取和更改的文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="555"/>
+        <source>Git repository</source>
+        <translation>Git 仓库</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="606"/>
+        <source>No server chosen.</source>
+        <translation>未选择服务器。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="632"/>
+        <source>read-only</source>
+        <translation>只读</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="634"/>
+        <source>may change things</source>
+        <translation>可能会更改内容</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="636"/>
+        <source>destructive</source>
+        <translation>破坏性</translation>
     </message>
 </context>
 <context>
@@ -996,7 +1567,7 @@
 <context>
     <name>UserView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="271"/>
+        <location filename="../../ui/widgets/message_views.py" line="268"/>
         <source>Your message</source>
         <translation>你的消息</translation>
     </message>
@@ -1004,28 +1575,28 @@
 <context>
     <name>_FoundRow</name>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="137"/>
+        <location filename="../../ui/settings_dialog.py" line="148"/>
         <source>API key from {variable}</source>
         <translation>来自 {variable} 的 API 密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="139"/>
+        <location filename="../../ui/settings_dialog.py" line="150"/>
         <source>running at {address}, {count} model(s)</source>
         <translation>运行于 {address}，共 {count} 个模型</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="143"/>
-        <location filename="../../ui/settings_dialog.py" line="147"/>
+        <location filename="../../ui/settings_dialog.py" line="154"/>
+        <location filename="../../ui/settings_dialog.py" line="158"/>
         <source>Added</source>
         <translation>已添加</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="143"/>
+        <location filename="../../ui/settings_dialog.py" line="154"/>
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="145"/>
+        <location filename="../../ui/settings_dialog.py" line="156"/>
         <source>Add {name}</source>
         <translation>添加 {name}</translation>
     </message>

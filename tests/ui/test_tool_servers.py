@@ -8,23 +8,28 @@ each conversation chooses its servers, and quitting ends them.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import signal
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from engine import ResumeKind
 from engine.mcp import MCPServerState
 from tests.support.provider_server import ScriptedCall, Turn
 from tests.support.wait import until
-from tests.ui.conftest import close_window, open_window, seed_provider
+from tests.ui.conftest import app_env, close_window, open_window, read_until, seed_provider
 from tests.ui.test_approvals import _card, _idle, _send, _waiting_card
 from ui.models.items import ItemState
 from ui.tool_servers import OFF_KEY
 
 SERVER = str(Path(__file__).parents[1] / "support" / "mcp_server.py")
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -250,4 +255,118 @@ async def test_a_conversation_with_a_card_waiting_is_not_stuck_after_the_servers
     await _idle(window)
     assert _card(window, "call_1").state is ItemState.DONE
     assert _notes(tmp_path) == ["kept"]
+    await close_window(window)
+
+
+# ---------------------------------------------------------------------------- as a person would
+
+
+def _uvx_shim(folder: Path) -> None:
+    """A ``uvx`` on PATH that runs the named tool from this venv (uv itself would fetch it from
+    PyPI first; the tool is the published mcp-server-time, installed by the test extra)."""
+    folder.mkdir(exist_ok=True)
+    program = folder / "uvx"
+    venv_bin = Path(sys.executable).parent
+    program.write_text(f'#!/bin/sh\ntool="$1"; shift\nexec "{venv_bin}/$tool" "$@"\n')
+    program.chmod(0o755)
+
+
+async def test_the_time_preset_answers_what_time_it_is_in_tokyo(
+    tmp_path, provider_server, monkeypatch
+):
+    """Add the time server from its preset, ask, approve, read the answer."""
+    bin_dir = tmp_path / "bin"
+    _uvx_shim(bin_dir)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    provider_server.script(
+        Turn(
+            tool_calls=[
+                ScriptedCall("time__get_current_time", {"timezone": "Asia/Tokyo"}, id="call_1")
+            ]
+        ),
+        Turn(text="It is evening in Tokyo."),
+    )
+    window = await _window(tmp_path, provider_server)
+    assert not window.tool_server_button.isVisible()  # no server yet
+    dialog = window.open_settings()
+    dialog.tabs.setCurrentWidget(dialog.toolsPage)
+    page = dialog.toolsPage
+    await until(lambda: page.is_loaded and page.found is not None, what="the presets")
+    assert page.presetButtons["time"].isEnabled()
+    page.presetButtons["time"].click()
+    dialog.saveButton.click()
+    servers = window.controller.tool_servers
+    await until(lambda: servers.names() == ["time"], what="the time server to be read")
+    await until(lambda: window.settings_dialog is None, what="the dialog to close")
+    assert window.tool_server_button.isVisible()
+
+    _send(window, "What time is it in Tokyo?")
+    item, view = await _waiting_card(window, "call_1")
+    assert item.tool_server == "time" and '"timezone": "Asia/Tokyo"' in view.arguments.text()
+    assert item.tool_effect.value == "read_only"  # mcp-server-time says so
+    view.allow_once.click()
+    await _answered(window, "It is evening in Tokyo.")
+    assert item.state is ItemState.DONE
+    result = json.loads(item.tool_result)
+    assert result["timezone"] == "Asia/Tokyo" and result["datetime"]
+    told = [
+        m["content"] for m in provider_server.chat_requests()[1].messages() if m["role"] == "tool"
+    ]
+    assert json.loads(told[0])["timezone"] == "Asia/Tokyo"
+    await close_window(window)
+
+
+async def test_sigkill_while_an_mcp_tool_runs_resume_says_it_may_have_run_and_never_reruns_it(
+    tmp_path, provider_server
+):
+    """The real app (``python -m ui``) on a data folder with mcp.json: the tool is approved and
+    running (it appended its line, then sleeps) when the app is killed. Reopened, Resume's
+    tooltip names the tool that may have run; Resume tells the model, the tool never runs
+    again."""
+    data = tmp_path / "data"
+    await seed_provider(data, provider_server)
+    _write_mcp_json(data, {"srv": _srv(tmp_path)})
+    lines = tmp_path / "lines.txt"
+    arguments = {"path": str(lines), "line": "appended once"}
+    provider_server.script(
+        Turn(tool_calls=[ScriptedCall("srv__append_then_sleep", arguments, id="call_1")])
+    )
+    script = tmp_path / "kill.smoke"
+    script.write_text(
+        "painted\nsend Append a line, please.\nwait-visible allowOnceButton\n"
+        "click allowOnceButton\nwait-visible toolElapsed\nmark running\nhold\n"
+    )
+    env = app_env(PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring")
+    # Popen only starts the process; the reads go through a thread.
+    proc = subprocess.Popen(  # noqa: ASYNC220
+        [sys.executable, "-m", "ui", "--data-dir", str(data), "--smoke-script", str(script)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        await read_until(proc, "running")
+        await until(lambda: lines.exists() and lines.read_text() == "appended once\n")
+        os.kill(proc.pid, signal.SIGKILL)
+        assert await asyncio.to_thread(proc.wait, 30) == -signal.SIGKILL
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()  # type: ignore[union-attr]
+
+    provider_server.script(Turn(text="It may have run; I will not run it again by myself."))
+    window = await _window(data, provider_server)
+    await until(lambda: window.resume_button.isVisible(), what="Resume after the kill")
+    point = window._current_point
+    assert point.kind is ResumeKind.RECOVER_TOOLS
+    assert "srv__append_then_sleep" in point.description
+    assert "may or may not" in point.description
+    assert window.resume_button.toolTip() == point.description
+    window.resume_button.click()
+    await _answered(window, "It may have run; I will not run it again by myself.")
+    assert _card(window, "call_1").state is ItemState.INTERRUPTED
+    assert lines.read_text() == "appended once\n", "the tool ran again"
     await close_window(window)
