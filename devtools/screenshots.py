@@ -352,12 +352,16 @@ async def _run(out: Path) -> int:
     return 0
 
 
-async def _run_mcp_states(data: Path, out: Path) -> None:
-    """A real stdio MCP server from mcp.json: its card asking, then Settings › Tools."""
+def _write_mcp_json(data: Path) -> None:
     server = Path(__file__).resolve().parents[1] / "tests" / "support" / "mcp_server.py"
     data.mkdir(parents=True)
     entry = {"command": sys.executable, "args": [str(server)], "env": {"MCP_NOTES": "/dev/null"}}
     (data / "mcp.json").write_text(json.dumps({"mcpServers": {"notes": entry}}))
+
+
+async def _run_mcp_states(data: Path, out: Path) -> None:
+    """A real stdio MCP server from mcp.json: its card asking, then Settings › Tools."""
+    _write_mcp_json(data)
     call = ToolCall("call_1", "notes__note", {"text": "Buy oat milk"})
     model = _Scripted("Added to your groceries.", calls=(call,))
     window = await _window(data, model)
