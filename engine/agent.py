@@ -121,9 +121,7 @@ class Agent:
         self.model = model
         self.config = config
         self.tools: dict[str, Tool] = {}
-        for item in tools:
-            t = as_tool(item)
-            self.tools[t.name] = t
+        self.add_tools(tools)
         self.extensions: list[Any] = list(extensions)
         store = next((e for e in self.extensions if _has(e, "append") and _has(e, "restore")), None)
         if store is None:
@@ -144,6 +142,14 @@ class Agent:
     @property
     def session_id(self) -> str:
         return self.config.session_id
+
+    def add_tools(self, tools: Iterable[Tool | Any]) -> None:
+        """Offer more tools (a tool of the same name is replaced). Added while a request
+        runs, they are offered from its next model call on: a host may start slow tool
+        servers after the request's first event (the person's message stored) has arrived."""
+        for item in tools:
+            t = as_tool(item)
+            self.tools[t.name] = t
 
     # ------------------------------------------------------------------ public entry points
 

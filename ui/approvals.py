@@ -25,6 +25,7 @@ import asyncio
 import json
 import logging
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
@@ -101,6 +102,17 @@ class Approvals(QObject, Extension):
         super().__init__(controller)
         self._c = controller
         self._waiting: dict[tuple[str, str], PendingApproval] = {}
+        # each running request's tools by name (its agent's own map), by session id
+        self._offered: dict[str, Mapping[str, Any]] = {}
+
+    def offer(self, session_id: str, tools: Mapping[str, Any] | None) -> None:
+        """The tools a conversation's running request has (its agent's map, which grows when
+        its servers' tools are added), or None when the request is over. A card asks about
+        the very tool the agent runs under a name, whatever other requests listed since."""
+        if tools is None:
+            self._offered.pop(session_id, None)
+        else:
+            self._offered[session_id] = tools
 
     def waiting(self, session_id: str) -> bool:
         """Whether a card of this conversation waits for the person now."""
@@ -111,7 +123,10 @@ class Approvals(QObject, Extension):
         return list(self._waiting.values())
 
     async def before_tool(self, ctx: RunContext, call: ToolCall) -> ToolDenial | None:
-        tool = mcp_tool(self._c.find_tool(call.name))
+        offered = self._offered.get(ctx.session_id)
+        tool = mcp_tool(
+            offered.get(call.name) if offered is not None else self._c.find_tool(call.name)
+        )
         if tool is None:
             return None  # the app's own tools run as they always did
         sid = ctx.session_id

@@ -210,6 +210,9 @@ class Controller(QObject):
 
     async def start(self) -> None:
         """Load settings and the conversation list, and open the remembered conversation."""
+        # Read only: the servers start when a request first needs their tools. Started
+        # first, so that a request sent while the list loads waits for it.
+        self.tool_servers.start_reading()
         try:
             if self.settings_store is not None:
                 try:
@@ -238,8 +241,6 @@ class Controller(QObject):
             else:
                 self.currentChanged.emit("", None)
             self.spawn(self.refresh_models(), "list models")
-            # Read only: the servers start when a request first needs their tools.
-            self.tool_servers.start_reading()
         finally:
             self.started.set()
 

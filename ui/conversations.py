@@ -55,7 +55,26 @@ class Conversations:
         return self._metadata.get(sid, {})
 
     async def update_metadata(self, sid: str, changes: dict[str, Any]) -> None:
-        self._metadata[sid] = await self._c.storage.update_metadata(sid, changes)
+        """Merge ``changes`` into the conversation's metadata (a key mapped to None goes).
+
+        The copy here changes at once, before the write: a request sent, or another change
+        made, while the write is on its way reads the new values. A failed write puts the
+        copy back as it was.
+        """
+        before = self._metadata.get(sid)
+        merged = {k: v for k, v in (before or {}).items() if changes.get(k, v) is not None}
+        merged.update({k: v for k, v in changes.items() if v is not None})
+        self._metadata[sid] = merged
+        try:
+            stored = await self._c.storage.update_metadata(sid, changes)
+        except BaseException:
+            if before is None:
+                self._metadata.pop(sid, None)
+            else:
+                self._metadata[sid] = before
+            raise
+        if self._metadata.get(sid) is merged:  # no newer change meanwhile
+            self._metadata[sid] = stored
 
     def forget_unless_shown(self, sid: str) -> None:
         """Drop the transcript of a conversation neither shown nor answering."""

@@ -82,6 +82,7 @@ class MainWindow(QMainWindow):
         self._first_run_dialog = first_run_dialog
         self._closing = False
         self._close_pending = False  # closed before the controller arrived
+        self._shown_session = ""  # the conversation last shown (`_on_current`)
         self.activations = 0  # times a second launch brought this window forward
         self._current_point: Any = None
         self._busy_text = ""  # "open in another window" instead of Resume, else ""
@@ -145,6 +146,7 @@ class MainWindow(QMainWindow):
         c.approvals.waitingChanged.connect(self._on_approval_waiting)
         c.tool_servers.changed.connect(self._show_tool_servers)
         c.tool_servers.failed.connect(self._on_tool_server_failed)
+        c.tool_servers.starting.connect(self._on_tool_servers_starting)
         from . import resume_marks
 
         resume_marks.follow(c)  # the list's marks on conversations waiting for Resume
@@ -505,6 +507,7 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ controller → widgets
 
     def _on_current(self, session_id: str, model: Any) -> None:
+        self._shown_session = session_id
         self.transcript.setModel(model)
         self._select_in_list(session_id)
         self.retry_label.setVisible(False)  # another conversation's retry (the next one shows)
@@ -796,12 +799,12 @@ class MainWindow(QMainWindow):
         servers = getattr(self.controller, "tool_servers", None)
         if servers is None:  # the placeholder before the controller is attached
             return
-        sid = self.controller.current or ""
+        # The conversation shown (its metadata is loaded), not one still being opened.
+        sid = self._shown_session
         offered = self.controller.offered_servers(sid) if sid else servers.names()
-        self.tool_server_button.set_servers(servers.names(), offered, enabled=bool(sid))
+        self.tool_server_button.set_servers(servers.names(), offered, sid)
 
-    def _on_offer_changed(self, server: str, offered: bool) -> None:
-        sid = self.controller.current
+    def _on_offer_changed(self, sid: str, server: str, offered: bool) -> None:
         if sid:
             self.controller.spawn(
                 self.controller.offer_server(sid, server, offered), "offer tool server"
@@ -813,6 +816,15 @@ class MainWindow(QMainWindow):
                 "The tool server {server} could not start, so its tools are not offered: {error}"
             ).format(server=server, error=error)
         )
+
+    def _on_tool_servers_starting(self, session_id: str, starting: bool) -> None:
+        if session_id != self._shown_session:
+            return
+        text = self.tr("Starting the tool servers…")
+        if starting:
+            self.statusBar().showMessage(text)
+        elif self.statusBar().currentMessage() == text:
+            self.statusBar().clearMessage()
 
     def open_tool_settings(self) -> Any:
         """Open Settings at its Tools page (the Tools button's "Set up tools…")."""

@@ -190,35 +190,52 @@ class RequestRunner:
             adapter = _NoProvider()  # the message is stored all the same, for Resume
         servers: Any = None
         try:
-            # The conversation's MCP servers, started if they are not running yet.
-            servers, mcp_tools = await c.tool_servers.hold(metadata)
             config = AgentRunConfig(
                 sid, system_prompt=metadata.get("system_prompt") or None, language=c.language
             )
             # The store first (the engine keeps history in the first one with ``append``).
             extensions = [c.extension, *c.tool_extensions]
-            tools = [*c.tools, *mcp_tools]
-            agent = await Agent.create(adapter, config=config, tools=tools, extensions=extensions)
+            agent = await Agent.create(adapter, config=config, tools=c.tools, extensions=extensions)
+            # The approval card asks about the very tools this agent runs.
+            c.approvals.offer(sid, agent.tools)
+            if text is None:
+                servers = await self._add_server_tools(sid, metadata, agent)
             events = agent.stream(text) if text is not None else agent.stream_resume()
             async with contextlib.aclosing(events) as stream:
                 async for event in stream:
                     try:
                         self._fold(sid, event, outcome)
-                        if event.type is AgentEventType.MESSAGE_APPENDED and isinstance(
+                        stored_user = event.type is AgentEventType.MESSAGE_APPENDED and isinstance(
                             event.message, UserMessage
-                        ):
+                        )
+                        if stored_user:
                             if text is not None and not outcome.stored:
                                 outcome.stored = True
                                 c.inputStored.emit(text, True)
                             await convs.touch(sid)
                     except Exception as exc:
                         raise InternalError(str(exc)) from exc
+                    if stored_user and text is not None and servers is None:
+                        # The person's message is stored: now start the conversation's MCP
+                        # servers (it may take a while), before the model is called (the
+                        # stream waits until the next event is asked for).
+                        servers = await self._add_server_tools(sid, metadata, agent)
         finally:
+            c.approvals.offer(sid, None)
             try:
-                await c.tool_servers.release(servers)
+                if servers is not _NO_HOLD:
+                    await c.tool_servers.release(servers)
             finally:
                 if held is not None:
                     await c.catalog.release(held)
+
+    async def _add_server_tools(self, sid: str, metadata: Any, agent: Agent) -> Any:
+        """Hold the conversation's MCP servers (starting them) and give their tools to the
+        agent; return the hold (`ToolServers.release` ends it)."""
+        servers = self._c.tool_servers
+        handle, tools = await servers.hold(metadata, session_id=sid)
+        agent.add_tools(tools)
+        return handle if handle is not None else _NO_HOLD
 
     def _fold(self, sid: str, event: AgentEvent, outcome: _Outcome) -> None:
         """Fold one event into the transcript and announce what the window shows apart."""
@@ -249,6 +266,9 @@ _OUTPUT = frozenset(
         AgentEventType.MODEL_STOPPED,
     }
 )
+
+
+_NO_HOLD = object()  # servers were asked for and none is held (release takes no hold)
 
 
 class _Outcome:

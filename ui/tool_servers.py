@@ -64,6 +64,12 @@ class ToolServers(QObject):
     changed = Signal()
     # a server could not start for a request: (server, what happened, in plain words)
     failed = Signal(str, str)
+    # a conversation's request waits for its servers to start: (session id, waiting)
+    starting = Signal(str, bool)
+
+    #: seconds a request waits for the first read of mcp.json (a keychain may ask to be
+    #: unlocked) before it goes on without the servers' tools
+    FIRST_READ_WAIT = 15.0
 
     def __init__(self, controller: Controller, data_dir: Path) -> None:
         super().__init__(controller)
@@ -71,10 +77,12 @@ class ToolServers(QObject):
         self._dir = Path(data_dir)
         self._configs: tuple[MCPServerConfig, ...] = ()
         self._toolset: MCPToolset | None = None  # the current one (entered), or None yet
-        self._listed = False  # the current toolset's tools were listed
         self._holds: dict[int, int] = {}  # id(toolset) → requests holding it
         self._retired: dict[int, MCPToolset] = {}  # replaced, closed when no longer held
+        # Guards the current toolset, the holds and the retired ones; never held while a
+        # server starts (`hold` lists outside it) or while servers close.
         self._lock = asyncio.Lock()
+        self._reload_lock = asyncio.Lock()  # one read of mcp.json at a time, applied in order
         self._reading: asyncio.Task[None] | None = None  # the first read of mcp.json
         self._closed = False
         self.problem: str | None = None  # why mcp.json could not be read (said once)
@@ -84,23 +92,24 @@ class ToolServers(QObject):
     def start_reading(self) -> asyncio.Task[None]:
         """Read ``mcp.json`` for the first time, as the controller's task; a request that
         starts meanwhile waits for it (it may offer the servers' tools)."""
-        self._reading = self._c.spawn(self.reload(), "read mcp.json")
+        if self._reading is None:
+            self._reading = self._c.spawn(self.reload(), "read mcp.json")
         return self._reading
 
     async def reload(self) -> None:
         """Read ``mcp.json`` again; a change of the enabled servers takes effect for the
-        requests that start from now on."""
-        configs = await self._read()
-        async with self._lock:
-            if configs == self._configs:
-                return
-            self._configs = configs
-            old, self._toolset, self._listed = self._toolset, None, False
-            if old is not None:
-                self._retired[id(old)] = old
+        requests that start from now on (running ones keep the servers they hold)."""
+        async with self._reload_lock:
+            configs = await self._read()
+            async with self._lock:
+                if configs == self._configs or self._closed:
+                    return
+                self._configs = configs
+                old, self._toolset = self._toolset, None
+                if old is not None:
+                    self._retired[id(old)] = old
+                    self._close_later(old)
             self.changed.emit()
-            if old is not None:
-                await self._close_unheld(old)
 
     async def _read(self) -> tuple[MCPServerConfig, ...]:
         path = self._dir / MCP_FILE_NAME
@@ -121,87 +130,105 @@ class ToolServers(QObject):
 
     # ------------------------------------------------------------------ requests
 
-    async def hold(self, metadata: Mapping[str, Any]) -> tuple[Any, list[MCPTool]]:
+    async def hold(
+        self, metadata: Mapping[str, Any], *, session_id: str = ""
+    ) -> tuple[Any, list[MCPTool]]:
         """The tools a request in a conversation with this metadata is offered, started.
 
+        Only the servers the conversation is offered are started. Servers that cannot start
+        are left out; `failed` says why.
+
         Returns:
-            (a handle to give `release`, or None when nothing is held; the tools). Servers
-            that cannot start are left out; `failed` says why.
+            (a handle to give `release`, or None when nothing is held; the tools).
         """
-        if self._reading is not None and not self._reading.done():
-            await asyncio.wait({self._reading})  # its failure is the controller's to log
+        reading = self._reading
+        if reading is not None and not reading.done():
+            # Its failure is the controller's to log; a read that takes too long (a keychain
+            # waiting to be unlocked) leaves this request without the servers' tools.
+            await asyncio.wait({reading}, timeout=self.FIRST_READ_WAIT)
+        offered = offered_servers(self.names(), metadata)
+        if not offered or self._closed:
+            return None, []
         async with self._lock:
-            offered = set(offered_servers(self.names(), metadata))
-            if not offered or self._closed:
+            if self._closed:
                 return None, []
             toolset = await self._current()
-            from engine.mcp import MCPServerState  # imported by `_current`
-
-            running = MCPServerState.RUNNING
-            if not self._listed or any(toolset.state(n) is not running for n in offered):
-                before = dict(toolset.failures)
-                await toolset.list_tools()
-                self._listed = True
-                for name, error in toolset.failures.items():
-                    if name in offered and str(before.get(name)) != str(error):
-                        self.failed.emit(name, str(error))
-                self.changed.emit()
             self._holds[id(toolset)] = self._holds.get(id(toolset), 0) + 1
-            return toolset, [t for t in toolset.tools if t.server in offered]
+        try:
+            await self._start(toolset, offered, session_id)
+        except BaseException:
+            await self.release(toolset)
+            raise
+        chosen = set(offered)
+        return toolset, [t for t in toolset.tools if t.server in chosen]
+
+    async def _start(self, toolset: MCPToolset, offered: list[str], session_id: str) -> None:
+        from engine.mcp import MCPServerState  # imported by `_current`
+
+        # A running server was listed when it started (only `list_tools` starts one here).
+        need = [n for n in offered if toolset.state(n) is not MCPServerState.RUNNING]
+        if not need:
+            return
+        before = {name: str(error) for name, error in toolset.failures.items()}
+        self.starting.emit(session_id, True)
+        try:
+            await toolset.list_tools(need)
+        finally:
+            self.starting.emit(session_id, False)
+        for name in need:
+            error = toolset.failures.get(name)
+            if error is not None and before.get(name) != str(error):
+                self.failed.emit(name, str(error))
+        self.changed.emit()
 
     async def release(self, handle: Any) -> None:
         """A request is over with what `hold` gave it."""
         if handle is None:
             return
-        key = id(handle)
-        count = self._holds.get(key, 0) - 1
-        if count > 0:
-            self._holds[key] = count
-            return
-        self._holds.pop(key, None)
-        if key in self._retired:
-            await self._close_unheld(handle)
+        async with self._lock:
+            key = id(handle)
+            count = self._holds.get(key, 0) - 1
+            if count > 0:
+                self._holds[key] = count
+            else:
+                self._holds.pop(key, None)
+                if key in self._retired:
+                    self._close_later(self._retired[key])
         self.changed.emit()  # a server may have stopped during the request
 
     def find_tool(self, name: str) -> MCPTool | None:
-        """A tool of a held or current toolset by the name the model uses."""
-        sets = [self._toolset, *self._retired.values()]
-        for toolset in sets:
-            if toolset is None:
-                continue
-            for tool in toolset.tools:
-                if tool.name == name:
-                    return tool
-        return None
+        """A tool of the current toolset by the name the model uses (the Tools page; a
+        request's approval asks about that request's own tools, `Approvals.offer`)."""
+        toolset = self._toolset
+        if toolset is None:
+            return None
+        return next((t for t in toolset.tools if t.name == name), None)
 
     async def _current(self) -> MCPToolset:
         if self._toolset is None:
             mcp = await asyncio.to_thread(importlib.import_module, "engine.mcp")
             toolset = mcp.MCPToolset(self._configs, log_dir=self._dir / LOG_FOLDER)
             await toolset.__aenter__()
-            self._toolset, self._listed = toolset, False
+            self._toolset = toolset
         return self._toolset
 
-    async def _close_unheld(self, toolset: MCPToolset) -> None:
+    def _close_later(self, toolset: MCPToolset) -> None:
+        """Close a retired toolset once no request holds it (a task: closing servers takes
+        a while, and nobody should wait for it). Called under the lock."""
         if self._holds.get(id(toolset), 0) > 0:
-            return  # a request still uses it: `release` closes it
+            return  # a request still uses it: its `release` comes back here
         self._retired.pop(id(toolset), None)
-        try:
-            await toolset.aclose()
-        except Exception as exc:  # closing must not fail the save or the quit
-            log.warning("MCP servers did not close cleanly: %s", type(exc).__name__)
+        self._c.spawn(_close(toolset), "close replaced MCP servers")
 
     async def close(self) -> None:
         """Stop every server (with its process group), held or not: the app is quitting."""
         self._closed = True
-        sets = [self._toolset, *self._retired.values()]
-        self._toolset, self._retired, self._holds = None, {}, {}
+        async with self._lock:  # after a toolset being made is made: it is closed too
+            sets = [self._toolset, *self._retired.values()]
+            self._toolset, self._retired, self._holds = None, {}, {}
         for toolset in sets:
             if toolset is not None:
-                try:
-                    await toolset.aclose()
-                except Exception as exc:
-                    log.warning("MCP servers did not close cleanly: %s", type(exc).__name__)
+                await _close(toolset)
 
     # ------------------------------------------------------------------ the Tools page
 
@@ -245,7 +272,14 @@ class ToolServers(QObject):
         return await asyncio.to_thread(read)
 
     async def check(self, name: str) -> None:
-        """Start the server now (if it is not running) and list its tools."""
+        """Start the server now (if it is not running) and list its tools (only that one)."""
         handle, _tools = await self.hold({OFF_KEY: [n for n in self.names() if n != name]})
         await self.release(handle)
         self.changed.emit()
+
+
+async def _close(toolset: MCPToolset) -> None:
+    try:
+        await toolset.aclose()
+    except Exception as exc:  # closing must not fail a save or the quit
+        log.warning("MCP servers did not close cleanly: %s", type(exc).__name__)

@@ -553,6 +553,7 @@ class MCPToolset:
         self._servers: dict[str, _Server] = {}
         self._tools: tuple[MCPTool, ...] = ()
         self._failures: dict[str, MCPError] = {}
+        self._listed: dict[str, list[types.Tool]] = {}  # each server's tools, as last listed
 
     async def __aenter__(self) -> MCPToolset:
         if self._thread is not None:
@@ -597,7 +598,7 @@ class MCPToolset:
 
     @property
     def failures(self) -> Mapping[str, MCPError]:
-        """Why each server left out of the last `list_tools` could not be listed."""
+        """Why each server whose last listing failed could not be listed."""
         return MappingProxyType(dict(self._failures))
 
     def state(self, server: str) -> MCPServerState:
@@ -606,17 +607,31 @@ class MCPToolset:
     def log_path(self, server: str) -> Path | None:
         return self._servers[server].log_path
 
-    async def list_tools(self) -> tuple[MCPTool, ...]:
-        """Start the servers that are not running and list every server's tools."""
-        listed = await self._run(self._list_all())
-        pairs: list[tuple[str, types.Tool]] = []
-        self._failures = {}
-        for config in self.configs:
-            outcome = listed[config.name]
+    async def list_tools(self, servers: Iterable[str] | None = None) -> tuple[MCPTool, ...]:
+        """Start the servers that are not running and list their tools.
+
+        Args:
+            servers: only these (by name): the others are neither started nor listed again,
+                and keep the tools and failures of their last listing. None: every server.
+
+        Returns:
+            The tools of every server as last listed (`tools`).
+        """
+        chosen = [c.name for c in self.configs] if servers is None else list(servers)
+        unknown = set(chosen) - {c.name for c in self.configs}
+        if unknown:
+            raise ValueError(f"no such MCP servers: {sorted(unknown)}")
+        listed = await self._run(self._list_all(chosen))
+        for name, outcome in listed.items():
             if isinstance(outcome, MCPError):
-                self._failures[config.name] = outcome
+                self._failures[name] = outcome
+                self._listed.pop(name, None)
             else:
-                pairs.extend((config.name, t) for t in outcome)
+                self._failures.pop(name, None)
+                self._listed[name] = outcome
+        pairs = [
+            (config.name, t) for config in self.configs for t in self._listed.get(config.name, ())
+        ]
         names = tool_names((server, t.name) for server, t in pairs)
         self._tools = tuple(
             _make_tool(self, name, server, t)
@@ -645,7 +660,7 @@ class MCPToolset:
         # Built on the MCP loop: their events and locks belong to it.
         return {c.name: _Server(c, self.log_dir, self.start_timeout) for c in self.configs}
 
-    async def _list_all(self) -> dict[str, list[types.Tool] | MCPError]:
+    async def _list_all(self, chosen: list[str]) -> dict[str, list[types.Tool] | MCPError]:
         async def one(server: _Server) -> list[types.Tool] | MCPError:
             try:
                 return await server.list_tools()
@@ -655,7 +670,7 @@ class MCPToolset:
                 detail = _detail(exc, server.redact)
                 return MCPServerStartError(server.config.name, detail, server._log)
 
-        servers = list(self._servers.values())
+        servers = [self._servers[name] for name in chosen]
         results = await asyncio.gather(*(one(s) for s in servers))
         return {s.config.name: r for s, r in zip(servers, results, strict=True)}
 

@@ -119,3 +119,27 @@ def test_the_mcp_result_reader_is_named_apart_from_the_tools_one() -> None:
         content=[types.TextContent(type="text", text="it is noon")], structuredContent={"h": 12}
     )
     assert call_result_text(result) == "it is noon"
+
+
+async def test_listing_some_servers_starts_only_those_and_keeps_the_others_tools(
+    open_toolset, tmp_path: Path
+) -> None:
+    hold = tmp_path / "never.pid"
+    toolset = await open_toolset(
+        stdio("a"),
+        stdio("b"),
+        # it would write the hold file if it were started
+        stdio("c", args=[SERVER, "--name", "c", "--hold-start", str(hold)]),
+        start_timeout=60,
+    )
+    tools = await toolset.list_tools(["a"])
+    assert {t.server for t in tools} == {"a"}
+    assert toolset.state("a") is MCPServerState.RUNNING
+    assert toolset.state("b") is MCPServerState.NOT_STARTED
+    assert toolset.state("c") is MCPServerState.NOT_STARTED and not hold.exists()
+    tools = await toolset.list_tools(["b"])
+    # a's tools are kept from its last listing, b's are added
+    assert {t.server for t in tools} == {"a", "b"}
+    assert toolset.state("c") is MCPServerState.NOT_STARTED and not hold.exists()
+    with pytest.raises(ValueError, match="no such MCP servers"):
+        await toolset.list_tools(["nope"])

@@ -9,6 +9,7 @@ from typing import Literal
 import pytest
 
 from engine import (
+    AgentEventType,
     AssistantMessage,
     InternalMessage,
     StopInfo,
@@ -190,3 +191,21 @@ def test_content_parts_are_read_as_text():
 def test_messages_have_stable_distinct_ids():
     a, b = UserMessage(content="x"), UserMessage(content="x")
     assert a.id != b.id and message_from_json(message_to_json(a)).id == a.id
+
+
+async def test_tools_added_after_the_message_is_stored_are_offered_to_the_first_model_call(store):
+    """A host adds slow tools once the person's message is stored: the stream waits at that
+    event until the next is asked for, so the first model call already offers them."""
+    calls = [ToolCall("1", "weather", {"city": "Oslo"})]
+    model = ScriptedModel([Turn(tool_calls=calls), Turn(text="Cold.")])
+    agent = await store.agent(model)
+    assert agent.tools == {}
+    kinds = []
+    async for event in agent.stream("Weather in Oslo?"):
+        kinds.append(event.type)
+        if event.type is AgentEventType.MESSAGE_APPENDED and isinstance(event.message, UserMessage):
+            assert model.requests == []  # the model is not called yet
+            agent.add_tools([weather])
+    assert [t.name for t in model.requests[0].tools] == ["weather"]
+    results = [m for m in await store.history() if isinstance(m, ToolMessage)]
+    assert results[0].success and json.loads(results[0].content)["city"] == "Oslo"

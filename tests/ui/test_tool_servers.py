@@ -370,3 +370,82 @@ async def test_sigkill_while_an_mcp_tool_runs_resume_says_it_may_have_run_and_ne
     assert _card(window, "call_1").state is ItemState.INTERRUPTED
     assert lines.read_text() == "appended once\n", "the tool ran again"
     await close_window(window)
+
+
+# ---------------------------------------------------------------------------- edges
+
+
+async def test_a_server_switched_off_for_the_conversation_is_never_started(
+    tmp_path, provider_server
+):
+    hold = tmp_path / "slow.pid"
+    slow = _srv(tmp_path, args=[SERVER, "--hold-start", str(hold)])
+    _write_mcp_json(tmp_path, {"srv": _srv(tmp_path), "slow": slow})
+    provider_server.script(Turn(text="Without slow."), Turn(text="Checked."))
+    window = await _window(tmp_path, provider_server)
+    window.new_chat_button.click()
+    button = window.tool_server_button
+    await until(lambda: button.isEnabled(), what="a conversation to choose servers for")
+    button.action_for("slow").trigger()
+    _send(window, "Hello.")
+    await _answered(window, "Without slow.")
+    servers = window.controller.tool_servers
+    assert servers.state("srv") is MCPServerState.RUNNING
+    assert servers.state("slow") is MCPServerState.NOT_STARTED and not hold.exists()
+    names = provider_server.chat_requests()[0].tool_names()
+    assert "srv__echo" in names and not any(n.startswith("slow__") for n in names)
+    await close_window(window)
+
+
+async def test_stop_while_the_servers_start_ends_the_request_and_the_start(
+    tmp_path, provider_server
+):
+    hold = tmp_path / "hold.pid"
+    _write_mcp_json(tmp_path, {"held": _srv(tmp_path, args=[SERVER, "--hold-start", str(hold)])})
+    window = await _window(tmp_path, provider_server)
+    starting: list[bool] = []
+    window.controller.tool_servers.starting.connect(lambda _sid, on: starting.append(on))
+    _send(window, "Hello.")
+    await until(lambda: hold.exists() and hold.read_text(), what="the server's held start")
+    pid = int(hold.read_text())
+    # The message is stored before the servers start; the window says they are starting.
+    assert starting == [True]
+    assert window.statusBar().currentMessage() == "Starting the tool servers…"
+    rows = window.transcript.model().items()
+    assert [r.text for r in rows] == ["Hello."]
+    window.stop_button.click()
+    sid = window.controller.current
+    await until(lambda: not window.controller.is_running(sid), what="the request to stop")
+    await until(lambda: not _alive(pid), what="the held start to end with the request")
+    assert provider_server.chat_requests() == []  # the model was never asked
+    assert window.statusBar().currentMessage() != "Starting the tool servers…"
+    await close_window(window)
+
+
+async def test_a_card_asks_about_the_requests_own_tool_after_the_servers_changed(
+    tmp_path, provider_server
+):
+    """Another listing (a save in Settings) replaced the servers while a request runs: its
+    next call of a tool it was given still asks first."""
+    _write_mcp_json(tmp_path, {"srv": _srv(tmp_path)})
+    provider_server.script(
+        Turn(tool_calls=[ScriptedCall("srv__echo", {"text": "one"}, id="call_1")]),
+        Turn(tool_calls=[ScriptedCall("srv__note", {"text": "two"}, id="call_2")]),
+        Turn(text="Both done."),
+    )
+    window = await _window(tmp_path, provider_server)
+    _send(window, "Echo, then note.")
+    _item, view = await _waiting_card(window, "call_1")
+    # The server is switched off in mcp.json and the file read again: the app's current
+    # servers no longer have srv, the running request still holds it.
+    _write_mcp_json(tmp_path, {"srv": {**_srv(tmp_path), "disabled": True}})
+    await window.controller.reload_settings()
+    assert window.controller.tool_servers.names() == []
+    assert window.controller.tool_servers.find_tool("srv__note") is None
+    view.allow_once.click()
+    second, view2 = await _waiting_card(window, "call_2")
+    assert _notes(tmp_path) == [], "the second call ran without asking"
+    view2.allow_once.click()
+    await _answered(window, "Both done.")
+    assert second.state is ItemState.DONE and _notes(tmp_path) == ["two"]
+    await close_window(window)

@@ -22,7 +22,7 @@ __all__ = ["ToolServerButton"]
 class ToolServerButton(QToolButton):
     """The Tools button and its menu (see the module docstring)."""
 
-    offerChanged = Signal(str, bool)  # noqa: N815 — (server, offered)
+    offerChanged = Signal(str, str, bool)  # noqa: N815 — (session id, server, offered)
     setupRequested = Signal()  # noqa: N815 — "Set up tools…"
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -34,6 +34,9 @@ class ToolServerButton(QToolButton):
         self.setMenu(self.menu_)
         self._names: list[str] = []
         self._offered: set[str] = set()
+        self.session_id = ""  # the conversation the menu shows the choice of
+        self._deferred: tuple[list[str], list[str], str] | None = None  # while it is open
+        self.menu_.aboutToHide.connect(self._apply_deferred)
         self._actions: dict[str, QAction] = {}
         self.setup_action = QAction(self)
         self.setup_action.setObjectName("toolServersSetup")
@@ -60,10 +63,29 @@ class ToolServerButton(QToolButton):
         for name, action in self._actions.items():
             action.setToolTip(self.tr("Offer the tools of {server} here").format(server=name))
 
-    def set_servers(self, names: Sequence[str], offered: Sequence[str], enabled: bool) -> None:
-        """Show these servers, ``offered`` checked; ``enabled`` False while no conversation is
-        open (there is nothing to keep the choice in)."""
-        self._names, self._offered = list(names), set(offered) & set(names)
+    def set_servers(self, names: Sequence[str], offered: Sequence[str], session_id: str) -> None:
+        """Show these servers, ``offered`` checked, for conversation ``session_id`` (""
+        while none is open: the button is then disabled, there is nowhere to keep a choice).
+
+        The same servers only change their check marks; other servers while the menu is
+        open wait until it closes (its entries never move under the pointer).
+        """
+        names, offered = list(names), [n for n in offered if n in names]
+        if names == self._names and self._actions:
+            self.session_id = session_id
+            self._offered = set(offered)
+            for name, action in self._actions.items():
+                action.blockSignals(True)
+                action.setChecked(name in self._offered)
+                action.blockSignals(False)
+            self.setEnabled(bool(session_id))
+            self.retranslate()
+            return
+        if self.menu_.isVisible():
+            self._deferred = (names, offered, session_id)
+            return
+        self.session_id = session_id
+        self._names, self._offered = names, set(offered)
         self.menu_.clear()
         self._actions = {}
         for name in self._names:
@@ -77,8 +99,13 @@ class ToolServerButton(QToolButton):
         self.menu_.addSeparator()
         self.menu_.addAction(self.setup_action)
         self.setVisible(bool(self._names))
-        self.setEnabled(enabled)
+        self.setEnabled(bool(session_id))
         self.retranslate()
+
+    def _apply_deferred(self) -> None:
+        deferred, self._deferred = self._deferred, None
+        if deferred is not None:
+            self.set_servers(*deferred)
 
     def offered(self) -> list[str]:
         """The servers checked now, in order."""
@@ -93,4 +120,4 @@ class ToolServerButton(QToolButton):
         else:
             self._offered.discard(name)
         self.retranslate()
-        self.offerChanged.emit(name, on)
+        self.offerChanged.emit(self.session_id, name, on)
