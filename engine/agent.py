@@ -25,7 +25,7 @@ import asyncio
 import inspect
 import time
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -33,6 +33,7 @@ from typing import Any
 from .drafts import DRAFT_INTERVAL, DraftWriter, app_stopped_stop
 from .errors import (
     AgentResumeError,
+    BranchError,
     ContinuoError,
     LeaseLostError,
     ProviderConnectionError,
@@ -106,6 +107,9 @@ class AgentRunConfig:
 
 class _Interrupted(Exception):
     """A completed step carried stop ``interrupted``: stored, then raised as a provider error."""
+
+
+_BRANCH_PAGE = 50  # records read a page while looking back for the last question
 
 
 class Agent:
@@ -187,6 +191,103 @@ class Agent:
         """`resume` as a stream of the same events as `stream`."""
         return self._request(None, model, config, None)
 
+    # -------------------------------------------------------------- versions (the message tree)
+
+    async def regenerate(
+        self, *, model: Any = None, config: AgentRunConfig | None = None
+    ) -> AssistantMessage:
+        """A new answer to the last user message on the active path, as a sibling of the
+        current answer; return it. The old answer, with its tool calls and results, stays on
+        its branch, and none of its tools runs again.
+
+        Raises:
+            BranchError: there is no user message to answer again (``no_question``).
+        """
+        return await _final(self.stream_regenerate(model=model, config=config))
+
+    def stream_regenerate(
+        self, *, model: Any = None, config: AgentRunConfig | None = None
+    ) -> AsyncIterator[AgentEvent]:
+        """`regenerate` as a stream of the same events as `stream`."""
+        return self._request(None, model, config, None, branch=self._to_last_question)
+
+    async def edit(
+        self,
+        message_id: str,
+        text: str,
+        *,
+        model: Any = None,
+        config: AgentRunConfig | None = None,
+    ) -> AssistantMessage:
+        """Send ``text`` as a new user message beside ``message_id`` (a sibling: same parent)
+        and return the answer; the edited message and what followed it stay on their branch.
+
+        Raises:
+            BranchError: ``message_id`` is not a user message (``not_a_question``).
+            MessageNotFoundError: there is no such message.
+        """
+        return await _final(self.stream_edit(message_id, text, model=model, config=config))
+
+    def stream_edit(
+        self,
+        message_id: str,
+        text: str,
+        *,
+        model: Any = None,
+        config: AgentRunConfig | None = None,
+    ) -> AsyncIterator[AgentEvent]:
+        """`edit` as a stream of the same events as `stream`."""
+
+        async def beside(ctx: RunContext) -> None:
+            parent, kind = await _maybe_await(self._tree("parent_of")(ctx, message_id))
+            if kind != UserMessage.type_name:
+                raise BranchError("not_a_question")
+            await _maybe_await(self._tree("branch")(ctx, parent))
+
+        return self._request(UserMessage(content=text), model, config, None, branch=beside)
+
+    async def switch_to(self, message_id: str, *, config: AgentRunConfig | None = None) -> str:
+        """Show another version: the newest leaf under ``message_id`` becomes the active leaf
+        (what "‹ 2/3 ›" does). Return that leaf's id. Takes the session's lease while it
+        writes, so it never changes the path under a running request.
+
+        Raises:
+            AgentBusyError: a request is running on the session.
+            MessageNotFoundError: there is no such message.
+        """
+        cfg = config or self.config
+        ctx = RunContext(cfg.session_id, uuid.uuid4().hex, None)
+        switch = self._tree("switch_to")
+        acquired = False
+        try:
+            if _has(self.store, "acquire"):
+                await _maybe_await(self.store.acquire(ctx))
+            acquired = True
+            return str(await _maybe_await(switch(ctx, message_id)))
+        finally:
+            if acquired:
+                await _finish(self._call_store("release", ctx))
+
+    def _tree(self, name: str) -> Any:
+        hook = getattr(self.store, name, None)
+        if hook is None:
+            raise TypeError(f"{type(self.store).__name__} keeps no versions (it has no {name})")
+        return hook
+
+    async def _to_last_question(self, ctx: RunContext) -> None:
+        """Branch at the last user message on the active path (the tail read page by page)."""
+        read = self._tail_reader(ctx)
+        before: int | None = None
+        while True:
+            page = await read(_BRANCH_PAGE, before)
+            if not page:
+                raise BranchError("no_question")
+            for record in reversed(page):
+                if isinstance(record.message, UserMessage):
+                    await _maybe_await(self._tree("branch")(ctx, record.message.id))
+                    return
+            before = page[0].seq
+
     async def resume_point(
         self, *, model: Any = None, config: AgentRunConfig | None = None
     ) -> ResumePoint | None:
@@ -215,11 +316,13 @@ class Agent:
         model: Any,
         config: AgentRunConfig | None,
         goal: Goal | None,
+        *,
+        branch: Callable[[RunContext], Awaitable[None]] | None = None,
     ) -> AsyncGenerator[AgentEvent, None]:
         """Run `_serve`, ending it with `LeaseLostError` once its lease is lost."""
         cfg = config or self.config
         watch = _LeaseWatch(cfg.session_id)
-        async with aclosing(self._serve(user, model, cfg, goal, watch)) as events:
+        async with aclosing(self._serve(user, model, cfg, goal, watch, branch)) as events:
             try:
                 while True:
                     watch.check()
@@ -245,6 +348,7 @@ class Agent:
         cfg: AgentRunConfig,
         goal: Goal | None,
         watch: _LeaseWatch,
+        branch: Callable[[RunContext], Awaitable[None]] | None = None,
     ) -> AsyncGenerator[AgentEvent, None]:
         model = self.model if model is None else model
         ctx = RunContext(cfg.session_id, uuid.uuid4().hex, user, resumed=user is None)
@@ -254,6 +358,10 @@ class Agent:
             if _has(self.store, "acquire"):
                 watch.watch(await _maybe_await(self.store.acquire(ctx)))
             acquired = True
+            if branch is not None:
+                # Under the lease: the new branch starts where the path is now (a regenerate
+                # at its last question, an edit beside the edited message).
+                await branch(ctx)
             ctx.messages = list(await self.store.restore(ctx))
             ctx.first_new = len(ctx.messages)
             if user is not None:
@@ -614,9 +722,7 @@ class _Step:
         self._draft_id = new_id()
         self._started = time.time()
 
-    async def run(
-        self, request: ModelRequest, ctx: RunContext
-    ) -> AsyncGenerator[AgentEvent, None]:
+    async def run(self, request: ModelRequest, ctx: RunContext) -> AsyncGenerator[AgentEvent, None]:
         sid, rid = ctx.session_id, ctx.request_id
         stream = self.model.stream(request)
         response: ModelResponse | None = None

@@ -6,6 +6,7 @@ ContinuoError
  │   ├─ AgentResumeError(reason)      nothing to resume: empty, completed, refused, ...
  │   ├─ AgentBusyError(holder)        another request holds the session's lease
  │   ├─ StepLimitError                the request used up its model steps
+ │   ├─ BranchError(reason)           nothing to regenerate, or a message that cannot be edited
  │   └─ ToolDefinitionError           a function cannot be turned into a tool
  ├─ StorageError
  │   ├─ SessionExistsError            create_session with an id already used
@@ -13,6 +14,7 @@ ContinuoError
  │   ├─ NewerSchemaError              written by a newer Continuo; refused, not touched
  │   ├─ UnknownMessageTypeError       a stored message of a type this version cannot read
  │   ├─ LeaseLostError(holder)        another process took the request's lease over
+ │   ├─ MessageNotFoundError          no message with this id in the conversation
  │   ├─ StorageFullError              the disk is full
  │   ├─ StorageReadOnlyError(reason)  the file or its folder can be read but not written
  │   ├─ StoragePermissionError        the file or its folder cannot be opened at all
@@ -54,6 +56,7 @@ __all__ = [
     "AgentBusyError",
     "AgentError",
     "AgentResumeError",
+    "BranchError",
     "ContinuoError",
     "CorruptDatabaseError",
     "ErrorAction",
@@ -64,6 +67,7 @@ __all__ = [
     "MCPServerStartError",
     "MCPTimeoutError",
     "MCPToolError",
+    "MessageNotFoundError",
     "NewerSchemaError",
     "ProviderAuthError",
     "ProviderConnectionError",
@@ -171,6 +175,16 @@ class StepLimitError(AgentError):
         super().__init__(key="agent.step_limit", params={"max_steps": max_steps})
 
 
+class BranchError(AgentError):
+    """A regenerate or edit that cannot be done; `.reason` is ``"no_question"`` (no user
+    message on the active path to answer again) or ``"not_a_question"`` (only a user message
+    can be edited)."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(key=f"agent.branch.{reason}")
+
+
 class ToolDefinitionError(AgentError):
     """A function cannot be described as a tool (an unsupported parameter type, say)."""
 
@@ -262,6 +276,18 @@ class LeaseLostError(StorageError):
                 if holder is not None
                 else "",
             },
+        )
+
+
+class MessageNotFoundError(StorageError):
+    """A message named by its id (to branch from, switch to, fork at) is not in the
+    conversation."""
+
+    def __init__(self, session_id: str, message_id: str, path: str) -> None:
+        self.session_id, self.message_id = session_id, message_id
+        super().__init__(
+            key="storage.no_message",
+            params={"message_id": repr(message_id), "session_id": repr(session_id), "path": path},
         )
 
 

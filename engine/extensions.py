@@ -29,8 +29,12 @@ awaited after ``before_tool`` let a call through and just before it runs (if it 
 call does not run), and ``started_tool_calls(ctx, asker)`` → the ids of the assistant
 message ``asker``'s calls that started, or None when the store cannot tell: resume then says
 which unanswered calls never ran. A store without them leaves every unanswered call "may or
-may not have completed". Without a storage extension, history
-is kept in memory (`InMemoryHistory`).
+may not have completed". Optionally, for a store that keeps versions (a message tree whose
+history is the path to an active leaf): ``branch(ctx, message_id | None)`` makes a message
+the active leaf so the next append starts a branch under it, ``switch_to(ctx, message_id)``
+makes the newest leaf under a message active and returns its id, and ``parent_of(ctx,
+message_id)`` → (its parent's id or None, its type name). Without a storage extension,
+history is kept in memory (`InMemoryHistory`, which keeps versions too).
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .errors import AgentBusyError
+from .errors import AgentBusyError, MessageNotFoundError
 from .messages import Message, UserMessage
 from .sentences import Phrase
 
@@ -105,30 +109,77 @@ class Extension:
 
 
 class InMemoryHistory:
-    """The default store: one list per session, in this process only.
+    """The default store: one tree of messages per session, in this process only.
 
-    It refuses a second concurrent request on a session like the SQLite lease does.
+    Like the SQLite store, the history is the path from the root to the session's active
+    leaf, and an append goes under the active leaf. It refuses a second concurrent request
+    on a session like the SQLite lease does.
     """
 
     def __init__(self) -> None:
-        self._sessions: dict[str, list[StoredMessage]] = {}
+        self._sessions: dict[str, list[StoredMessage]] = {}  # every message, seq order
+        self._parents: dict[str, dict[int, int | None]] = {}
+        self._active: dict[str, int | None] = {}
         self._busy: dict[str, str] = {}
         self._lock = asyncio.Lock()
 
+    def _path(self, sid: str, leaf: int | None) -> list[StoredMessage]:
+        records, parents = self._sessions.get(sid, []), self._parents.get(sid, {})
+        path: list[StoredMessage] = []
+        while leaf is not None:
+            path.append(records[leaf - 1])
+            leaf = parents[leaf]
+        return path[::-1]
+
+    def _seq_of(self, sid: str, message_id: str) -> int:
+        for record in reversed(self._sessions.get(sid, [])):
+            if record.message.id == message_id:
+                return record.seq
+        raise MessageNotFoundError(sid, message_id, "memory")
+
     async def restore(self, ctx: RunContext) -> list[Message]:
-        return [r.message for r in self._sessions.get(ctx.session_id, ())]
+        sid = ctx.session_id
+        return [r.message for r in self._path(sid, self._active.get(sid))]
 
     async def restore_tail(
         self, ctx: RunContext, limit: int, before_seq: int | None = None
     ) -> Sequence[StoredMessage]:
-        records = self._sessions.get(ctx.session_id, [])
+        sid = ctx.session_id
         if before_seq is not None:
-            records = [r for r in records if r.seq < before_seq]
-        return records[-limit:]
+            leaf = self._parents.get(sid, {}).get(before_seq)
+        else:
+            leaf = self._active.get(sid)
+        return self._path(sid, leaf)[-limit:] if limit > 0 else []
 
     async def append(self, ctx: RunContext, message: Message) -> None:
-        records = self._sessions.setdefault(ctx.session_id, [])
-        records.append(StoredMessage(len(records) + 1, ctx.request_id, message))
+        sid = ctx.session_id
+        records = self._sessions.setdefault(sid, [])
+        seq = len(records) + 1
+        records.append(StoredMessage(seq, ctx.request_id, message))
+        self._parents.setdefault(sid, {})[seq] = self._active.get(sid)
+        self._active[sid] = seq
+
+    async def branch(self, ctx: RunContext, message_id: str | None) -> None:
+        sid = ctx.session_id
+        self._active[sid] = None if message_id is None else self._seq_of(sid, message_id)
+
+    async def switch_to(self, ctx: RunContext, message_id: str) -> str:
+        sid = ctx.session_id
+        top = self._seq_of(sid, message_id)
+        parents = self._parents.get(sid, {})
+        below = {top}
+        for seq in range(top + 1, len(self._sessions[sid]) + 1):  # children come later
+            if parents[seq] in below:
+                below.add(seq)
+        self._active[sid] = leaf = max(below)
+        return self._sessions[sid][leaf - 1].message.id
+
+    async def parent_of(self, ctx: RunContext, message_id: str) -> tuple[str | None, str]:
+        sid = ctx.session_id
+        seq = self._seq_of(sid, message_id)
+        parent = self._parents[sid][seq]
+        kind = self._sessions[sid][seq - 1].message.type_name
+        return (None if parent is None else self._sessions[sid][parent - 1].message.id), kind
 
     async def acquire(self, ctx: RunContext) -> None:
         holder = self._busy.get(ctx.session_id)

@@ -162,6 +162,14 @@ _SENTENCES: dict[str, tuple[str, str]] = {
         "to finish.",
         "对话 {session_id} 正被另一个请求使用（{holder}）；请等它结束。",
     ),
+    "agent.branch.no_question": (
+        "There is no question in this conversation to answer again.",
+        "这个对话里没有可以重新回答的问题。",
+    ),
+    "agent.branch.not_a_question": (
+        "Only a message the person wrote can be edited and sent again.",
+        "只有用户写的消息才能编辑并重新发送。",
+    ),
     "agent.step_limit": (
         "The request used all {max_steps} model steps without a final answer; everything so "
         "far is saved, and resuming carries on from here.",
@@ -279,6 +287,11 @@ _SENTENCES: dict[str, tuple[str, str]] = {
     "storage.closed": (
         "The conversation file {path} was closed; open it again.",
         "对话文件 {path} 已关闭；请重新打开。",
+    ),
+    "storage.no_message": (
+        "There is no message {message_id} in the conversation {session_id} in {path}; it may "
+        "have been deleted. Open the conversation again.",
+        "{path} 中的对话 {session_id} 里没有消息 {message_id}，它可能已被删除。请重新打开这个对话。",
     ),
     "storage.missing": (
         "There is no conversation {session_id} in {path}; it may have been deleted.",

@@ -19,6 +19,9 @@ While a step streams, the request keeps its text and reasoning so far as one row
   or its request ended without storing its answer. A live holder's draft is never touched.
 * Readers see a dead holder's draft as the message it will become (`load_draft` in
   `SQLiteSessionStorage`), without writing anything.
+* A draft belongs to the branch it was written on: it keeps the active leaf of that moment
+  (``parent_seq``) and settles under it, becoming the session's active leaf (see
+  `engine.storage.tree`).
 """
 
 from __future__ import annotations
@@ -60,13 +63,15 @@ async def upsert_draft(
     Runs inside the caller's transaction. With `token` None (no lease) it always writes.
     """
     cursor = await db.execute(
-        "INSERT INTO drafts (session_id, request_id, token, id, created_at, updated_at, body) "
-        "SELECT ?, ?, ?, ?, ?, ?, ? "
+        "INSERT INTO drafts "
+        "(session_id, request_id, token, id, created_at, updated_at, body, parent_seq) "
+        "SELECT ?, ?, ?, ?, ?, ?, ?, (SELECT active_seq FROM sessions WHERE id = ?) "
         "WHERE ? IS NULL OR EXISTS "
         "(SELECT 1 FROM leases WHERE session_id = ? AND token = ?) "
         "ON CONFLICT (session_id) DO UPDATE SET request_id = excluded.request_id, "
         "token = excluded.token, id = excluded.id, created_at = excluded.created_at, "
-        "updated_at = excluded.updated_at, body = excluded.body",
+        "updated_at = excluded.updated_at, body = excluded.body, "
+        "parent_seq = excluded.parent_seq",
         (
             session_id,
             request_id,
@@ -75,6 +80,7 @@ async def upsert_draft(
             message.created_at,
             now,
             message_to_json(message),
+            session_id,
             token,
             session_id,
             token,
@@ -89,14 +95,20 @@ async def settle_draft(db: aiosqlite.Connection, session_id: str) -> bool:
     Runs inside the lease-acquiring transaction, after the lease was found free: whatever
     draft is left belongs to a writer that no longer holds the lease.
     """
-    cursor = await db.execute(
-        "INSERT INTO messages (session_id, seq, request_id, id, type, created_at, body) "
-        "SELECT d.session_id, "
-        "COALESCE((SELECT MAX(m.seq) FROM messages m WHERE m.session_id = d.session_id), 0) + 1, "
-        "d.request_id, d.id, ?, d.created_at, d.body FROM drafts d WHERE d.session_id = ?",
-        (AssistantMessage.type_name, session_id),
+    rows = list(
+        await db.execute_fetchall(
+            "INSERT INTO messages "
+            "(session_id, seq, request_id, id, type, created_at, body, parent_seq) "
+            "SELECT d.session_id, "
+            "COALESCE((SELECT MAX(m.seq) FROM messages m WHERE m.session_id = d.session_id), 0)"
+            " + 1, d.request_id, d.id, ?, d.created_at, d.body, d.parent_seq "
+            "FROM drafts d WHERE d.session_id = ? RETURNING seq",
+            (AssistantMessage.type_name, session_id),
+        )
     )
-    if cursor.rowcount <= 0:
+    if not rows:
         return False
+    # The settled answer is what its branch ends in now: the active leaf.
+    await db.execute("UPDATE sessions SET active_seq = ? WHERE id = ?", (rows[0][0], session_id))
     await db.execute("DELETE FROM drafts WHERE session_id = ?", (session_id,))
     return True

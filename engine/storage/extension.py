@@ -5,7 +5,8 @@ read history, ``append`` once per completed message, ``acquire``/``release`` aro
 request, and ``save_draft``/``restore_draft`` for the streaming draft (a draft is written
 with the request's lease token, so only the lease's holder can write it), and
 ``record_tool_start``/``started_tool_calls`` for the calls that started running (so resume
-can say which never did). The lease a request
+can say which never did), and ``branch``/``switch_to``/``parent_of`` for the message tree
+(versions: regenerate, edit, the "‹ 2/3 ›" switcher). The lease a request
 takes is kept here keyed by its request id, so two requests of one extension on different
 sessions (or a refused second one) never mix up their leases, and every append of a request
 is fenced by its own lease (`LeaseLostError` once another process took it over). ``acquire``
@@ -78,6 +79,27 @@ class SQLiteSessionExtension(Extension):
         lease = self._leases.get(ctx.request_id)
         await self.storage.append(ctx.session_id, ctx.request_id, message, lease=lease)
 
+    async def branch(self, ctx: RunContext, message_id: str | None) -> None:
+        """Make ``message_id`` the active leaf (None: before the first message), fenced by
+        the request's lease: the request's next append starts a branch under it.
+
+        Raises:
+            MessageNotFoundError: no such message.
+            LeaseLostError: another process took this request's lease over.
+        """
+        lease = self._leases.get(ctx.request_id)
+        await self.storage.branch_from(ctx.session_id, message_id, lease=lease)
+
+    async def switch_to(self, ctx: RunContext, message_id: str) -> str:
+        """Make the newest leaf under ``message_id`` active, fenced by the request's lease;
+        return its id."""
+        lease = self._leases.get(ctx.request_id)
+        return await self.storage.switch_to(ctx.session_id, message_id, lease=lease)
+
+    async def parent_of(self, ctx: RunContext, message_id: str) -> tuple[str | None, str]:
+        """The message's parent id (None for a root) and its type name."""
+        return await self.storage.parent_of(ctx.session_id, message_id)
+
     async def save_draft(self, ctx: RunContext, message: AssistantMessage) -> None:
         """Keep what the request's streaming step has shown so far, in its own transaction."""
         lease = self._leases.get(ctx.request_id)
@@ -99,9 +121,7 @@ class SQLiteSessionExtension(Extension):
         lease = self._leases.get(ctx.request_id)
         await self.storage.record_tool_start(ctx.session_id, call.id, lease=lease)
 
-    async def started_tool_calls(
-        self, ctx: RunContext, asker: AssistantMessage
-    ) -> set[str] | None:
+    async def started_tool_calls(self, ctx: RunContext, asker: AssistantMessage) -> set[str] | None:
         """Return the ids of ``asker``'s tool calls that started, or None when unknown.
 
         Unknown: ``asker`` was created before this file recorded tool starts (an older

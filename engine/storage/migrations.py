@@ -20,6 +20,8 @@ Schema versions (``PRAGMA user_version``; the number of steps applied):
 1     ``sessions``, ``messages`` (one row per message, key (session_id, seq)), ``leases``
 2     ``drafts``: what the streaming step of each session has shown so far (one row a session)
 3     ``tool_starts``: the tool calls that started running (one row a call; not messages)
+4     the message tree: ``messages.parent_seq`` (each message's parent; NULL for a root),
+      ``sessions.active_seq`` (the active leaf; NULL for an empty path), ``drafts.parent_seq``
 ====  =====================================================================================
 
 Adding a version: append a named function to `MIGRATIONS`, add its line above, and add the
@@ -159,6 +161,33 @@ def _create_tool_starts(db: sqlite3.Connection) -> None:
     )
 
 
+def _create_message_tree(db: sqlite3.Connection) -> None:
+    # Each message gets a parent; the history a model sees is the path from a root to the
+    # session's active leaf (see engine.storage.tree). An existing file becomes a tree whose
+    # one branch is its old history: each message's parent is the one before it, and the
+    # active leaf is the last message.
+    db.execute("ALTER TABLE messages ADD COLUMN parent_seq INTEGER")
+    db.execute("ALTER TABLE sessions ADD COLUMN active_seq INTEGER")
+    # The parent of a draft's message: the active leaf when the draft was written.
+    db.execute("ALTER TABLE drafts ADD COLUMN parent_seq INTEGER")
+    db.execute(
+        "UPDATE messages SET parent_seq = (SELECT MAX(p.seq) FROM messages p "
+        "WHERE p.session_id = messages.session_id AND p.seq < messages.seq)"
+    )
+    db.execute(
+        "UPDATE sessions SET active_seq = "
+        "(SELECT MAX(m.seq) FROM messages m WHERE m.session_id = sessions.id)"
+    )
+    db.execute(
+        "UPDATE drafts SET parent_seq = "
+        "(SELECT MAX(m.seq) FROM messages m WHERE m.session_id = drafts.session_id)"
+    )
+    # Children of a message in order (siblings, the newest leaf under a message), and a
+    # message by its id (edit, switch, fork name messages by id).
+    db.execute("CREATE INDEX messages_by_parent ON messages(session_id, parent_seq, seq)")
+    db.execute("CREATE INDEX messages_by_id ON messages(session_id, id)")
+
+
 #: The ordered steps; a file's version is the number of them applied.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
@@ -175,6 +204,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         TOOL_STARTS_MIGRATION,
         "tool_starts: the tool calls that started running (one row a call; not messages)",
         _create_tool_starts,
+    ),
+    Migration(
+        "0004_message_tree",
+        "the message tree: each message's parent, each session's active leaf",
+        _create_message_tree,
     ),
 )
 

@@ -13,8 +13,11 @@ Invariants:
   caller awaits through `asyncio.shield`; on cancellation the caller waits for the write to
   complete, then re-raises `CancelledError`. (A write abandoned half-way would leave the
   shared connection inside an open transaction.)
-* Messages of a session are numbered 1, 2, 3... (``seq``) in append order. `load_tail` is
-  one range scan of the primary key's index: its cost does not grow with the history.
+* Messages of a session are numbered 1, 2, 3... (``seq``) in append order, and form a tree:
+  each has a parent, the session an active leaf (`engine.storage.tree`). The history is the
+  path from the root to the active leaf; `load_tail` walks up it one primary-key lookup a
+  message, so its cost does not grow with the history or the number of branches. An append
+  goes under the active leaf and becomes it, in the append's own transaction.
 * Reading and `append` never take the lease; only `acquire_lease` does. An append made with
   ``lease=`` is fenced: the lease's token is checked in the append's own transaction, and a
   lease another process took over gets `LeaseLostError`, never a row after the new holder's.
@@ -72,6 +75,7 @@ from .drafts import DELETE_REQUEST_DRAFT, READ_DRAFT, settle_draft, upsert_draft
 from .files import create_private, make_private, storage_error
 from .lease import Lease, LeaseHolder, ProcessIdentity, holder_is_gone
 from .migrations import TOOL_STARTS_MIGRATION, prepare_database
+from .tree import FROM_ACTIVE, FROM_PARENT_OF, MessageTree, path_sql
 
 __all__ = ["SQLiteSessionStorage", "SessionInfo"]
 
@@ -98,8 +102,8 @@ class SessionInfo:
     unreadable: str | None = None
 
 
-class SQLiteSessionStorage:
-    """Conversations, their messages and their leases in one SQLite file.
+class SQLiteSessionStorage(MessageTree):
+    """Conversations, their messages (a tree of versions) and their leases in one SQLite file.
 
     Args:
         path: the database file; it and its folder are created if missing.
@@ -277,9 +281,11 @@ class SQLiteSessionStorage:
         changes = clean_data(dict(mapping))
 
         async def body(db: aiosqlite.Connection) -> dict[str, Any]:
-            rows = list(await db.execute_fetchall(
-                "SELECT CAST(metadata AS BLOB) FROM sessions WHERE id = ?", (session_id,)
-            ))
+            rows = list(
+                await db.execute_fetchall(
+                    "SELECT CAST(metadata AS BLOB) FROM sessions WHERE id = ?", (session_id,)
+                )
+            )
             if not rows:
                 raise self._missing(session_id)
             merged = self._json_object(rows[0][0], session_id)
@@ -312,7 +318,7 @@ class SQLiteSessionStorage:
     async def append(
         self, session_id: str, request_id: str, message: Message, *, lease: Lease | None = None
     ) -> int:
-        """Store `message` at the end of the conversation in its own transaction.
+        """Store `message` under the active leaf, which it becomes, in its own transaction.
 
         Creates the conversation if missing, bumps its ``updated_at`` and, while it has no
         title, takes one from the first line of a user message. An assistant message
@@ -354,62 +360,77 @@ class SQLiteSessionStorage:
                 "title = COALESCE(sessions.title, excluded.title)",
                 (session_id, title, now, now),
             )
-            rows = list(await db.execute_fetchall(
-                "INSERT INTO messages (session_id, seq, request_id, id, type, created_at, body) "
-                "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? "
-                "FROM messages WHERE session_id = ? RETURNING seq",
-                (
-                    session_id,
-                    request_id,
-                    message.id,
-                    message.type_name,
-                    message.created_at,
-                    body_json,
-                    session_id,
-                ),
-            ))
+            rows = list(
+                await db.execute_fetchall(
+                    "INSERT INTO messages "
+                    "(session_id, seq, request_id, id, type, created_at, body, parent_seq) "
+                    "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, "
+                    "(SELECT active_seq FROM sessions WHERE id = ?) "
+                    "FROM messages WHERE session_id = ? RETURNING seq",
+                    (
+                        session_id,
+                        request_id,
+                        message.id,
+                        message.type_name,
+                        message.created_at,
+                        body_json,
+                        session_id,
+                        session_id,
+                    ),
+                )
+            )
+            seq = int(next(iter(rows))[0])
+            await db.execute("UPDATE sessions SET active_seq = ? WHERE id = ?", (seq, session_id))
             if replaces_draft:
                 await db.execute(DELETE_REQUEST_DRAFT, (session_id, request_id))
-            return int(next(iter(rows))[0])
+            return seq
 
         return await self._write(body)
 
     async def load(self, session_id: str) -> list[Message]:
-        """Return the whole conversation, oldest first ([] for an unknown id).
+        """Return the conversation's history, the active path, oldest first ([] for an
+        unknown id). Messages on other branches are not in it.
 
         Raises:
             UnknownMessageTypeError: a stored message is of a type this version cannot read.
         """
         rows = await self._read(
-            "SELECT seq, request_id, CAST(body AS BLOB) FROM messages WHERE session_id = ? ORDER BY seq",
-            (session_id,),
+            path_sql(start=FROM_ACTIVE, columns=_ROW_COLUMNS), {"sid": session_id, "limit": 2**62}
         )
         return [self._stored(row, session_id).message for row in rows]
 
     async def load_tail(
         self, session_id: str, limit: int, before_seq: int | None = None
     ) -> list[StoredMessage]:
-        """Return the last `limit` messages (before `before_seq`, if given), oldest first.
+        """Return the last `limit` messages of the active path (of the path above
+        `before_seq`, if given: that message's ancestors), oldest first.
 
-        One range scan of the (session_id, seq) index: the cost depends on `limit`, not on
-        the length of the conversation. Page backwards by passing the first returned
-        ``seq`` as the next `before_seq`.
+        One primary-key lookup a message, walking up from the leaf: the cost depends on
+        `limit`, not on the length of the conversation or its branches. Page backwards by
+        passing the first returned ``seq`` as the next `before_seq`.
 
         Raises:
             UnknownMessageTypeError: a stored message is of a type this version cannot read.
         """
         if limit <= 0:
             return []
-        bound = before_seq if before_seq is not None else 2**62
-        rows = await self._read(
-            "SELECT seq, request_id, CAST(body AS BLOB) FROM messages "
-            "WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
-            (session_id, bound, limit),
-        )
-        return [self._stored(row, session_id) for row in reversed(rows)]
+        params: dict[str, Any] = {"sid": session_id, "limit": limit}
+        start = FROM_ACTIVE
+        if before_seq is not None:
+            start, params["before"] = FROM_PARENT_OF, before_seq
+        rows = await self._read(path_sql(start=start, columns=_ROW_COLUMNS), params)
+        return [self._stored(row, session_id) for row in rows]
 
     async def count_messages(self, session_id: str) -> int:
-        """Return how many messages the conversation holds (0 for an unknown id)."""
+        """Return how many messages the history (the active path) holds (0 for an unknown
+        id); its cost is the path's length."""
+        rows = await self._read(
+            path_sql(start=FROM_ACTIVE, columns="COUNT(*)"), {"sid": session_id, "limit": 2**62}
+        )
+        return int(rows[0][0])
+
+    async def count_all_messages(self, session_id: str) -> int:
+        """Return how many messages the conversation holds on every branch."""
         rows = await self._read("SELECT COUNT(*) FROM messages WHERE session_id = ?", (session_id,))
         return int(rows[0][0])
 
@@ -549,9 +570,11 @@ class SQLiteSessionStorage:
 
         async def body(db: aiosqlite.Connection) -> LeaseHolder:
             now = time.time()
-            rows = list(await db.execute_fetchall(
-                f"SELECT {_HOLDER_COLUMNS} FROM leases WHERE session_id = ?", (session_id,)
-            ))
+            rows = list(
+                await db.execute_fetchall(
+                    f"SELECT {_HOLDER_COLUMNS} FROM leases WHERE session_id = ?", (session_id,)
+                )
+            )
             if rows:
                 current = LeaseHolder(*rows[0])
                 if not holder_is_gone(
@@ -596,10 +619,12 @@ class SQLiteSessionStorage:
         ``BEGIN IMMEDIATE`` holds the write lock from the start of the transaction, so no
         takeover can come between this check and the write that follows it.
         """
-        rows = list(await db.execute_fetchall(
-            f"SELECT token, {_HOLDER_COLUMNS} FROM leases WHERE session_id = ?",
-            (lease.session_id,),
-        ))
+        rows = list(
+            await db.execute_fetchall(
+                f"SELECT token, {_HOLDER_COLUMNS} FROM leases WHERE session_id = ?",
+                (lease.session_id,),
+            )
+        )
         if rows and rows[0][0] == lease.token:
             return
         lease.mark_lost()
@@ -622,7 +647,7 @@ class SQLiteSessionStorage:
 
     # ------------------------------------------------------------------ machinery
 
-    async def _read(self, sql: str, params: tuple[Any, ...]) -> list[Any]:
+    async def _read(self, sql: str, params: tuple[Any, ...] | Mapping[str, Any]) -> list[Any]:
         db = await self._connection()
         async with self._lock:
             with self._translate():
@@ -743,6 +768,8 @@ class SQLiteSessionStorage:
 
 
 _HOLDER_COLUMNS = "host, boot_id, pid, process_started, acquired_at, heartbeat_at"
+#: a message row as `_stored` reads it
+_ROW_COLUMNS = "m.seq, m.request_id, CAST(m.body AS BLOB)"
 
 #: a conversation's row, its text as bytes: sqlite3 raises at fetch time on text that is not
 #: UTF-8, and one such row would hide every conversation (`_session_info` marks it instead)

@@ -153,11 +153,14 @@ async def test_unknown_message_type_is_refused_on_load(tmp_path: Path, body: dic
     path = tmp_path / "future.sqlite3"
     await real_database(path, messages=2)
     with sqlite3.connect(path) as raw:
+        # As a newer version would write it: the third message, under the second, active.
         raw.execute(
-            "INSERT INTO messages (session_id, seq, request_id, id, type, created_at, body) "
-            "VALUES ('s', 3, 'r', 'x', ?, 1.0, ?)",
+            "INSERT INTO messages "
+            "(session_id, seq, request_id, id, type, created_at, body, parent_seq) "
+            "VALUES ('s', 3, 'r', 'x', ?, 1.0, ?, 2)",
             (body["type"], json.dumps(body)),
         )
+        raw.execute("UPDATE sessions SET active_seq = 3 WHERE id = 's'")
         raw.commit()
         raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     raw.close()

@@ -109,7 +109,7 @@ async def test_tool_starts_after_migration(dump: Path, tmp_path: Path) -> None:
     try:
         since = await storage.tool_starts_recorded_since()
         started = await storage.started_tool_calls("chat-1", ["call_1", "call_9"])
-        if dump.stem == "schema_v3":
+        if dump.stem in ("schema_v3", "schema_v4"):
             assert since == 1764400020.0 and started == {"call_1"}
         else:
             assert since > T + 10 and started == set()  # migrated now: nothing recorded yet
@@ -149,3 +149,36 @@ async def test_calls_asked_before_the_migration_are_never_said_not_to_have_run(
         assert "did not run" in fresh.description
     finally:
         await ext.close()
+
+
+@pytest.mark.parametrize("dump", DUMPS[:3], ids=[d.stem for d in DUMPS[:3]])
+async def test_a_file_from_before_the_tree_becomes_one_branch(dump: Path, tmp_path: Path) -> None:
+    """Version 4 gives every message the one before it as its parent and makes the last
+    message the active leaf: the history reads as before, and a new branch can start."""
+    path = tmp_path / f"{dump.stem}.sqlite3"
+    build(dump, path)
+    storage = SQLiteSessionStorage(path)
+    try:
+        assert await storage.load("chat-1") == V1_MESSAGES
+        assert await storage.load("chat-2") == []
+        for message in V1_MESSAGES:
+            assert await storage.siblings("chat-1", message.id) == [message.id]
+        assert await storage.parent_of("chat-1", "m1") == (None, "user")
+        assert await storage.parent_of("chat-1", "m4") == ("m3", "assistant")
+        tail = await storage.load_tail("chat-1", 3)
+        assert [r.seq for r in tail] == [5, 6, 7]
+        # A second answer beside m2: the history follows the new branch, m2's stays.
+        await storage.branch_from("chat-1", "m1")
+        await storage.append("chat-1", "req-2", AssistantMessage(id="m2b", content="Again"))
+        assert [m.id for m in await storage.load("chat-1")] == ["m1", "m2b"]
+        assert await storage.siblings("chat-1", "m2b") == ["m2", "m2b"]
+        assert await storage.switch_to("chat-1", "m2") == "m7"
+        assert await storage.load("chat-1") == V1_MESSAGES
+    finally:
+        await storage.close()
+    with sqlite3.connect(path) as raw:
+        parents = raw.execute(
+            "SELECT seq, parent_seq FROM messages WHERE session_id = 'chat-1' ORDER BY seq"
+        ).fetchall()
+    raw.close()
+    assert parents[:7] == [(1, None), (2, 1), (3, 2), (4, 3), (5, 4), (6, 5), (7, 6)]

@@ -1,0 +1,261 @@
+"""The message tree in the SQLite file: the SQL that walks it, shared by the storage's methods.
+
+Since schema version 4 each message row has a parent (``parent_seq``; NULL for a root) and
+each session an active leaf (``sessions.active_seq``; NULL for the empty path). The history a
+model sees is the path from the root to the active leaf. Invariants:
+
+* A parent is always an earlier message of the same session (``parent_seq < seq``): a
+  message is only ever appended under one that exists. The walks below follow only such
+  links, so even a damaged file cannot make them loop.
+* The active leaf names a stored message of its session, or is NULL (the empty path): it is
+  set in the same transaction as the append that adds that message, or by a branch or a
+  switch that found the message first.
+* Siblings are the children of one parent in ``seq`` order (the order they were written), so
+  "‹ 2/3 ›" is stable. The newest leaf under a message is the largest ``seq`` in its subtree
+  (a child is always newer than its parent, so that message has no children).
+
+Walking up from a leaf is one primary-key lookup per message: reading the last N messages
+of the active path costs N lookups, whatever the tree's size. Walking down (a subtree) uses
+the ``(session_id, parent_seq, seq)`` index and costs the subtree's size.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ..errors import MessageNotFoundError, SessionExistsError
+
+if TYPE_CHECKING:
+    import aiosqlite
+
+    from .lease import Lease
+
+__all__ = ["FROM_ACTIVE", "FROM_PARENT_OF", "MessageTree", "path_sql"]
+
+_T = TypeVar("_T")
+
+#: the session's active leaf (no row: no such session)
+ACTIVE_SEQ = "SELECT active_seq FROM sessions WHERE id = ?"
+
+#: a message's seq and parent by its id, the newest if an id was ever written twice
+SEQ_OF_ID = (
+    "SELECT seq, parent_seq, type FROM messages WHERE session_id = ? AND id = ? "
+    "ORDER BY seq DESC LIMIT 1"
+)
+
+#: a message's parent seq by its seq
+PARENT_OF = "SELECT parent_seq FROM messages WHERE session_id = ? AND seq = ?"
+
+#: the children of a parent (``IS`` matches a NULL parent: the roots), oldest first
+CHILDREN = "SELECT seq, id FROM messages WHERE session_id = ? AND parent_seq IS ? ORDER BY seq"
+
+#: the largest seq in the subtree under (and including) a message: the newest leaf there
+NEWEST_IN_SUBTREE = """
+WITH RECURSIVE below(seq) AS (
+    SELECT ?
+    UNION ALL
+    SELECT m.seq FROM below
+    JOIN messages m ON m.session_id = ? AND m.parent_seq = below.seq AND m.seq > below.seq
+)
+SELECT m.seq, m.id FROM messages m
+WHERE m.session_id = ? AND m.seq = (SELECT MAX(seq) FROM below)
+"""
+
+
+def path_sql(*, start: str, columns: str) -> str:
+    """SQL walking up from ``start`` (a scalar subquery giving a seq, or NULL) at most
+    ``:limit`` messages, selecting ``columns`` of each message, oldest first.
+
+    Parameters, by name: ``:sid`` (the session), ``:limit`` and those of ``start``.
+    """
+    return f"""
+WITH RECURSIVE path(seq, depth) AS (
+    SELECT ({start}), 1
+    UNION ALL
+    SELECT m.parent_seq, path.depth + 1 FROM path
+    JOIN messages m ON m.session_id = :sid AND m.seq = path.seq
+    WHERE m.parent_seq IS NOT NULL AND m.parent_seq < m.seq AND path.depth < :limit
+)
+SELECT {columns} FROM path
+JOIN messages m ON m.session_id = :sid AND m.seq = path.seq
+ORDER BY path.depth DESC
+"""
+
+
+#: for each wanted seq (a JSON array): its index among its siblings and their count
+VERSIONS = """
+SELECT w.seq,
+       (SELECT COUNT(*) FROM messages s WHERE s.session_id = m.session_id
+            AND s.parent_seq IS m.parent_seq AND s.seq < m.seq),
+       (SELECT COUNT(*) FROM messages s WHERE s.session_id = m.session_id
+            AND s.parent_seq IS m.parent_seq)
+FROM (SELECT value AS seq FROM json_each(?)) w
+JOIN messages m ON m.session_id = ? AND m.seq = w.seq
+"""
+
+#: where a walk starts: the active leaf, or the parent of a given message (``:before``)
+FROM_ACTIVE = "SELECT active_seq FROM sessions WHERE id = :sid"
+FROM_PARENT_OF = "SELECT parent_seq FROM messages WHERE session_id = :sid AND seq = :before"
+
+
+class MessageTree:
+    """The tree operations of `SQLiteSessionStorage` (a mixin over its read/write machinery).
+
+    Message ids name messages here (the window and the engine know ids, not seqs).
+    """
+
+    path: Path
+
+    if TYPE_CHECKING:
+
+        async def _read(self, sql: str, params: Any) -> list[Any]: ...
+
+        async def _write(self, body: Callable[[aiosqlite.Connection], Awaitable[_T]]) -> _T: ...
+
+        async def _fence(self, db: aiosqlite.Connection, lease: Lease) -> None: ...
+
+    async def _seq_of(
+        self, db: aiosqlite.Connection | None, session_id: str, message_id: str
+    ) -> tuple[int, int | None, str]:
+        sql = SEQ_OF_ID
+        if db is None:
+            rows = await self._read(sql, (session_id, message_id))
+        else:
+            rows = list(await db.execute_fetchall(sql, (session_id, message_id)))
+        if not rows:
+            raise MessageNotFoundError(session_id, message_id, str(self.path))
+        seq, parent, kind = rows[0]
+        return int(seq), (int(parent) if parent is not None else None), str(kind)
+
+    async def branch_from(
+        self, session_id: str, message_id: str | None, *, lease: Lease | None = None
+    ) -> None:
+        """Make ``message_id`` the active leaf (None: the empty path, before every root), so
+        the next append starts a new branch under it. Nothing is deleted.
+
+        Raises:
+            MessageNotFoundError: no such message in the conversation.
+            LeaseLostError: ``lease`` was taken over; nothing changed.
+        """
+
+        async def body(db: aiosqlite.Connection) -> None:
+            if lease is not None:
+                await self._fence(db, lease)
+            seq = None
+            if message_id is not None:
+                seq, _parent, _kind = await self._seq_of(db, session_id, message_id)
+            await db.execute("UPDATE sessions SET active_seq = ? WHERE id = ?", (seq, session_id))
+
+        await self._write(body)
+
+    async def switch_to(
+        self, session_id: str, message_id: str, *, lease: Lease | None = None
+    ) -> str:
+        """Make the newest leaf under ``message_id`` (itself if it has no children) the active
+        leaf; return that leaf's id.
+
+        Raises:
+            MessageNotFoundError: no such message in the conversation.
+            LeaseLostError: ``lease`` was taken over; nothing changed.
+        """
+
+        async def body(db: aiosqlite.Connection) -> str:
+            if lease is not None:
+                await self._fence(db, lease)
+            seq, _parent, _kind = await self._seq_of(db, session_id, message_id)
+            rows = list(await db.execute_fetchall(NEWEST_IN_SUBTREE, (seq, session_id, session_id)))
+            leaf, leaf_id = int(rows[0][0]), str(rows[0][1])
+            await db.execute("UPDATE sessions SET active_seq = ? WHERE id = ?", (leaf, session_id))
+            return leaf_id
+
+        return await self._write(body)
+
+    async def parent_of(self, session_id: str, message_id: str) -> tuple[str | None, str]:
+        """The id of the message's parent (None for a root) and the message's type name
+        (``"user"``, ``"assistant"``...).
+
+        Raises:
+            MessageNotFoundError: no such message in the conversation.
+        """
+        _seq, parent, kind = await self._seq_of(None, session_id, message_id)
+        if parent is None:
+            return None, kind
+        rows = await self._read(
+            "SELECT id FROM messages WHERE session_id = ? AND seq = ?", (session_id, parent)
+        )
+        return (str(rows[0][0]) if rows else None), kind
+
+    async def siblings(self, session_id: str, message_id: str) -> list[str]:
+        """The ids of the message and its siblings (the children of its parent), oldest
+        first: the versions a "‹ 2/3 ›" switcher steps through.
+
+        Raises:
+            MessageNotFoundError: no such message in the conversation.
+        """
+        _seq, parent, _kind = await self._seq_of(None, session_id, message_id)
+        rows = await self._read(CHILDREN, (session_id, parent))
+        return [str(row[1]) for row in rows]
+
+    async def versions(self, session_id: str, seqs: Iterable[int]) -> dict[int, tuple[int, int]]:
+        """For each of these messages (by seq), its place among its siblings and their count,
+        ``{seq: (index from 0, count)}``, for messages that have siblings; one query."""
+        wanted = json.dumps(sorted({int(s) for s in seqs}))
+        rows = await self._read(VERSIONS, (wanted, session_id))
+        return {int(seq): (int(index), int(count)) for seq, index, count in rows if count > 1}
+
+    async def fork_session(
+        self,
+        session_id: str,
+        message_id: str,
+        *,
+        new_session_id: str | None = None,
+        title: str | None = None,
+    ) -> str:
+        """A new conversation holding the path from the root to ``message_id`` (one branch,
+        the same messages and ids), with the conversation's metadata; returns its id.
+
+        Raises:
+            MessageNotFoundError: no such message in the conversation.
+        """
+        new_id = new_session_id if new_session_id is not None else uuid.uuid4().hex
+
+        async def body(db: aiosqlite.Connection) -> str:
+            seq, _parent, _kind = await self._seq_of(db, session_id, message_id)
+            if await db.execute_fetchall("SELECT 1 FROM sessions WHERE id = ?", (new_id,)):
+                raise SessionExistsError(new_id)
+            now = time.time()
+            await db.execute(
+                "INSERT INTO sessions (id, title, created_at, updated_at, metadata) "
+                "SELECT ?, COALESCE(?, title), ?, ?, metadata FROM sessions WHERE id = ?",
+                (new_id, title, now, now, session_id),
+            )
+            sql = path_sql(
+                start=":leaf", columns="m.request_id, m.id, m.type, m.created_at, m.body"
+            )
+            rows = list(
+                await db.execute_fetchall(sql, {"sid": session_id, "leaf": seq, "limit": 2**62})
+            )
+            for number, (request_id, mid, kind, created_at, text) in enumerate(rows, start=1):
+                await db.execute(
+                    "INSERT INTO messages "
+                    "(session_id, seq, request_id, id, type, created_at, body, parent_seq) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (new_id, number, request_id, mid, kind, created_at, text, number - 1 or None),
+                )
+            await db.execute(
+                "UPDATE sessions SET active_seq = ? WHERE id = ?", (len(rows) or None, new_id)
+            )
+            # A call on the path that started keeps saying so in the copy.
+            await db.execute(
+                "INSERT OR IGNORE INTO tool_starts (session_id, tool_call_id, started_at) "
+                "SELECT ?, tool_call_id, started_at FROM tool_starts WHERE session_id = ?",
+                (new_id, session_id),
+            )
+            return new_id
+
+        return await self._write(body)
