@@ -22,11 +22,11 @@ from engine import (
     AssistantMessage,
     BranchError,
     MessageNotFoundError,
+    ProviderResponseError,
     ResumeKind,
     StopInfo,
     StopReason,
     ToolCall,
-    ToolMessage,
     UserMessage,
     tool,
 )
@@ -152,7 +152,7 @@ async def test_edit_sends_a_new_question_beside_the_old_one_and_keeps_both(store
 
 
 async def test_switch_to_takes_the_newest_leaf_and_is_refused_while_a_request_runs(store):
-    gate = asyncio.Event()
+    gate, asked = asyncio.Event(), asyncio.Event()
 
     class Slow:
         name = "slow"
@@ -160,6 +160,7 @@ async def test_switch_to_takes_the_newest_leaf_and_is_refused_while_a_request_ru
         async def stream(self, request):
             from engine import ModelEvent, ModelResponse
 
+            asked.set()  # the request holds the lease while the model is asked
             await gate.wait()
             yield ModelEvent.completed(ModelResponse(AssistantMessage(content="late")))
 
@@ -182,8 +183,8 @@ async def test_switch_to_takes_the_newest_leaf_and_is_refused_while_a_request_ru
     busy = await store.agent(Slow())
     running = asyncio.create_task(busy.run("another"))
     try:
-        while not (await storage.lease_holder("s")):
-            await asyncio.sleep(0.01)
+        await asked.wait()
+        assert await storage.lease_holder("s") is not None
         with pytest.raises(AgentBusyError):
             await agent.switch_to(answers[1])
     finally:
@@ -205,7 +206,7 @@ async def test_resume_follows_the_branch_shown(store):
     )
     model = ScriptedModel([Turn(text="Long ago", stop=cut), Turn(text="Long ago, it ended well.")])
     agent = await store.agent(model)
-    with pytest.raises(Exception):
+    with pytest.raises(ProviderResponseError):  # a step stopped "interrupted"
         await agent.regenerate()
     cut_branch = await store.history()
     assert cut_branch[-1].stop is not None
