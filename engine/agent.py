@@ -194,22 +194,46 @@ class Agent:
     # -------------------------------------------------------------- versions (the message tree)
 
     async def regenerate(
-        self, *, model: Any = None, config: AgentRunConfig | None = None
+        self,
+        message_id: str | None = None,
+        *,
+        model: Any = None,
+        config: AgentRunConfig | None = None,
     ) -> AssistantMessage:
-        """A new answer to the last user message on the active path, as a sibling of the
-        current answer; return it. The old answer, with its tool calls and results, stays on
-        its branch, and none of its tools runs again.
+        """A new answer to the last user message on the active path (or to the user message
+        ``message_id`` answers), as a sibling of the current answer; return it. The old
+        answer, with its tool calls and results, stays on its branch, and none of its tools
+        runs again.
 
         Raises:
             BranchError: there is no user message to answer again (``no_question``).
+            MessageNotFoundError: there is no message ``message_id``.
         """
-        return await _final(self.stream_regenerate(model=model, config=config))
+        return await _final(self.stream_regenerate(message_id, model=model, config=config))
 
     def stream_regenerate(
-        self, *, model: Any = None, config: AgentRunConfig | None = None
+        self,
+        message_id: str | None = None,
+        *,
+        model: Any = None,
+        config: AgentRunConfig | None = None,
     ) -> AsyncIterator[AgentEvent]:
         """`regenerate` as a stream of the same events as `stream`."""
-        return self._request(None, model, config, None, branch=self._to_last_question)
+        if message_id is None:
+            return self._request(None, model, config, None, branch=self._to_last_question)
+
+        async def above(ctx: RunContext) -> None:
+            # Up from the answer to the question it answers (the person's message above it).
+            at: str | None = message_id
+            while at is not None:
+                parent, kind = await _maybe_await(self._tree("parent_of")(ctx, at))
+                if kind == UserMessage.type_name:
+                    await _maybe_await(self._tree("branch")(ctx, at))
+                    return
+                at = parent
+            raise BranchError("no_question")
+
+        return self._request(None, model, config, None, branch=above)
 
     async def edit(
         self,

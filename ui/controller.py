@@ -31,7 +31,13 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from engine import SQLiteSessionExtension, SQLiteSessionStorage, StorageError
+from engine import (
+    Agent,
+    AgentRunConfig,
+    SQLiteSessionExtension,
+    SQLiteSessionStorage,
+    StorageError,
+)
 
 from .approvals import Approvals
 from .conversations import PAGE_SIZE, Conversations
@@ -397,6 +403,47 @@ class Controller(QObject):
         """Carry on from where the current conversation stopped."""
         sid = self.current
         return self.requests.resume(sid) if sid else None
+
+    # ------------------------------------------------------------------ versions
+
+    def regenerate(self, message_id: str) -> asyncio.Task[Any] | None:
+        """Write another answer in place of the answer ``message_id`` (it stays a version)."""
+        sid = self.current
+        return self.requests.regenerate(sid, message_id) if sid else None
+
+    def edit(self, message_id: str, text: str) -> asyncio.Task[Any] | None:
+        """Send ``text`` as a new version of the person's message ``message_id``."""
+        sid, text = self.current, text.strip()
+        return self.requests.edit(sid, message_id, text) if sid and text else None
+
+    async def switch_version(self, message_id: str, step: int) -> bool:
+        """Show the version ``step`` places beside ``message_id`` (-1: the previous one) and
+        the newest path under it. False when there is none, or a request is running."""
+        sid = self.current
+        if not sid or self.is_running(sid):
+            return False
+        siblings = await self.storage.siblings(sid, message_id)
+        index = siblings.index(message_id) + step if message_id in siblings else -1
+        if not 0 <= index < len(siblings):
+            return False
+        agent = Agent(None, AgentRunConfig(sid), extensions=[self.extension])
+        await agent.switch_to(siblings[index])
+        await self.conversations.reread(sid)
+        await self.resume_points.refresh(sid)
+        return True
+
+    async def branch_into_new_chat(self, message_id: str) -> str | None:
+        """A new conversation holding this one up to ``message_id``, opened; its id."""
+        sid = self.current
+        if not sid:
+            return None
+        info = await self.storage.get_session(sid)
+        base = (info.title if info is not None and info.title else "") or ""
+        title = self.tr("{title} (branch)").format(title=base) if base else None
+        new_id = await self.storage.fork_session(sid, message_id, title=title)
+        await self.conversations.touch(new_id)
+        await self.open_session(new_id)
+        return new_id
 
     def stop(self, session_id: str | None = None) -> bool:
         """Cancel the request of a conversation (the current one by default)."""

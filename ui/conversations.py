@@ -107,6 +107,7 @@ class Conversations:
                 if generation != self._open_generation:
                     return
                 model.reset_records(records, has_more)
+                await self.show_versions(session_id)
             info = await c.storage.get_session(session_id)
         except StorageError as exc:  # a damaged message or row: said, not a failed task
             log.warning("conversation %s could not be read: %s", session_id, exc)
@@ -143,6 +144,7 @@ class Conversations:
             return
         records, has_more = await self._last_page(sid)
         self.transcript(sid).reset_records(records, has_more)
+        await self.show_versions(sid)
 
     async def load_older(self) -> int:
         """Put the page before the first shown message in front; return rows added."""
@@ -161,7 +163,23 @@ class Conversations:
         if model.first_seq != before:
             return 0
         has_more = len(records) > PAGE_SIZE
-        return model.prepend_records(records[-PAGE_SIZE:], has_more)
+        added = model.prepend_records(records[-PAGE_SIZE:], has_more)
+        await self.show_versions(sid)
+        return added
+
+    async def show_versions(self, sid: str) -> None:
+        """Mark the shown messages that have other versions ("‹ 2/3 ›"): one query."""
+        model = self.transcript(sid)
+        seqs = [i.seq for i in model.items() if i.seq is not None]
+        if not seqs:
+            return
+        try:
+            versions = await self._c.storage.versions(sid, seqs)
+        except StorageError as exc:  # the rows stay as they are, without switchers
+            log.warning("versions of %s not read: %s", sid, exc)
+            return
+        if self._transcripts.get(sid) is model:
+            model.set_versions(versions)
 
     async def create(self) -> str:
         """Create an empty conversation (with the current model), show it, return its id."""

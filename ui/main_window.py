@@ -368,6 +368,7 @@ class MainWindow(QMainWindow):
         self._prompt_timer.timeout.connect(self._save_prompt)
         self.system_prompt.textChanged.connect(self._prompt_timer.start)
         self.transcript.olderWanted.connect(self._load_older)
+        self.transcript.messageAction.connect(self._on_message_action)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802
         from PySide6.QtCore import QEvent
@@ -765,6 +766,32 @@ class MainWindow(QMainWindow):
         sid = current.data(SESSION_ID_ROLE)
         if sid and sid != self.controller.current:
             self.controller.spawn(self.controller.open_session(sid), "open")
+
+    def _on_message_action(self, action: str, item: Any, text: str) -> None:
+        """A message's action (`ui.widgets.message_actions`): copy, a new version, a switch
+        between versions, a branch into a new chat."""
+        from PySide6.QtGui import QGuiApplication
+
+        c = self.controller
+        if action == "copy":
+            QGuiApplication.clipboard().setText(item.text)
+            self.statusBar().showMessage(self.tr("Message copied"), 3000)
+            return
+        sid = c.current
+        if sid and c.is_running(sid):
+            self.statusBar().showMessage(
+                self.tr("Wait for the answer to finish, or stop it, first."), 5000
+            )
+            return
+        if action == "regenerate":
+            c.regenerate(item.key)
+        elif action == "edit":
+            c.edit(item.key, text)
+        elif action in ("previous", "next"):
+            step = -1 if action == "previous" else 1
+            c.spawn(c.switch_version(item.key, step), "switch version")
+        elif action == "branch":
+            c.spawn(c.branch_into_new_chat(item.key), "branch into a new chat")
 
     def _send(self, text: str) -> None:
         # The text stays in the composer until the message is stored (`_on_input_stored`):

@@ -101,6 +101,23 @@ class RequestRunner:
         self.running[sid] = task  # busy from now on, not from the task's first step
         return task
 
+    def regenerate(self, sid: str, message_id: str) -> asyncio.Task[Any] | None:
+        """Answer again the question ``message_id`` (an answer) answers, as a new version."""
+        if sid in self.running:
+            return None
+        task = self._c.spawn(self.run(sid, None, branch=_Branch(regenerate=message_id)), "regenerate")
+        self.running[sid] = task
+        return task
+
+    def edit(self, sid: str, message_id: str, text: str) -> asyncio.Task[Any] | None:
+        """Send ``text`` as a new version of the person's message ``message_id``."""
+        if sid in self.running:
+            return None
+        branch = _Branch(edit=message_id, text=text)
+        task = self._c.spawn(self.run(sid, None, branch=branch), "edit")
+        self.running[sid] = task
+        return task
+
     def stop(self, sid: str) -> bool:
         task = self.running.get(sid)
         if task is None or task.done():
@@ -118,8 +135,16 @@ class RequestRunner:
             task.cancel()
             await asyncio.wait({task})
 
-    async def run(self, sid: str, text: str | None, outcome: _Outcome | None = None) -> None:
-        """One request (``text`` None: Resume), from busy to the resume point after it."""
+    async def run(
+        self,
+        sid: str,
+        text: str | None,
+        outcome: _Outcome | None = None,
+        *,
+        branch: _Branch | None = None,
+    ) -> None:
+        """One request (``text`` None: Resume, or a new version with ``branch``), from busy
+        to the resume point after it."""
         c = self._c
         task = asyncio.current_task()
         assert task is not None
@@ -131,11 +156,15 @@ class RequestRunner:
         failure: BaseException | None = None
         # what was kept of an answer the failure cut off: KEPT_SAVED / KEPT_LOST
         outcome = outcome if outcome is not None else _Outcome()
-        reread = False
+        # A new version changes the path: the rows are cut to where it starts, and read back
+        # from the store at the end (the new path, its versions).
+        reread = branch is not None
+        if branch is not None:
+            branch.cut(rows)
         try:
             try:
                 await convs.clear_error(sid)  # an earlier request's error is not this one's
-                await self._stream(sid, text, outcome)
+                await self._stream(sid, text, outcome, branch)
             except asyncio.CancelledError:
                 # A Stop: the engine stored the partial (it raises StorageError when not).
                 rows.finish_request(stopped=True, saved=True)
@@ -174,7 +203,9 @@ class RequestRunner:
         await c.resume_points.refresh(sid)
         convs.forget_unless_shown(sid)
 
-    async def _stream(self, sid: str, text: str | None, outcome: _Outcome) -> None:
+    async def _stream(
+        self, sid: str, text: str | None, outcome: _Outcome, branch: _Branch | None = None
+    ) -> None:
         """Run the engine's stream to its end, folding each event into the transcript.
 
         Raises:
@@ -198,9 +229,17 @@ class RequestRunner:
             agent = await Agent.create(adapter, config=config, tools=c.tools, extensions=extensions)
             # The approval card asks about the very tools this agent runs.
             c.approvals.offer(sid, agent.tools)
-            if text is None:
+            asks = text is not None or (branch is not None and branch.edit is not None)
+            if not asks:  # Resume, regenerate: no message of the person's to store first
                 servers = await self._add_server_tools(sid, metadata, agent)
-            events = agent.stream(text) if text is not None else agent.stream_resume()
+            if branch is not None and branch.edit is not None:
+                events = agent.stream_edit(branch.edit, branch.text)
+            elif branch is not None:
+                events = agent.stream_regenerate(branch.regenerate)
+            elif text is not None:
+                events = agent.stream(text)
+            else:
+                events = agent.stream_resume()
             async with contextlib.aclosing(events) as stream:
                 async for event in stream:
                     try:
@@ -215,7 +254,7 @@ class RequestRunner:
                             await convs.touch(sid)
                     except Exception as exc:
                         raise InternalError(str(exc)) from exc
-                    if stored_user and text is not None and servers is None:
+                    if stored_user and asks and servers is None:
                         # The person's message is stored: now start the conversation's MCP
                         # servers (it may take a while), before the model is called (the
                         # stream waits until the next event is asked for).
@@ -266,6 +305,31 @@ _OUTPUT = frozenset(
         AgentEventType.MODEL_STOPPED,
     }
 )
+
+
+class _Branch:
+    """A new version: regenerate the answer ``regenerate``, or send ``text`` in place of the
+    person's message ``edit``."""
+
+    __slots__ = ("edit", "regenerate", "text")
+
+    def __init__(
+        self, *, regenerate: str | None = None, edit: str | None = None, text: str = ""
+    ) -> None:
+        self.regenerate, self.edit, self.text = regenerate, edit, text
+
+    def cut(self, rows: Any) -> None:
+        """Cut the shown rows to where the new version starts."""
+        if self.edit is not None:
+            rows.cut_from(self.edit)
+            return
+        keys = [item.key for item in rows.items()]
+        at = keys.index(self.regenerate) if self.regenerate in keys else len(keys)
+        question = next(
+            (i for i in reversed(rows.items()[:at]) if i.kind.value == "user"), None
+        )
+        if question is not None:
+            rows.cut_after(question.key)
 
 
 _NO_HOLD = object()  # servers were asked for and none is held (release takes no hold)

@@ -34,6 +34,7 @@ from engine.extensions import InMemoryHistory
 from tests.support.scripted import ScriptedModel, Turn
 
 RUNS: list[str] = []
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @tool
@@ -139,7 +140,10 @@ async def test_edit_sends_a_new_question_beside_the_old_one_and_keeps_both(store
     model.turns.append(Turn(text="Berlin."))
     await agent.edit(before[0].id, "Capital of Germany?")
     assert texts(await store.history()) == ["Capital of Germany?", "Berlin."]
-    assert await storage.siblings("s", before[0].id) == [before[0].id, (await store.history())[0].id]
+    assert await storage.siblings("s", before[0].id) == [
+        before[0].id,
+        (await store.history())[0].id,
+    ]
     check_tree(store.path)
 
     with pytest.raises(BranchError) as caught:
@@ -305,3 +309,72 @@ async def test_deep_branched_tree_reads_only_its_tail(tmp_path: Path):
     finally:
         await storage.close()
     assert check_tree(tmp_path / "deep.sqlite3")[-1] == "u299"
+
+
+async def test_regenerate_an_earlier_answer_branches_at_its_own_question(store):
+    model = ScriptedModel([Turn(text="A1"), Turn(text="A2"), Turn(text="A1 again")])
+    agent = await store.agent(model)
+    await agent.run("Q1")
+    await agent.run("Q2")
+    first = await store.history()
+    final = await agent.regenerate(first[1].id)
+    assert final.content == "A1 again"
+    assert texts(await store.history()) == ["Q1", "A1 again"]
+    storage = store.extension().storage
+    assert await storage.siblings("s", final.id) == [first[1].id, final.id]
+    assert check_tree(store.path) == ids(await store.history())
+    # Back to the first answer's branch: it still goes on to Q2 and A2.
+    assert await agent.switch_to(first[1].id) == first[3].id
+    assert await store.history() == first
+
+
+async def test_sigkill_during_a_regenerate_resumes_on_the_new_branch(store):
+    """A real child process regenerates and is SIGKILLed mid-answer: its draft becomes the
+    new branch's cut-off answer, Resume completes that branch, the old answer stays."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from tests.support.wait import read_line
+
+    await store.seed(
+        "s", [UserMessage(id="q", content="Question"), AssistantMessage(id="a1", content="Old")]
+    )
+    child = subprocess.Popen(  # noqa: ASYNC220 (reads go through a thread)
+        [
+            sys.executable,
+            "-m",
+            "tests.engine.tree_child",
+            str(store.path),
+            "s",
+            "regenerate",
+            "new",
+        ],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert (await read_line(child.stdout, "the child's draft", seconds=60)).strip() == "ready"
+        os.kill(child.pid, signal.SIGKILL)
+        assert await asyncio.to_thread(child.wait, 30) == -signal.SIGKILL
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        child.stdout.close()  # type: ignore[union-attr]
+    model = ScriptedModel([Turn(text="New, whole.")])
+    agent = await store.agent(model)
+    point = await agent.resume_point()
+    assert point is not None and point.kind is ResumeKind.RETRY_RESPONSE
+    final = await agent.resume()
+    assert final.content == "New, whole."
+    history = await store.history()
+    assert history[0].id == "q" and history[1].content == "new-draft"
+    assert history[-1].id == final.id
+    storage = store.extension().storage
+    assert await storage.siblings("s", history[1].id) == ["a1", history[1].id]
+    assert check_tree(store.path) == ids(history)

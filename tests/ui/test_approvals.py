@@ -100,6 +100,7 @@ async def _waiting_card(window: Any, call_id: str) -> tuple[Any, ToolCardView]:
             (c := _card(window, call_id)) is not None and c.state is ItemState.AWAITING_APPROVAL
         ),
         what=lambda: f"the card of {call_id} to ask: {[(c.key, c.state) for c in _cards(window)]}",
+        seconds=30,  # a real MCP server may have to start first, on a loaded machine
     )
     item = _card(window, call_id)
     view = _view(window, item)

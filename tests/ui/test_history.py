@@ -22,7 +22,7 @@ from ui.app import build_window
 from ui.controller import DB_FILE_NAME, PAGE_SIZE
 
 MESSAGES = 150
-TALL = (900, 3000)  #: a window taller than one page of one-line messages
+TALL = (900, 7000)  #: a window taller than one page of one-line messages (with their action lines)
 
 _LONG = (
     "This answer is long on purpose: every message in this conversation fills several lines "

@@ -111,6 +111,14 @@ class TranscriptItem:
     # a cut-off answer that Resume redid (a ``resume:retry_response`` notice follows it):
     # shown folded, as an earlier attempt
     earlier: bool = False
+    # versions (the message tree): this message's place among its siblings and their count,
+    # (index from 0, count), when it has siblings; None otherwise or not known yet
+    versions: tuple[int, int] | None = None
+    # who wrote an answer, when and with how many tokens (the line under it)
+    model: str = ""
+    created_at: float | None = None
+    output_tokens: int | None = None
+    seconds: float | None = None  # how long the live answer took to arrive (not stored)
     version: int = 0  # bumped on every change, so a view can skip work it already did
 
     @property

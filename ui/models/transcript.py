@@ -192,7 +192,10 @@ def mark_earlier_attempts(items: Sequence[TranscriptItem], upto: int | None = No
 
 def _item_for(message: Message, seq: int | None) -> TranscriptItem | None:
     if isinstance(message, UserMessage):
-        return TranscriptItem(ItemKind.USER, message.id, parts=[message.content], seq=seq)
+        return TranscriptItem(
+            ItemKind.USER, message.id, parts=[message.content], seq=seq,
+            created_at=message.created_at,
+        )
     if isinstance(message, InternalMessage):
         return TranscriptItem(
             ItemKind.NOTICE, message.id, parts=[message.content], tag=message.tag, seq=seq
@@ -213,6 +216,9 @@ def _item_for(message: Message, seq: int | None) -> TranscriptItem | None:
             reasoning_parts=[message.reasoning] if message.reasoning else [],
             stop=message.stop,
             seq=seq,
+            model=message.model or "",
+            created_at=message.created_at,
+            output_tokens=message.usage.output_tokens if message.usage else None,
         )
     if isinstance(message, SystemMessage | ToolMessage):
         return None
@@ -228,6 +234,7 @@ class TranscriptModel(QAbstractListModel):
         self._items: list[TranscriptItem] = []
         self._live: TranscriptItem | None = None  # the answer streaming now
         self._live_count = 0
+        self._live_started = 0.0  # time.monotonic() when the live answer began
         self.first_seq: int | None = None  # lowest stored seq loaded (None: none yet)
         self.has_more = False  # older messages exist before first_seq
         self._pending: TranscriptItem | None = None  # a streamed change not yet announced
@@ -320,6 +327,38 @@ class TranscriptModel(QAbstractListModel):
 
     # Changing -----------------------------------------------------------------------
 
+    # ------------------------------------------------------------------ versions
+
+    def set_versions(self, versions: dict[int, tuple[int, int]]) -> None:
+        """Each row's place among its versions, by seq (rows not named have none)."""
+        for item in self._items:
+            if item.kind not in (ItemKind.USER, ItemKind.ASSISTANT) or item.seq is None:
+                continue
+            found = versions.get(item.seq)
+            if found != item.versions:
+                item.versions = found
+                self._changed(item)
+
+    def cut_after(self, key: str) -> None:
+        """Remove the rows after the row ``key`` (a regenerate answers it again)."""
+        row = self.row_of(key)
+        if row < 0:
+            return
+        for item in list(self._items[row + 1 :]):
+            self._remove(item)
+
+    def cut_from(self, key: str) -> None:
+        """Remove the row ``key`` and the rows after it (an edit sends it anew)."""
+        row = self.row_of(key)
+        if row < 0:
+            return
+        for item in list(self._items[row:]):
+            self._remove(item)
+
+    def last_question(self) -> TranscriptItem | None:
+        """The last row the person wrote."""
+        return next((i for i in reversed(self._items) if i.kind is ItemKind.USER), None)
+
     def _append(self, item: TranscriptItem) -> int:
         row = len(self._items)
         self.announce_pending()
@@ -407,6 +446,7 @@ class TranscriptModel(QAbstractListModel):
         self._live = TranscriptItem(
             ItemKind.ASSISTANT, f"live:{self._live_count}", ItemState.STREAMING
         )
+        self._live_started = time.monotonic()  # for the tokens a second under the answer
         self._append(self._live)
 
     def add_text(self, delta: str) -> None:
@@ -434,6 +474,10 @@ class TranscriptModel(QAbstractListModel):
                 live.reasoning_parts[:] = [message.reasoning] if message.reasoning else []
                 live.stop = message.stop
                 live.state = _state_for_stop(message.stop)
+                live.model = message.model or ""
+                live.created_at = message.created_at
+                live.output_tokens = message.usage.output_tokens if message.usage else None
+                live.seconds = time.monotonic() - self._live_started
                 self._changed(live)
             else:
                 self._remove(live)

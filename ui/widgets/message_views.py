@@ -41,6 +41,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
     QSizePolicy,
     QTextBrowser,
     QToolButton,
@@ -219,10 +221,61 @@ def open_link(link: Link, parent: QWidget) -> QMessageBox | None:
 class _RowView(QFrame):
     """Base: a row that draws one `TranscriptItem`."""
 
+    # an action on the row's message: (action, the item, text: an edit's new text or "")
+    messageAction = Signal(str, object, str)  # noqa: N815
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._seen = -1
         self._item: TranscriptItem | None = None  # the item last drawn
+        self.actions_bar: Any = None  # a message's `MessageActions` (user and answer rows)
+
+    def _add_actions(self, kind: ItemKind, layout: QVBoxLayout, text: RichText) -> None:
+        """The versions, the answer's line and the actions under the message; the same
+        actions in the text's context menu."""
+        from .message_actions import MessageActions
+
+        self.actions_bar = MessageActions(kind, self)
+        self.actions_bar.triggered.connect(self._action)
+        layout.addWidget(self.actions_bar)
+        text.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        text.customContextMenuRequested.connect(lambda pos, text=text: self._menu(text, pos))
+
+    def _menu(self, text: RichText, pos: Any) -> Any:
+        menu = text.createStandardContextMenu()
+        menu.setObjectName("messageMenu")
+        extra = self.actions_bar.menu_actions(menu) if self.actions_bar is not None else []
+        if extra:
+            menu.addSeparator()
+            for action in extra:
+                menu.addAction(action)
+        self.context_menu = menu  # kept for tests and so it lives while shown
+        menu.popup(text.viewport().mapToGlobal(pos))
+        return menu
+
+    def message_text(self) -> RichText | None:
+        """The text widget the message's keyboard focus and menu belong to."""
+        return None
+
+    def focus_message(self) -> None:
+        text = self.message_text()
+        if text is not None:
+            text.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def open_menu(self) -> Any:
+        """Open the message's context menu by its text's cursor (the keyboard's way)."""
+        text = self.message_text()
+        if text is None:
+            return None
+        return self._menu(text, text.cursorRect().center())
+
+    def _action(self, action: str) -> None:
+        if self._item is not None:
+            self.messageAction.emit(action, self._item, "")
+
+    def _draw_actions(self, item: TranscriptItem) -> None:
+        if self.actions_bar is not None:
+            self.actions_bar.show_for(item, True)
 
     def refresh(self, item: TranscriptItem) -> None:
         if item.version == self._seen:
@@ -262,13 +315,94 @@ class UserView(_RowView):
         layout.setContentsMargins(10, 6, 10, 6)
         self.text = RichText(self)
         layout.addWidget(self.text)
+        # Edit: the message becomes an editor with Save and send / Cancel, in place.
+        self.editor: QPlainTextEdit | None = None
+        self._edit_box = QWidget(self)
+        self._edit_box.setObjectName("messageEditor")
+        box = QVBoxLayout(self._edit_box)
+        box.setContentsMargins(0, 0, 0, 0)
+        self.editor = QPlainTextEdit(self._edit_box)
+        self.editor.setObjectName("editText")
+        self.editor.setTabChangesFocus(True)
+        self.editor.installEventFilter(self)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        self.cancel_edit = QPushButton(self._edit_box)
+        self.cancel_edit.setObjectName("cancelEditButton")
+        self.send_edit = QPushButton(self._edit_box)
+        self.send_edit.setObjectName("saveAndSendButton")
+        self.send_edit.setAutoDefault(False)
+        self.cancel_edit.setAutoDefault(False)
+        self.cancel_edit.clicked.connect(self.close_editor)
+        self.send_edit.clicked.connect(self._send_edit)
+        buttons.addWidget(self.cancel_edit)
+        buttons.addWidget(self.send_edit)
+        box.addWidget(self.editor)
+        box.addLayout(buttons)
+        self._edit_box.hide()
+        layout.addWidget(self._edit_box)
+        self._add_actions(ItemKind.USER, layout, self.text)
         self._retranslate_ui()
 
     def _retranslate_ui(self) -> None:
         self.setAccessibleName(self.tr("Your message"))
+        self.cancel_edit.setText(self.tr("Cancel"))
+        self.send_edit.setText(self.tr("Save and send"))
+        self.editor.setAccessibleName(self.tr("Edit your message"))
 
     def _draw(self, item: TranscriptItem) -> None:
         self.text.setPlainText(item.text)
+        self._draw_actions(item)
+
+    def message_text(self) -> RichText | None:
+        return self.text
+
+    def _action(self, action: str) -> None:
+        if action == "edit":
+            self.open_editor()
+            return
+        super()._action(action)
+
+    @property
+    def editing(self) -> bool:
+        return self._edit_box.isVisibleTo(self)
+
+    def open_editor(self) -> None:
+        """Show the message as an editor (its text), focused."""
+        if self._item is None:
+            return
+        self.editor.setPlainText(self._item.text)
+        self.text.hide()
+        self.actions_bar.hide()
+        self._edit_box.show()
+        self.editor.setFocus()
+        self.editor.moveCursor(QTextCursor.MoveOperation.End)
+
+    def close_editor(self) -> None:
+        self._edit_box.hide()
+        self.text.show()
+        self.actions_bar.show()
+
+    def _send_edit(self) -> None:
+        text = self.editor.toPlainText().strip()
+        if not text or self._item is None:
+            return
+        self.close_editor()
+        self.messageAction.emit("edit", self._item, text)
+
+    def eventFilter(self, watched: Any, event: QEvent) -> bool:  # noqa: N802
+        # In the editor: Esc cancels, Ctrl+Enter saves and sends (Enter is a new line).
+        if watched is self.editor and event.type() == QEvent.Type.KeyPress:
+            key = event.key()  # type: ignore[attr-defined]
+            if key == Qt.Key.Key_Escape:
+                self.close_editor()
+                return True
+            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and (
+                event.modifiers() & Qt.KeyboardModifier.ControlModifier  # type: ignore[attr-defined]
+            ):
+                self._send_edit()
+                return True
+        return super().eventFilter(watched, event)
 
 
 class AnswerView(_RowView):
@@ -317,6 +451,7 @@ class AnswerView(_RowView):
         self.status.hide()
         for widget in (self.reasoning_toggle, self.reasoning, self.body, self.tail, self.status):
             layout.addWidget(widget)
+        self._add_actions(ItemKind.ASSISTANT, outer, self.body)
         for view in (self.body, self.tail):
             view.linkActivated.connect(self._link_activated)
             view.describe_link = self._describe_link
@@ -335,6 +470,9 @@ class AnswerView(_RowView):
         self._stream_text = ""  # the text as last streamed
         self.renders = 0  # tail renders, for the benchmark
         self._retranslate_ui()
+
+    def message_text(self) -> RichText | None:
+        return self.body
 
     def _retranslate_ui(self) -> None:
         self.setAccessibleName(self.tr("Assistant answer"))
@@ -444,6 +582,7 @@ class AnswerView(_RowView):
             self._complete(text)
         self._draw_status(item)
         self._draw_fold(item)
+        self._draw_actions(item)
 
     def _stream(self, text: str) -> None:
         if len(text) < self._fed or self._final_text is not None:

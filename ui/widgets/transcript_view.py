@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractButton,
+    QApplication,
     QFrame,
     QLabel,
     QScrollArea,
@@ -51,6 +52,8 @@ class TranscriptView(QScrollArea):
     """Shows a `TranscriptModel`; objectName ``transcript``."""
 
     olderWanted = Signal()  # noqa: N815 (Qt naming): scrolled to the top and more exists
+    # an action on a message (its row's `MessageActions`): (action, item, an edit's text)
+    messageAction = Signal(str, object, str)  # noqa: N815
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -106,6 +109,19 @@ class TranscriptView(QScrollArea):
         bar = self.verticalScrollBar()
         bar.valueChanged.connect(self._scrolled)
         bar.rangeChanged.connect(self._range_changed)
+        # By keyboard, messages are reached from the transcript: Alt+Up / Alt+Down move the
+        # focus from message to message, and the Menu key or Shift+F10 opens the focused
+        # message's actions (`MessageActions`), so they need no Tab stop each.
+        from PySide6.QtGui import QKeySequence, QShortcut
+
+        within = Qt.ShortcutContext.WidgetWithChildrenShortcut
+        for keys, slot in (
+            ("Alt+Up", lambda: self.focus_message(-1)),
+            ("Alt+Down", lambda: self.focus_message(1)),
+            ("Shift+F10", self.open_message_menu),
+        ):
+            shortcut = QShortcut(QKeySequence(keys), self, context=within)
+            shortcut.activated.connect(slot)
 
     def retranslate(self) -> None:
         """Set the view's own strings in the current language."""
@@ -159,6 +175,40 @@ class TranscriptView(QScrollArea):
             (m.dataChanged, self._changed),
         ]
 
+    def message_views(self) -> list[Any]:
+        """The rows that are messages (the person's and answers), in order."""
+        return [v for v in self._views if getattr(v, "actions_bar", None) is not None]
+
+    def focused_message(self) -> Any:
+        """The message row holding the keyboard focus, or None."""
+        focus = QApplication.focusWidget()
+        for view in self.message_views():
+            if focus is not None and (focus is view or view.isAncestorOf(focus)):
+                return view
+        return None
+
+    def focus_message(self, step: int) -> Any:
+        """Move the focus ``step`` messages on (-1: the one above); from outside a message,
+        to the last one. Returns the row focused, or None when there is no message."""
+        views = self.message_views()
+        if not views:
+            return None
+        current = self.focused_message()
+        if current is None:
+            target = views[-1]
+        else:
+            index = max(0, min(len(views) - 1, views.index(current) + step))
+            target = views[index]
+        target.focus_message()
+        self.ensureWidgetVisible(target, 0, 40)
+        self._stick = False if target is not views[-1] else self._stick
+        return target
+
+    def open_message_menu(self) -> Any:
+        """Open the focused message's context menu (Shift+F10); returns it, or None."""
+        view = self.focused_message()
+        return view.open_menu() if view is not None else None
+
     def views(self) -> list[Any]:
         """The row widgets, in row order."""
         return list(self._views)
@@ -193,6 +243,7 @@ class TranscriptView(QScrollArea):
             for row in range(first, last + 1):
                 item = self._model.item(row)
                 view = view_for(item, self._column)
+                view.messageAction.connect(self.messageAction)
                 view.refresh(item)
                 self._layout.insertWidget(row, view)
                 self._views.insert(row, view)

@@ -1,0 +1,160 @@
+"""The line under a message: its versions ("‹ 2/3 ›"), what wrote it, and what can be done.
+
+`MessageActions` (objectName ``messageActions``) sits at the bottom of a user message or an
+answer. From left to right: the version switcher (``previousVersion``, ``versionLabel``,
+``nextVersion``; shown only for a message that has siblings), for an answer a quiet line
+saying the model, the time, the tokens and, for an answer that just arrived, tokens a second
+(``answerMeta``), then the actions: Copy message (``copyMessageButton``), Regenerate
+(``regenerateButton``, on the answer to the last question), Edit (``editButton``, on what
+the person wrote) and Branch into a new chat (``branchButton``). The same actions are in the
+message's context menu (`menu_actions`), so the keyboard reaches them too.
+
+It only draws and announces: ``triggered(action)`` with ``"previous"``, ``"next"``,
+``"copy"``, ``"regenerate"``, ``"edit"`` or ``"branch"``; the row view passes it on.
+"""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
+
+from ..models.items import ItemKind, ItemState, TranscriptItem
+
+__all__ = ["MessageActions"]
+
+
+class MessageActions(QWidget):
+    """The versions, the answer's line and the actions of one message."""
+
+    triggered = Signal(str)
+
+    def __init__(self, kind: ItemKind, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("messageActions")
+        self.kind = kind
+        line = QHBoxLayout(self)
+        line.setContentsMargins(0, 0, 0, 0)
+        line.setSpacing(2)
+        self.previous = self._button("previousVersion", "previous")
+        self.version_label = QLabel(self)
+        self.version_label.setObjectName("versionLabel")
+        self.next = self._button("nextVersion", "next")
+        self.previous.setText("‹")
+        self.next.setText("›")
+        self.meta = QLabel(self)
+        self.meta.setObjectName("answerMeta")
+        self.meta.setTextFormat(Qt.TextFormat.PlainText)  # a model's name is outside text
+        self.meta.setStyleSheet("color: palette(placeholder-text);")
+        self.copy = self._button("copyMessageButton", "copy")
+        self.regenerate = self._button("regenerateButton", "regenerate")
+        self.edit = self._button("editButton", "edit")
+        self.branch = self._button("branchButton", "branch")
+        for widget in (self.previous, self.version_label, self.next, self.meta):
+            line.addWidget(widget)
+        line.addStretch(1)
+        for widget in (self.copy, self.regenerate, self.edit, self.branch):
+            line.addWidget(widget)
+        self.edit.setVisible(kind is ItemKind.USER)
+        self.regenerate.hide()
+        self._set_versions(None)
+        self.meta.hide()
+        self._item: TranscriptItem | None = None
+        self.retranslate()
+
+    def _button(self, name: str, action: str) -> QToolButton:
+        button = QToolButton(self)
+        button.setObjectName(name)
+        button.setAutoRaise(True)
+        # Not a Tab stop each (a long conversation would be hundreds of them): the keyboard
+        # reaches them through the focused message's menu (`TranscriptView`).
+        button.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        button.setStyleSheet("QToolButton { color: palette(placeholder-text); }")
+        button.clicked.connect(lambda _=False, action=action: self.triggered.emit(action))
+        return button
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def retranslate(self) -> None:
+        self.previous.setToolTip(self.tr("Previous version"))
+        self.previous.setAccessibleName(self.tr("Previous version"))
+        self.next.setToolTip(self.tr("Next version"))
+        self.next.setAccessibleName(self.tr("Next version"))
+        self.copy.setText(self.tr("Copy"))
+        self.copy.setToolTip(self.tr("Copy the whole message (its Markdown)"))
+        self.copy.setAccessibleName(self.tr("Copy message"))
+        self.regenerate.setText(self.tr("Regenerate"))
+        self.regenerate.setToolTip(self.tr("Write another answer; this one stays as a version"))
+        self.edit.setText(self.tr("Edit"))
+        self.edit.setToolTip(self.tr("Change this message and send it again as a new version"))
+        self.branch.setText(self.tr("Branch"))
+        self.branch.setToolTip(self.tr("Branch into a new chat: a copy of the conversation up to here"))
+        self.branch.setAccessibleName(self.tr("Branch into a new chat"))
+        if self._item is not None:
+            self.show_for(self._item, self.regenerate.isVisibleTo(self))
+
+    def show_for(self, item: TranscriptItem, last_answer: bool) -> None:
+        """Draw for ``item``; ``last_answer``: it answers the last question (Regenerate)."""
+        self._item = item
+        live = item.key.startswith("live:") or item.state is ItemState.STREAMING
+        self._set_versions(None if live else item.versions)
+        for button in (self.copy, self.branch):
+            button.setVisible(not live)
+        self.edit.setVisible(item.kind is ItemKind.USER and not live)
+        self.regenerate.setVisible(item.kind is ItemKind.ASSISTANT and last_answer and not live)
+        meta = self.meta_text(item) if item.kind is ItemKind.ASSISTANT and not live else ""
+        self.meta.setText(meta)
+        self.meta.setVisible(bool(meta))
+
+    def _set_versions(self, versions: tuple[int, int] | None) -> None:
+        shown = versions is not None
+        for widget in (self.previous, self.version_label, self.next):
+            widget.setVisible(shown)
+        if versions is None:
+            return
+        index, count = versions
+        self.version_label.setText(f"{index + 1}/{count}")
+        self.version_label.setAccessibleName(
+            self.tr("Version {n} of {count}").format(n=index + 1, count=count)
+        )
+        self.previous.setEnabled(index > 0)
+        self.next.setEnabled(index < count - 1)
+
+    def meta_text(self, item: TranscriptItem) -> str:
+        """"model · 14:02 · 312 tokens · 41 tokens/s" (each part only when known)."""
+        parts: list[str] = []
+        if item.model:
+            parts.append(item.model)
+        if item.created_at:
+            parts.append(time.strftime("%H:%M", time.localtime(item.created_at)))
+        if item.output_tokens:
+            parts.append(self.tr("{count} tokens").format(count=item.output_tokens))
+            if item.seconds and item.seconds > 0.05:
+                rate = item.output_tokens / item.seconds
+                parts.append(self.tr("{rate} tokens/s").format(rate=f"{rate:.0f}"))
+        return " · ".join(parts)
+
+    def menu_actions(self, parent: QWidget) -> list[QAction]:
+        """The shown actions as menu entries (for the message's context menu)."""
+        actions: list[QAction] = []
+        for button, action in (
+            (self.copy, "copy"),
+            (self.regenerate, "regenerate"),
+            (self.edit, "edit"),
+            (self.branch, "branch"),
+            (self.previous, "previous"),
+            (self.next, "next"),
+        ):
+            if not button.isVisibleTo(self) or not button.isEnabled():
+                continue
+            text = button.accessibleName() or button.text()
+            entry = QAction(text, parent)
+            entry.setObjectName(f"{action}MessageAction")
+            entry.triggered.connect(lambda _=False, action=action: self.triggered.emit(action))
+            actions.append(entry)
+        return actions
