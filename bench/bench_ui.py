@@ -6,6 +6,9 @@
   every widget painted and to the conversation list painted are printed beside it.
 - Opening a 10,000-message conversation: from the click to the first screen painted;
   target under 300 ms.
+- Switching versions ("‹ 2/3 ›") in a 10,000-message conversation whose two branches part at
+  its middle (each path 10,000 messages): from the click to the new path's first screen
+  painted; target under 300 ms; the same switch in a 10-message conversation beside it.
 - Streaming 20,000 tokens at 2,000 tokens/s from the loopback provider: the longest gap of a
   5 ms timer heartbeat (target under 50 ms), and the render time spent on the second 10,000
   tokens against the first (linear cost: about 1; quadratic would be about 3; target < 1.6).
@@ -188,6 +191,63 @@ async def _open_long(app: Any) -> float:
         window.close()
         await closed.wait()
         return elapsed
+
+
+async def _switch(app: Any, half: int) -> float:
+    """Median seconds from `switch_version` to the new path's first screen painted, in a
+    conversation of two branches parting after ``half`` pairs, each ``2 * half`` long."""
+    from engine import AssistantMessage, SQLiteSessionStorage, UserMessage
+    from ui.app import build_window
+    from ui.controller import DB_FILE_NAME
+
+    def pair(n: int, branch: str) -> tuple[UserMessage, AssistantMessage]:
+        return (
+            UserMessage(content=f"Question {n} ({branch}): how about **this**?"),
+            AssistantMessage(content=f"Answer {n}.\n\n- a point\n- another\n\n`code {n}`"),
+        )
+
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp)
+        storage = SQLiteSessionStorage(data / DB_FILE_NAME, synchronous="OFF")
+        await storage.create_session(session_id="tree", title="Tree")
+        parting = None
+        for n in range(2 * half):
+            question, answer = pair(n, "first")
+            await storage.append("tree", "r", question)
+            await storage.append("tree", "r", answer)
+            if n == half - 1:
+                parting = answer.id
+        assert parting is not None
+        await storage.branch_from("tree", parting)
+        for n in range(half, 2 * half):
+            question, answer = pair(n, "second")
+            await storage.append("tree", "r", question)
+            await storage.append("tree", "r", answer)
+            if n == half:
+                second = question.id
+        await storage.close()
+        window = build_window(data, first_run_dialog=False)
+        window.resize(1100, 760)
+        window.show()
+        await window.started()
+        await window.controller.open_session("tree")
+        times = []
+        target = second
+        for _ in range(7):
+            start = time.perf_counter()
+            step = -1 if target == second else 1
+            assert await window.controller.switch_version(target, step)
+            window.transcript.flush()
+            window.transcript.scroll_to_bottom()
+            window.repaint()  # synchronous: the first screen is painted when this returns
+            times.append(time.perf_counter() - start)
+            siblings = await window.controller.storage.siblings("tree", second)
+            target = siblings[0] if target == second else second
+        closed = asyncio.Event()
+        window.closed.connect(closed.set)
+        window.close()
+        await closed.wait()
+        return statistics.median(times)
 
 
 #: The loopback provider in its own process, as a real provider is: in this process its
@@ -376,6 +436,8 @@ def main() -> list[str]:
     app.setQuitOnLastWindowClosed(False)  # type: ignore[union-attr]
     with asyncio.Runner(loop_factory=lambda: EventLoop(app)) as runner:  # type: ignore[arg-type]
         opened = runner.run(_open_long(app))
+        switched = runner.run(_switch(app, 2500))
+        switched_short = runner.run(_switch(app, 3))
         huge = runner.run(_open_huge(app))
         stall, first, second, duration, cpu, drafts = runner.run(_stream_long(app))
     print(
@@ -384,6 +446,13 @@ def main() -> list[str]:
     )
     if opened >= 0.3:
         missed.append(f"opening 10,000 messages took {opened * 1000:.0f} ms (target 300 ms)")
+    print(
+        f"switch versions in a 10,000-message conversation (branches part at its middle): "
+        f"first screen of the new path in {switched * 1000:.0f} ms (median of 7; target < 300 ms)"
+        f"; in a 12-message one {switched_short * 1000:.0f} ms (ratio {switched / switched_short:.2f})"
+    )
+    if switched >= 0.3:
+        missed.append(f"switching versions took {switched * 1000:.0f} ms (target 300 ms)")
     for name, seconds in huge.items():
         print(
             f"open an answer with {name}: first screen in {seconds * 1000:.0f} ms (target < 300 ms)"

@@ -45,6 +45,7 @@ from engine import (  # noqa: E402
     StopReason,
     ToolCall,
     ToolMessage,
+    Usage,
     UserMessage,
     tool,
 )
@@ -242,6 +243,7 @@ async def _run(out: Path) -> int:
 
         apply_palette(app, "light")
         await _run_mcp_states(root / "mcp", out)
+        await _run_version_states(root / "versions", out)
 
         apply_palette(app, "light")
         data = root / "resume"
@@ -381,6 +383,36 @@ async def _run_mcp_states(data: Path, out: Path) -> None:
     dialog.grab().save(str(out / "settings-tool-approval.png"))
     print(f"wrote {out / 'settings-tool-approval.png'}")
     dialog.reject()
+    await _close(window)
+
+
+async def _run_version_states(data: Path, out: Path) -> None:
+    """A conversation with two versions of an answer, then its question being edited."""
+    from ui.controller import DB_FILE_NAME
+
+    storage = SQLiteSessionStorage(data / DB_FILE_NAME)
+    try:
+        await storage.create_session(session_id="s-versions", title="Backoff helper")
+        question = UserMessage(content="Write a retry helper with exponential backoff")
+        await storage.append("s-versions", "seed", question)
+        await storage.append("s-versions", "seed", AssistantMessage(content=ANSWER[:400]))
+        await storage.branch_from("s-versions", question.id)
+        usage = Usage(input_tokens=180, output_tokens=312)
+        second = AssistantMessage(content=ANSWER, model="llama3.1-8b", usage=usage)
+        await storage.append("s-versions", "seed", second)
+    finally:
+        await storage.close()
+    window = await _window(data, _Scripted("Done."))
+    await _until(lambda: any(i.versions for i in window.transcript.model().items()))
+    await _shot(window, out / "versions.png")
+    window.transcript.flush()
+    user = window.transcript.message_views()[0]
+    user.open_editor()
+    user.editor.setPlainText("Write a retry helper with exponential backoff and jitter")
+    await asyncio.sleep(0.05)  # a picture, not synchronisation
+    window.transcript.verticalScrollBar().setValue(0)
+    window.grab().save(str(out / "edit-message.png"))
+    print(f"wrote {out / 'edit-message.png'}")
     await _close(window)
 
 

@@ -372,6 +372,9 @@ class UserView(_RowView):
         if self._item is None:
             return
         self.editor.setPlainText(self._item.text)
+        # As tall as the text (two to twelve lines), not a page for a one-line question.
+        lines = min(max(self._item.text.count("\n") + 1, 2), 12)
+        self.editor.setFixedHeight(self.editor.fontMetrics().lineSpacing() * lines + 16)
         self.text.hide()
         self.actions_bar.hide()
         self._edit_box.show()
