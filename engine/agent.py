@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 import time
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Sequence
@@ -109,6 +110,7 @@ class _Interrupted(Exception):
     """A completed step carried stop ``interrupted``: stored, then raised as a provider error."""
 
 
+_log = logging.getLogger(__name__)
 _BRANCH_PAGE = 50  # records read a page while looking back for the last question
 
 
@@ -378,6 +380,7 @@ class Agent:
         ctx = RunContext(cfg.session_id, uuid.uuid4().hex, user, resumed=user is None)
         sid, rid = ctx.session_id, ctx.request_id
         acquired = finished = False
+        leaf_before: list[str | None] | None = None  # where the path ended, before a branch
         try:
             if _has(self.store, "acquire"):
                 watch.watch(await _maybe_await(self.store.acquire(ctx)))
@@ -385,6 +388,8 @@ class Agent:
             if branch is not None:
                 # Under the lease: the new branch starts where the path is now (a regenerate
                 # at its last question, an edit beside the edited message).
+                tail = await self._tail_reader(ctx)(1, None)
+                leaf_before = [tail[-1].message.id if tail else None]
                 await branch(ctx)
             ctx.messages = list(await self.store.restore(ctx))
             ctx.first_new = len(ctx.messages)
@@ -420,8 +425,18 @@ class Agent:
             await self._hook("on_error", ctx, exc)
             raise
         finally:
+            if leaf_before is not None and len(ctx.messages) <= ctx.first_new:
+                # The new branch stored nothing (a provider that refused, a Stop before the
+                # first token): the path goes back to where it ended, the old version shown.
+                await _finish(self._unbranch(ctx, leaf_before[0]))
             if acquired:
                 await _finish(self._call_store("release", ctx))
+
+    async def _unbranch(self, ctx: RunContext, leaf: str | None) -> None:
+        try:
+            await _maybe_await(self._tree("branch")(ctx, leaf))
+        except StorageError as exc:  # the path stays at the branch point: nothing is lost
+            _log.warning("the path was not put back after an empty branch: %s", exc)
 
     async def _loop(
         self, ctx: RunContext, model: Any, cfg: AgentRunConfig, goal: Goal | None

@@ -40,6 +40,7 @@ import asyncio
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -102,17 +103,26 @@ def tools_setup(data_dir: Path, base_url: str) -> int:
     return 0
 
 
-async def _check_tools(data_dir: Path) -> list[str]:
-    from engine import AssistantMessage, SQLiteSessionStorage, ToolMessage, ToolOutcome
+async def _only_conversation(data_dir: Path) -> list[Any] | str:
+    """The messages of the data folder's one conversation, or what is wrong instead."""
+    from engine import SQLiteSessionStorage
 
     storage = SQLiteSessionStorage(data_dir / "continuo.sqlite3")
     try:
         sessions = await storage.list_sessions()
         if len(sessions) != 1:
-            return [f"expected 1 conversation, found {len(sessions)}"]
-        messages = await storage.load(sessions[0].id)
+            return f"expected 1 conversation, found {len(sessions)}"
+        return list(await storage.load(sessions[0].id))
     finally:
         await storage.close()
+
+
+async def _check_tools(data_dir: Path) -> list[str]:
+    from engine import AssistantMessage, ToolMessage, ToolOutcome
+
+    messages = await _only_conversation(data_dir)
+    if isinstance(messages, str):
+        return [messages]
     kinds = [type(m).__name__ for m in messages]
     expected = ["UserMessage", "AssistantMessage", "ToolMessage", "AssistantMessage"]
     if kinds != expected:
@@ -182,16 +192,11 @@ def serve(data_dir: Path) -> int:
 
 
 async def _check(data_dir: Path) -> list[str]:
-    from engine import AssistantMessage, SQLiteSessionStorage, UserMessage
+    from engine import AssistantMessage, UserMessage
 
-    storage = SQLiteSessionStorage(data_dir / "continuo.sqlite3")
-    try:
-        sessions = await storage.list_sessions()
-        if len(sessions) != 1:
-            return [f"expected 1 conversation, found {len(sessions)}"]
-        messages = await storage.load(sessions[0].id)
-    finally:
-        await storage.close()
+    messages = await _only_conversation(data_dir)
+    if isinstance(messages, str):
+        return [messages]
     kinds = [type(m).__name__ for m in messages]
     problems = []
     expected = ["UserMessage", "AssistantMessage", "UserMessage", "AssistantMessage"]

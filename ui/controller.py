@@ -329,13 +329,15 @@ class Controller(QObject):
         once there is one."""
         if self.settings_store is None:
             return
+        if not self._closed:
+            # The Tools page may have changed mcp.json: read it beside the models' listing,
+            # not after it (a slow provider would hold the servers' change back).
+            self.spawn(self.tool_servers.reload(), "read mcp.json")
         async with self.catalog.lock:
             self.settings = await self.settings_store.load()
             self.settingsLoaded.emit(self.settings)
             await self.catalog.close_adapters()
             await self.catalog.list_models(self.conversations.metadata(self.current or ""))
-        if not self._closed:
-            await self.tool_servers.reload()  # the Tools page may have changed mcp.json
         sid = self.current
         if sid and not self.is_running(sid) and not self._closed:
             self.conversations.show_kept_error(sid)
@@ -420,14 +422,23 @@ class Controller(QObject):
         """Show the version ``step`` places beside ``message_id`` (-1: the previous one) and
         the newest path under it. False when there is none, or a request is running."""
         sid = self.current
-        if not sid or self.is_running(sid):
+        task = asyncio.current_task()
+        if not sid or self.is_running(sid) or task is None:
             return False
-        siblings = await self.storage.siblings(sid, message_id)
-        index = siblings.index(message_id) + step if message_id in siblings else -1
-        if not 0 <= index < len(siblings):
-            return False
-        agent = Agent(None, AgentRunConfig(sid), extensions=[self.extension])
-        await agent.switch_to(siblings[index])
+        # Busy while it writes: Send waits, as for a request (the lease is taken meanwhile).
+        self.requests.running[sid] = task
+        self.busyChanged.emit(sid, True)
+        try:
+            siblings = await self.storage.siblings(sid, message_id)
+            index = siblings.index(message_id) + step if message_id in siblings else -1
+            if not 0 <= index < len(siblings):
+                return False
+            agent = Agent(None, AgentRunConfig(sid), extensions=[self.extension])
+            await agent.switch_to(siblings[index])
+        finally:
+            if self.requests.running.get(sid) is task:
+                del self.requests.running[sid]
+                self.busyChanged.emit(sid, False)
         await self.conversations.reread(sid)
         await self.resume_points.refresh(sid)
         return True
@@ -440,6 +451,10 @@ class Controller(QObject):
         info = await self.storage.get_session(sid)
         base = (info.title if info is not None and info.title else "") or ""
         title = self.tr("{title} (branch)").format(title=base) if base else None
+        if await self.storage.load_draft(sid) is not None:
+            # A dead process's answer is a message once the lease is taken: take it now.
+            lease = await self.storage.acquire_lease(sid)
+            await lease.release()
         new_id = await self.storage.fork_session(sid, message_id, title=title)
         await self.conversations.touch(new_id)
         await self.open_session(new_id)

@@ -748,7 +748,7 @@ class MainWindow(QMainWindow):
 
             candidates.append(c.sessions.data(c.sessions.index(0, 0), SESSION_ID_ROLE))
         for sid in candidates:
-            if sid and not c.is_running(sid) and await c.storage.count_messages(sid) == 0:
+            if sid and not c.is_running(sid) and not await c.storage.load_tail(sid, 1):
                 if sid != c.current:
                     await c.open_session(sid)
                 if self.session_filter.text():

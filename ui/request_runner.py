@@ -105,7 +105,9 @@ class RequestRunner:
         """Answer again the question ``message_id`` (an answer) answers, as a new version."""
         if sid in self.running:
             return None
-        task = self._c.spawn(self.run(sid, None, branch=_Branch(regenerate=message_id)), "regenerate")
+        task = self._c.spawn(
+            self.run(sid, None, branch=_Branch(regenerate=message_id)), "regenerate"
+        )
         self.running[sid] = task
         return task
 
@@ -325,11 +327,11 @@ class _Branch:
             return
         keys = [item.key for item in rows.items()]
         at = keys.index(self.regenerate) if self.regenerate in keys else len(keys)
-        question = next(
-            (i for i in reversed(rows.items()[:at]) if i.kind.value == "user"), None
-        )
+        question = next((i for i in reversed(rows.items()[:at]) if i.kind.value == "user"), None)
         if question is not None:
             rows.cut_after(question.key)
+        elif self.regenerate is not None:
+            rows.cut_from(self.regenerate)  # its question is on an earlier page
 
 
 _NO_HOLD = object()  # servers were asked for and none is held (release takes no hold)

@@ -185,7 +185,8 @@ def _create_message_tree(db: sqlite3.Connection) -> None:
     # Children of a message in order (siblings, the newest leaf under a message), and a
     # message by its id (edit, switch, fork name messages by id).
     db.execute("CREATE INDEX messages_by_parent ON messages(session_id, parent_seq, seq)")
-    db.execute("CREATE INDEX messages_by_id ON messages(session_id, id)")
+    # (seq last: the newest row of an id is found in the index, not by walking the table)
+    db.execute("CREATE INDEX messages_by_id ON messages(session_id, id, seq)")
 
 
 #: The ordered steps; a file's version is the number of them applied.

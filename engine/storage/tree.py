@@ -88,14 +88,15 @@ ORDER BY path.depth DESC
 
 
 #: for each wanted seq (a JSON array): its index among its siblings and their count
+# CROSS JOIN keeps json_each outside: each wanted seq is one primary-key lookup (left to
+# itself, without ANALYZE, the planner scanned the session's messages instead).
 VERSIONS = """
-SELECT w.seq,
+SELECT m.seq,
        (SELECT COUNT(*) FROM messages s WHERE s.session_id = m.session_id
             AND s.parent_seq IS m.parent_seq AND s.seq < m.seq),
        (SELECT COUNT(*) FROM messages s WHERE s.session_id = m.session_id
             AND s.parent_seq IS m.parent_seq)
-FROM (SELECT value AS seq FROM json_each(?)) w
-JOIN messages m ON m.session_id = ? AND m.seq = w.seq
+FROM json_each(?) w CROSS JOIN messages m ON m.session_id = ? AND m.seq = w.value
 """
 
 #: where a walk starts: the active leaf, or the parent of a given message (``:before``)
@@ -229,9 +230,12 @@ class MessageTree:
             if await db.execute_fetchall("SELECT 1 FROM sessions WHERE id = ?", (new_id,)):
                 raise SessionExistsError(new_id)
             now = time.time()
+            # The settings come along (model, system prompt, tool servers); an error the
+            # source conversation shows does not.
             await db.execute(
                 "INSERT INTO sessions (id, title, created_at, updated_at, metadata) "
-                "SELECT ?, COALESCE(?, title), ?, ?, metadata FROM sessions WHERE id = ?",
+                "SELECT ?, COALESCE(?, title), ?, ?, json_remove(metadata, '$.last_error') "
+                "FROM sessions WHERE id = ?",
                 (new_id, title, now, now, session_id),
             )
             sql = path_sql(
@@ -251,11 +255,24 @@ class MessageTree:
                 "UPDATE sessions SET active_seq = ? WHERE id = ?", (len(rows) or None, new_id)
             )
             # A call on the path that started keeps saying so in the copy.
+            calls = [c for _r, _m, kind, _t, text in rows for c in _tool_call_ids(kind, text)]
             await db.execute(
                 "INSERT OR IGNORE INTO tool_starts (session_id, tool_call_id, started_at) "
-                "SELECT ?, tool_call_id, started_at FROM tool_starts WHERE session_id = ?",
-                (new_id, session_id),
+                "SELECT ?, tool_call_id, started_at FROM tool_starts "
+                "WHERE session_id = ? AND tool_call_id IN (SELECT value FROM json_each(?))",
+                (new_id, session_id, json.dumps(calls)),
             )
             return new_id
 
         return await self._write(body)
+
+
+def _tool_call_ids(kind: str, body: str | bytes) -> list[str]:
+    """The ids of an assistant message's tool calls, from its stored JSON ([] otherwise)."""
+    if kind != "assistant":
+        return []
+    try:
+        data = json.loads(body)
+        return [str(call["id"]) for call in data.get("tool_calls") or ()]
+    except (ValueError, TypeError, KeyError):
+        return []  # an unreadable body is reported when the message is read

@@ -236,7 +236,9 @@ async def test_fork_copies_the_path_into_a_new_conversation(store):
         await agent.run(question)
     history = await store.history()
     storage = store.extension().storage
-    await storage.update_metadata("s", {"model": "m", "system_prompt": "Be brief."})
+    await storage.update_metadata(
+        "s", {"model": "m", "system_prompt": "Be brief.", "last_error": {"message": "401"}}
+    )
     new_id = await storage.fork_session("s", history[3].id, title="Forked")
     forked = await storage.load(new_id)
     assert forked == history[:4]
@@ -378,3 +380,35 @@ async def test_sigkill_during_a_regenerate_resumes_on_the_new_branch(store):
     storage = store.extension().storage
     assert await storage.siblings("s", history[1].id) == ["a1", history[1].id]
     assert check_tree(store.path) == ids(history)
+
+
+async def test_a_new_version_that_stores_nothing_leaves_the_old_one_shown(store):
+    """A regenerate whose provider refuses before any output, and an edit whose hook fails
+    before the new question is stored, put the path back: the old version stays shown."""
+    from engine import Extension, ProviderAuthError
+
+    class Refusing:
+        name = "refusing"
+
+        async def stream(self, request):
+            raise ProviderAuthError("no", provider="test", status=401)
+            yield  # an async generator
+
+    agent = await store.agent(ScriptedModel([Turn(text="Old answer.")]))
+    await agent.run("Question")
+    before = await store.history()
+    refusing = await store.agent(Refusing())
+    with pytest.raises(ProviderAuthError):
+        await refusing.regenerate()
+    assert await store.history() == before
+    assert check_tree(store.path) == ids(before)
+
+    class Failing(Extension):
+        async def on_message(self, ctx, message):
+            raise RuntimeError("a hook failed")
+
+    failing = await store.agent(ScriptedModel([Turn(text="x")]), extensions=[Failing()])
+    with pytest.raises(RuntimeError):
+        await failing.edit(before[0].id, "Another question")
+    assert await store.history() == before
+    assert check_tree(store.path) == ids(before)

@@ -224,7 +224,7 @@ async def test_settings_tools_page_shows_the_running_server_and_a_disabled_one_i
     item = page.toolServerList.item(0)
     item.setCheckState(item.checkState().__class__.Unchecked)
     dialog.saveButton.click()
-    await until(lambda: servers.names() == [], what="the server to be switched off")
+    await until(lambda: servers.names() == [], what="the server to be switched off", seconds=30)
     await until(lambda: window.settings_dialog is None, what="the dialog to close")
     assert not window.tool_server_button.isVisible()
     _send(window, "Hello again.")
@@ -440,7 +440,7 @@ async def test_a_card_asks_about_the_requests_own_tool_after_the_servers_changed
     # servers no longer have srv, the running request still holds it.
     _write_mcp_json(tmp_path, {"srv": {**_srv(tmp_path), "disabled": True}})
     await window.controller.reload_settings()
-    assert window.controller.tool_servers.names() == []
+    await until(lambda: window.controller.tool_servers.names() == [], what="mcp.json read again")
     assert window.controller.tool_servers.find_tool("srv__note") is None
     view.allow_once.click()
     second, view2 = await _waiting_card(window, "call_2")

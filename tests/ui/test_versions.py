@@ -83,8 +83,9 @@ async def test_regenerate_then_switch_between_the_versions(tmp_path, provider_se
 
     bar.regenerate.click()
     await _shows(window, ["Tell me something.", "Second answer."])
+    # (the rows are read back from the store when the request ends: look them up anew)
+    await until(lambda: _row(window, "Second answer.").versions == (1, 2), what="the switcher: 2/2")
     second = _row(window, "Second answer.")
-    await until(lambda: second.versions == (1, 2), what="the switcher to say 2/2")
     bar2 = _view(window, second).actions_bar
     assert bar2.version_label.text() == "2/2" and bar2.version_label.isVisibleTo(bar2)
     assert bar2.previous.isEnabled() and not bar2.next.isEnabled()
@@ -135,8 +136,10 @@ async def test_edit_and_resend_keeps_the_old_question_as_a_version(tmp_path, pro
     view.editor.setPlainText("Tell me about dogs.")
     view.send_edit.click()
     await _shows(window, ["Tell me about dogs.", "About dogs."])
+    await until(
+        lambda: _row(window, "Tell me about dogs.").versions == (1, 2), what="the question's 2/2"
+    )
     edited = _row(window, "Tell me about dogs.")
-    await until(lambda: edited.versions == (1, 2), what="the question's 2/2")
     sent = provider_server.chat_requests()[-1].messages()
     assert [m["content"] for m in sent] == ["Tell me about dogs."]
     # The first question, with its answer, is one click away.
@@ -206,8 +209,12 @@ async def test_resume_is_offered_on_the_branch_that_was_cut_off(tmp_path, provid
     await _shows(window, ["Question.", "A whole answer."])
     _view(window, _row(window, "A whole answer.")).actions_bar.regenerate.click()
     await until(lambda: window.resume_button.isVisible(), what="Resume after the cut")
-    cut = next(r for r in _rows(window) if r.kind is ItemKind.ASSISTANT)
-    await until(lambda: cut.versions == (1, 2), what="2/2 on the cut answer")
+
+    def cut_answer() -> Any:
+        return next(r for r in _rows(window) if r.kind is ItemKind.ASSISTANT)
+
+    await until(lambda: cut_answer().versions == (1, 2), what="2/2 on the cut answer")
+    cut = cut_answer()
 
     # The first version is whole: no Resume there; back on the cut one, Resume again.
     _view(window, cut).actions_bar.previous.click()

@@ -193,7 +193,10 @@ def mark_earlier_attempts(items: Sequence[TranscriptItem], upto: int | None = No
 def _item_for(message: Message, seq: int | None) -> TranscriptItem | None:
     if isinstance(message, UserMessage):
         return TranscriptItem(
-            ItemKind.USER, message.id, parts=[message.content], seq=seq,
+            ItemKind.USER,
+            message.id,
+            parts=[message.content],
+            seq=seq,
             created_at=message.created_at,
         )
     if isinstance(message, InternalMessage):

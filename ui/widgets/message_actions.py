@@ -93,7 +93,9 @@ class MessageActions(QWidget):
         self.edit.setText(self.tr("Edit"))
         self.edit.setToolTip(self.tr("Change this message and send it again as a new version"))
         self.branch.setText(self.tr("Branch"))
-        self.branch.setToolTip(self.tr("Branch into a new chat: a copy of the conversation up to here"))
+        self.branch.setToolTip(
+            self.tr("Branch into a new chat: a copy of the conversation up to here")
+        )
         self.branch.setAccessibleName(self.tr("Branch into a new chat"))
         if self._item is not None:
             self.show_for(self._item, self.regenerate.isVisibleTo(self))
@@ -126,7 +128,7 @@ class MessageActions(QWidget):
         self.next.setEnabled(index < count - 1)
 
     def meta_text(self, item: TranscriptItem) -> str:
-        """"model · 14:02 · 312 tokens · 41 tokens/s" (each part only when known)."""
+        """ "model · 14:02 · 312 tokens · 41 tokens/s" (each part only when known)."""
         parts: list[str] = []
         if item.model:
             parts.append(item.model)
@@ -150,7 +152,7 @@ class MessageActions(QWidget):
             (self.previous, "previous"),
             (self.next, "next"),
         ):
-            if not button.isVisibleTo(self) or not button.isEnabled():
+            if not button.isVisible() or not button.isEnabled():
                 continue
             text = button.accessibleName() or button.text()
             entry = QAction(text, parent)

@@ -242,8 +242,11 @@ class _RowView(QFrame):
         text.customContextMenuRequested.connect(lambda pos, text=text: self._menu(text, pos))
 
     def _menu(self, text: RichText, pos: Any) -> Any:
-        menu = text.createStandardContextMenu()
+        if getattr(self, "editing", False):
+            return None  # the editor's own keys and menu apply
+        menu = text.createStandardContextMenu(pos)  # with the link's entries at ``pos``
         menu.setObjectName("messageMenu")
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # one menu at a time, freed
         extra = self.actions_bar.menu_actions(menu) if self.actions_bar is not None else []
         if extra:
             menu.addSeparator()
@@ -390,7 +393,8 @@ class UserView(_RowView):
         text = self.editor.toPlainText().strip()
         if not text or self._item is None:
             return
-        self.close_editor()
+        # The editor stays open until the new version starts (its row is then replaced): a
+        # refusal (an answer still running) leaves the person's words where they are.
         self.messageAction.emit("edit", self._item, text)
 
     def eventFilter(self, watched: Any, event: QEvent) -> bool:  # noqa: N802

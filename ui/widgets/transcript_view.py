@@ -194,6 +194,8 @@ class TranscriptView(QScrollArea):
         if not views:
             return None
         current = self.focused_message()
+        if current is not None and getattr(current, "editing", False):
+            return None  # in the editor, Alt+arrows are the editor's
         if current is None:
             target = views[-1]
         else:
@@ -207,7 +209,9 @@ class TranscriptView(QScrollArea):
     def open_message_menu(self) -> Any:
         """Open the focused message's context menu (Shift+F10); returns it, or None."""
         view = self.focused_message()
-        return view.open_menu() if view is not None else None
+        if view is None or getattr(view, "editing", False):
+            return None
+        return view.open_menu()
 
     def views(self) -> list[Any]:
         """The row widgets, in row order."""

@@ -43,7 +43,7 @@ CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)
 INSERT INTO "schema_migrations" VALUES('0001_core_tables',1764399999.0);
 INSERT INTO "schema_migrations" VALUES('0002_drafts',1764400010.0);
 INSERT INTO "schema_migrations" VALUES('0003_tool_starts',1764400020.0);
-INSERT INTO "schema_migrations" VALUES('0004_message_tree',1796156402.38313);
+INSERT INTO "schema_migrations" VALUES('0004_message_tree',1.79615855011267876628e+09);
 CREATE TABLE sessions (
             id TEXT PRIMARY KEY,
             title TEXT,
@@ -62,5 +62,5 @@ CREATE TABLE tool_starts (
 INSERT INTO "tool_starts" VALUES('chat-1','call_1',1764400001.5);
 CREATE INDEX sessions_by_updated ON sessions(updated_at);
 CREATE INDEX messages_by_parent ON messages(session_id, parent_seq, seq);
-CREATE INDEX messages_by_id ON messages(session_id, id);
+CREATE INDEX messages_by_id ON messages(session_id, id, seq);
 COMMIT;
