@@ -369,6 +369,8 @@ class MainWindow(QMainWindow):
         self.system_prompt.textChanged.connect(self._prompt_timer.start)
         self.transcript.olderWanted.connect(self._load_older)
         self.transcript.messageAction.connect(self._on_message_action)
+        picker = self.model_picker
+        self.transcript.model_labels = lambda: [picker.itemText(i) for i in range(picker.count())]
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802
         from PySide6.QtCore import QEvent
@@ -785,6 +787,8 @@ class MainWindow(QMainWindow):
             return
         if action == "regenerate":
             c.regenerate(item.key)
+        elif action.startswith("regenerate_with:"):
+            self._regenerate_with(item, int(action.split(":", 1)[1]))
         elif action == "edit":
             c.edit(item.key, text)
         elif action in ("previous", "next"):
@@ -792,6 +796,22 @@ class MainWindow(QMainWindow):
             c.spawn(c.switch_version(item.key, step), "switch version")
         elif action == "branch":
             c.spawn(c.branch_into_new_chat(item.key), "branch into a new chat")
+
+    def _regenerate_with(self, item: Any, index: int) -> None:
+        """Regenerate with the picker's ``index``th model, which the conversation keeps."""
+        from .model_catalog import ModelChoice
+
+        choice = self.model_picker.itemData(index)
+        if not isinstance(choice, ModelChoice):
+            return
+        self.model_picker.setCurrentIndex(index)
+        c = self.controller
+
+        async def run() -> None:
+            await c.choose_model(choice)
+            c.regenerate(item.key)
+
+        c.spawn(run(), "regenerate with another model")
 
     def _send(self, text: str) -> None:
         # The text stays in the composer until the message is stored (`_on_input_stored`):

@@ -67,8 +67,8 @@ class ToolServers(QObject):
     # a conversation's request waits for its servers to start: (session id, waiting)
     starting = Signal(str, bool)
 
-    #: seconds a request waits for the first read of mcp.json (a keychain may ask to be
-    #: unlocked) before it goes on without the servers' tools
+    # seconds a request waits for the first read of mcp.json (a keychain may ask to be
+    # unlocked) before it goes on without the servers' tools
     FIRST_READ_WAIT = 15.0
 
     def __init__(self, controller: Controller, data_dir: Path) -> None:

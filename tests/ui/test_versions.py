@@ -235,3 +235,20 @@ async def test_resume_is_offered_on_the_branch_that_was_cut_off(tmp_path, provid
     assert stored[0] == "Question." and stored[-1] == "The regenerated answer, whole."
     assert "A whole answer." not in stored
     await close_window(window)
+
+
+async def test_regenerate_with_another_model_from_the_arrow(tmp_path, provider_server):
+    provider_server.script(Turn(text="From echo."), Turn(text="From think."))
+    window = await _window(tmp_path, provider_server)
+    await until(lambda: window.model_picker.count() == 2, what="both models listed")
+    _send(window, "Question.")
+    await _shows(window, ["Question.", "From echo."])
+    bar = _view(window, _row(window, "From echo.")).actions_bar
+    bar.models_menu.aboutToShow.emit()  # what opening the arrow's menu does first
+    entries = {a.text(): a for a in bar.models_menu.actions() if a.objectName()}
+    think = next(a for label, a in entries.items() if "loopback-think" in label)
+    think.trigger()
+    await _shows(window, ["Question.", "From think."])
+    assert provider_server.chat_requests()[-1].body["model"] == "loopback-think"
+    assert "loopback-think" in window.model_picker.currentText()  # the conversation keeps it
+    await close_window(window)

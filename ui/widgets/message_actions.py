@@ -9,17 +9,22 @@ saying the model, the time, the tokens and, for an answer that just arrived, tok
 the person wrote) and Branch into a new chat (``branchButton``). The same actions are in the
 message's context menu (`menu_actions`), so the keyboard reaches them too.
 
+Regenerate's arrow opens "Regenerate with" and the models of the header's picker
+(``choices_source``, set by the transcript): ``"regenerate_with:N"`` names the picker's Nth.
+
 It only draws and announces: ``triggered(action)`` with ``"previous"``, ``"next"``,
-``"copy"``, ``"regenerate"``, ``"edit"`` or ``"branch"``; the row view passes it on.
+``"copy"``, ``"regenerate"``, ``"regenerate_with:N"``, ``"edit"`` or ``"branch"``; the row
+view passes it on.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QWidget
 
 from ..models.items import ItemKind, ItemState, TranscriptItem
 
@@ -50,6 +55,13 @@ class MessageActions(QWidget):
         self.meta.setStyleSheet("color: palette(placeholder-text);")
         self.copy = self._button("copyMessageButton", "copy")
         self.regenerate = self._button("regenerateButton", "regenerate")
+        # the models the picker offers, by label (the transcript sets it), for the arrow
+        self.choices_source: Callable[[], list[str]] | None = None
+        self.models_menu = QMenu(self.regenerate)
+        self.models_menu.setObjectName("regenerateWithMenu")
+        self.models_menu.aboutToShow.connect(self._fill_models)
+        self.regenerate.setMenu(self.models_menu)
+        self.regenerate.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
         self.edit = self._button("editButton", "edit")
         self.branch = self._button("branchButton", "branch")
         for widget in (self.previous, self.version_label, self.next, self.meta):
@@ -99,6 +111,21 @@ class MessageActions(QWidget):
         self.branch.setAccessibleName(self.tr("Branch into a new chat"))
         if self._item is not None:
             self.show_for(self._item, self.regenerate.isVisibleTo(self))
+
+    def _fill_models(self) -> None:
+        """Fill "Regenerate with" as it opens: the models the picker offers now."""
+        self.models_menu.clear()
+        heading = self.models_menu.addAction(self.tr("Regenerate with"))
+        heading.setEnabled(False)
+        labels = self.choices_source() if self.choices_source is not None else []
+        for index, label in enumerate(labels):
+            entry = self.models_menu.addAction(label)  # a model's name: set as text only
+            entry.setObjectName(f"regenerateWith_{index}")
+            entry.triggered.connect(
+                lambda _=False, index=index: self.triggered.emit(f"regenerate_with:{index}")
+            )
+        if not labels:
+            self.models_menu.addAction(self.tr("No other model is set up")).setEnabled(False)
 
     def show_for(self, item: TranscriptItem, last_answer: bool) -> None:
         """Draw for ``item``; ``last_answer``: it answers the last question (Regenerate)."""

@@ -54,6 +54,8 @@ class TranscriptView(QScrollArea):
     olderWanted = Signal()  # noqa: N815 (Qt naming): scrolled to the top and more exists
     # an action on a message (its row's `MessageActions`): (action, item, an edit's text)
     messageAction = Signal(str, object, str)  # noqa: N815
+    # the models "Regenerate with" offers, by label (the window points it at its picker)
+    model_labels: Any = staticmethod(list)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -248,6 +250,9 @@ class TranscriptView(QScrollArea):
                 item = self._model.item(row)
                 view = view_for(item, self._column)
                 view.messageAction.connect(self.messageAction)
+                bar = getattr(view, "actions_bar", None)
+                if bar is not None:
+                    bar.choices_source = lambda: list(self.model_labels())
                 view.refresh(item)
                 self._layout.insertWidget(row, view)
                 self._views.insert(row, view)
