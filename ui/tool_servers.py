@@ -17,8 +17,11 @@ killed by a save. With no change to the enabled servers the running toolset stay
 Per conversation: metadata ``"tool_servers_off"`` lists the servers whose tools are not
 offered there (all enabled servers are, by default, so a server added later is offered too).
 
-Start-up stays as fast as without tools: the SDK (`engine.mcp`) and `ui.mcp_file` are
-imported off the GUI thread, and only when ``mcp.json`` exists.
+Start-up stays as fast as without tools: the SDK (`engine.mcp`) and `ui.mcp_file` are imported
+only when ``mcp.json`` exists, after the window is up. On the GUI thread (about half a second,
+once), after the Markdown warm-up thread is done: shiboken replaces ``__import__`` with a hook
+that is not safe for two threads importing at once (in the bundle, the SDK's pydantic then
+failed to import now and then, as "partially initialized").
 
 It also answers the Settings › Tools page (`ui.tools_page.ToolRuntime`): ``names``,
 ``state``, ``failure``, ``tools_of``, ``log_tail``, ``check`` and the ``changed`` signal.
@@ -35,6 +38,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
+
+from .markdown import wait_warm
 
 if TYPE_CHECKING:
     from engine.mcp import MCPServerConfig, MCPServerState, MCPTool, MCPToolset
@@ -116,8 +121,10 @@ class ToolServers(QObject):
         if not await asyncio.to_thread(path.exists):
             self.problem = None
             return ()
-        # Imported on a thread: the SDK takes a noticeable moment to import.
-        mcp_file = await asyncio.to_thread(importlib.import_module, "ui.mcp_file")
+        # Not while another thread imports (see the module docstring): the Markdown warm-up
+        # is the window's one importing thread.
+        await asyncio.to_thread(wait_warm, 30)
+        mcp_file = importlib.import_module("ui.mcp_file")
         try:
             configs = await mcp_file.MCPFile(self._dir).load_configs()
         except Exception as exc:  # a refused file, a keychain that said no: tools are off
@@ -206,7 +213,7 @@ class ToolServers(QObject):
 
     async def _current(self) -> MCPToolset:
         if self._toolset is None:
-            mcp = await asyncio.to_thread(importlib.import_module, "engine.mcp")
+            mcp = importlib.import_module("engine.mcp")  # loaded with ui.mcp_file already
             toolset = mcp.MCPToolset(self._configs, log_dir=self._dir / LOG_FOLDER)
             await toolset.__aenter__()
             self._toolset = toolset
