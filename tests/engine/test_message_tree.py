@@ -412,3 +412,17 @@ async def test_a_new_version_that_stores_nothing_leaves_the_old_one_shown(store)
         await failing.edit(before[0].id, "Another question")
     assert await store.history() == before
     assert check_tree(store.path) == ids(before)
+
+
+async def test_a_fork_keeps_the_start_records_of_its_own_calls_only(store):
+    """Resume in the forked chat still knows which of its calls started; calls of other
+    branches are not copied."""
+    calls = (ToolCall("on-path", "write_file", {"name": "a"}),)
+    model = ScriptedModel([Turn(tool_calls=calls), Turn(text="Done."), Turn(text="Again.")])
+    agent = await store.agent(model, tools=[write_file])
+    await agent.run("Write a")
+    history = await store.history()
+    storage = store.extension().storage
+    await storage.record_tool_start("s", "elsewhere")  # a call of another branch
+    new_id = await storage.fork_session("s", history[-1].id)
+    assert await storage.started_tool_calls(new_id, ["on-path", "elsewhere"]) == {"on-path"}

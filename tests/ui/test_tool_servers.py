@@ -449,3 +449,19 @@ async def test_a_card_asks_about_the_requests_own_tool_after_the_servers_changed
     await _answered(window, "Both done.")
     assert second.state is ItemState.DONE and _notes(tmp_path) == ["two"]
     await close_window(window)
+
+
+def test_a_server_named_with_an_ampersand_keeps_it_in_the_menu(qtbot):
+    from ui.widgets.tool_server_menu import ToolServerButton
+
+    button = ToolServerButton()
+    qtbot.addWidget(button)
+    button.set_servers(["R&D", "plain"], ["R&D"], "a-conversation")
+    action = button.action_for("R&D")
+    assert action is not None and action.iconText() == "R&D"  # not "RD" with a shortcut
+    assert action.isChecked() and not button.action_for("plain").isChecked()
+    assert button.text() == "Tools 1/2" and button.isEnabled()
+    toggled: list[tuple[str, str, bool]] = []
+    button.offerChanged.connect(lambda *args: toggled.append(args))
+    button.action_for("plain").trigger()
+    assert toggled == [("a-conversation", "plain", True)] and button.text() == "Tools"

@@ -119,7 +119,8 @@ class MessageActions(QWidget):
         heading.setEnabled(False)
         labels = self.choices_source() if self.choices_source is not None else []
         for index, label in enumerate(labels):
-            entry = self.models_menu.addAction(label)  # a model's name: set as text only
+            # a model's name, as text: "&" is a letter here, not a shortcut
+            entry = self.models_menu.addAction(label.replace("&", "&&"))
             entry.setObjectName(f"regenerateWith_{index}")
             entry.triggered.connect(
                 lambda _=False, index=index: self.triggered.emit(f"regenerate_with:{index}")

@@ -89,7 +89,8 @@ class ToolServerButton(QToolButton):
         self.menu_.clear()
         self._actions = {}
         for name in self._names:
-            action = QAction(name, self.menu_)  # a server's name as the person wrote it
+            # A server's name as the person wrote it: "&" is a letter here, not a shortcut.
+            action = QAction(name.replace("&", "&&"), self.menu_)
             action.setObjectName(f"toolServer_{name}")
             action.setCheckable(True)
             action.setChecked(name in self._offered)
