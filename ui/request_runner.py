@@ -43,6 +43,7 @@ from engine import (
 )
 
 from .errors import KEPT_LOST, KEPT_SAVED, KEPT_UNSENT, InternalError, NoProviderError
+from .models.items import ItemKind
 
 if TYPE_CHECKING:
     from .controller import Controller
@@ -221,7 +222,8 @@ class RequestRunner:
             adapter = held = await c.catalog.hold(metadata)
         except NoProviderError:
             adapter = _NoProvider()  # the message is stored all the same, for Resume
-        servers: Any = None
+        servers: Any = None  # the hold of the conversation's MCP servers (None: none)
+        asked_servers = False
         try:
             config = AgentRunConfig(
                 sid, system_prompt=metadata.get("system_prompt") or None, language=c.language
@@ -233,6 +235,7 @@ class RequestRunner:
             c.approvals.offer(sid, agent.tools)
             asks = text is not None or (branch is not None and branch.edit is not None)
             if not asks:  # Resume, regenerate: no message of the person's to store first
+                asked_servers = True
                 servers = await self._add_server_tools(sid, metadata, agent)
             if branch is not None and branch.edit is not None:
                 events = agent.stream_edit(branch.edit, branch.text)
@@ -256,16 +259,16 @@ class RequestRunner:
                             await convs.touch(sid)
                     except Exception as exc:
                         raise InternalError(str(exc)) from exc
-                    if stored_user and asks and servers is None:
+                    if stored_user and asks and not asked_servers:
                         # The person's message is stored: now start the conversation's MCP
                         # servers (it may take a while), before the model is called (the
                         # stream waits until the next event is asked for).
+                        asked_servers = True
                         servers = await self._add_server_tools(sid, metadata, agent)
         finally:
             c.approvals.offer(sid, None)
             try:
-                if servers is not _NO_HOLD:
-                    await c.tool_servers.release(servers)
+                await c.tool_servers.release(servers)
             finally:
                 if held is not None:
                     await c.catalog.release(held)
@@ -276,7 +279,7 @@ class RequestRunner:
         servers = self._c.tool_servers
         handle, tools = await servers.hold(metadata, session_id=sid)
         agent.add_tools(tools)
-        return handle if handle is not None else _NO_HOLD
+        return handle
 
     def _fold(self, sid: str, event: AgentEvent, outcome: _Outcome) -> None:
         """Fold one event into the transcript and announce what the window shows apart."""
@@ -327,14 +330,11 @@ class _Branch:
             return
         keys = [item.key for item in rows.items()]
         at = keys.index(self.regenerate) if self.regenerate in keys else len(keys)
-        question = next((i for i in reversed(rows.items()[:at]) if i.kind.value == "user"), None)
+        question = next((i for i in reversed(rows.items()[:at]) if i.kind is ItemKind.USER), None)
         if question is not None:
             rows.cut_after(question.key)
         elif self.regenerate is not None:
             rows.cut_from(self.regenerate)  # its question is on an earlier page
-
-
-_NO_HOLD = object()  # servers were asked for and none is held (release takes no hold)
 
 
 class _Outcome:

@@ -90,7 +90,6 @@ class ToolServers(QObject):
         self._reload_lock = asyncio.Lock()  # one read of mcp.json at a time, applied in order
         self._reading: asyncio.Task[None] | None = None  # the first read of mcp.json
         self._closed = False
-        self.problem: str | None = None  # why mcp.json could not be read (said once)
 
     # ------------------------------------------------------------------ reading mcp.json
 
@@ -119,7 +118,6 @@ class ToolServers(QObject):
     async def _read(self) -> tuple[MCPServerConfig, ...]:
         path = self._dir / MCP_FILE_NAME
         if not await asyncio.to_thread(path.exists):
-            self.problem = None
             return ()
         # Not while another thread imports (see the module docstring): the Markdown warm-up
         # is the window's one importing thread.
@@ -128,11 +126,9 @@ class ToolServers(QObject):
         try:
             configs = await mcp_file.MCPFile(self._dir).load_configs()
         except Exception as exc:  # a refused file, a keychain that said no: tools are off
-            self.problem = str(exc)
             log.warning("MCP servers not started: %s", exc)
             self._c.problem.emit(str(exc))
             return ()
-        self.problem = None
         return tuple(configs)
 
     # ------------------------------------------------------------------ requests

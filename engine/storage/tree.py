@@ -39,17 +39,11 @@ __all__ = ["FROM_ACTIVE", "FROM_PARENT_OF", "MessageTree", "path_sql"]
 
 _T = TypeVar("_T")
 
-#: the session's active leaf (no row: no such session)
-ACTIVE_SEQ = "SELECT active_seq FROM sessions WHERE id = ?"
-
 #: a message's seq and parent by its id, the newest if an id was ever written twice
 SEQ_OF_ID = (
     "SELECT seq, parent_seq, type FROM messages WHERE session_id = ? AND id = ? "
     "ORDER BY seq DESC LIMIT 1"
 )
-
-#: a message's parent seq by its seq
-PARENT_OF = "SELECT parent_seq FROM messages WHERE session_id = ? AND seq = ?"
 
 #: the children of a parent (``IS`` matches a NULL parent: the roots), oldest first
 CHILDREN = "SELECT seq, id FROM messages WHERE session_id = ? AND parent_seq IS ? ORDER BY seq"

@@ -38,6 +38,7 @@ from tests.ui.conftest import (
     read_until,
     seed_provider,
 )
+from tests.ui.test_untrusted_text import _images
 from ui.controller import DB_FILE_NAME
 from ui.models.items import ItemKind, ItemState, ToolEffect, TranscriptItem
 from ui.widgets.approval_settings import ApprovalSettings
@@ -490,20 +491,6 @@ async def test_sigkill_while_a_card_waits_then_resume_says_the_tool_did_not_run(
 # ---------------------------------------------------------------------------- results
 
 
-def _images(document: Any) -> list[str]:
-    found = []
-    block = document.begin()
-    while block.isValid():
-        it = block.begin()
-        while not it.atEnd():
-            fmt = it.fragment().charFormat()
-            if fmt.isImageFormat():
-                found.append(fmt.toImageFormat().name())
-            it += 1
-        block = block.next()
-    return found
-
-
 def test_a_huge_result_is_folded_rendered_only_when_opened_and_loads_nothing(qtbot, tmp_path):
     picture = tmp_path / "p.png"
     image = QImage(4, 4, QImage.Format.Format_RGB32)
@@ -531,7 +518,9 @@ def test_a_huge_result_is_folded_rendered_only_when_opened_and_loads_nothing(qtb
     assert not view.result.isVisibleTo(view)
 
 
-async def test_answering_by_keyboard_leaves_the_focus_on_a_visible_widget(tmp_path, provider_server, mcp):
+async def test_answering_by_keyboard_leaves_the_focus_on_a_visible_widget(
+    tmp_path, provider_server, mcp
+):
     provider_server.script(_note_turn("typed", "call_1"), Turn(text="Noted."))
     window = await _window(tmp_path, provider_server, mcp)
     _send(window, "Note it.")

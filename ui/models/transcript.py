@@ -358,10 +358,6 @@ class TranscriptModel(QAbstractListModel):
         for item in list(self._items[row:]):
             self._remove(item)
 
-    def last_question(self) -> TranscriptItem | None:
-        """The last row the person wrote."""
-        return next((i for i in reversed(self._items) if i.kind is ItemKind.USER), None)
-
     def _append(self, item: TranscriptItem) -> int:
         row = len(self._items)
         self.announce_pending()

@@ -5,7 +5,7 @@ answer. From left to right: the version switcher (``previousVersion``, ``version
 ``nextVersion``; shown only for a message that has siblings), for an answer a quiet line
 saying the model, the time, the tokens and, for an answer that just arrived, tokens a second
 (``answerMeta``), then the actions: Copy message (``copyMessageButton``), Regenerate
-(``regenerateButton``, on the answer to the last question), Edit (``editButton``, on what
+(``regenerateButton``, on every answer), Edit (``editButton``, on what
 the person wrote) and Branch into a new chat (``branchButton``). The same actions are in the
 message's context menu (`menu_actions`), so the keyboard reaches them too.
 
@@ -110,7 +110,7 @@ class MessageActions(QWidget):
         )
         self.branch.setAccessibleName(self.tr("Branch into a new chat"))
         if self._item is not None:
-            self.show_for(self._item, self.regenerate.isVisibleTo(self))
+            self.show_for(self._item)
 
     def _fill_models(self) -> None:
         """Fill "Regenerate with" as it opens: the models the picker offers now."""
@@ -128,15 +128,15 @@ class MessageActions(QWidget):
         if not labels:
             self.models_menu.addAction(self.tr("No other model is set up")).setEnabled(False)
 
-    def show_for(self, item: TranscriptItem, last_answer: bool) -> None:
-        """Draw for ``item``; ``last_answer``: it answers the last question (Regenerate)."""
+    def show_for(self, item: TranscriptItem) -> None:
+        """Draw for ``item`` (Regenerate on any answer: it answers its own question again)."""
         self._item = item
         live = item.key.startswith("live:") or item.state is ItemState.STREAMING
         self._set_versions(None if live else item.versions)
         for button in (self.copy, self.branch):
             button.setVisible(not live)
         self.edit.setVisible(item.kind is ItemKind.USER and not live)
-        self.regenerate.setVisible(item.kind is ItemKind.ASSISTANT and last_answer and not live)
+        self.regenerate.setVisible(item.kind is ItemKind.ASSISTANT and not live)
         meta = self.meta_text(item) if item.kind is ItemKind.ASSISTANT and not live else ""
         self.meta.setText(meta)
         self.meta.setVisible(bool(meta))

@@ -278,7 +278,7 @@ class _RowView(QFrame):
 
     def _draw_actions(self, item: TranscriptItem) -> None:
         if self.actions_bar is not None:
-            self.actions_bar.show_for(item, True)
+            self.actions_bar.show_for(item)
 
     def refresh(self, item: TranscriptItem) -> None:
         if item.version == self._seen:
