@@ -122,7 +122,7 @@ class ToolServers(QObject):
         # Not while another thread imports (see the module docstring): the Markdown warm-up
         # is the window's one importing thread.
         await asyncio.to_thread(wait_warm, 30)
-        mcp_file = importlib.import_module("ui.mcp_file")
+        mcp_file = _import_past_shiboken("ui.mcp_file")
         try:
             configs = await mcp_file.MCPFile(self._dir).load_configs()
         except Exception as exc:  # a refused file, a keychain that said no: tools are off
@@ -286,3 +286,22 @@ async def _close(toolset: MCPToolset) -> None:
         await toolset.aclose()
     except Exception as exc:  # closing must not fail a save or the quit
         log.warning("MCP servers did not close cleanly: %s", type(exc).__name__)
+
+
+def _import_past_shiboken(name: str) -> Any:
+    """Import ``name`` with Python's own ``__import__``, not shiboken's.
+
+    shiboken replaces ``builtins.__import__`` with a hook that, after each module loads,
+    reads the importer's source with `inspect`; on pydantic (the SDK's) that touches the
+    package's lazy ``__getattr__`` while ``pydantic._internal._validators`` is half loaded,
+    and in the bundle the import failed now and then ("partially initialized"). Nothing of
+    the SDK uses PySide's ``__feature__`` selections, so the hook has nothing to do there.
+    """
+    import builtins
+
+    hooked = builtins.__import__
+    builtins.__import__ = importlib.__import__
+    try:
+        return importlib.import_module(name)
+    finally:
+        builtins.__import__ = hooked
