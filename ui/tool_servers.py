@@ -18,10 +18,9 @@ Per conversation: metadata ``"tool_servers_off"`` lists the servers whose tools 
 offered there (all enabled servers are, by default, so a server added later is offered too).
 
 Start-up stays as fast as without tools: the SDK (`engine.mcp`) and `ui.mcp_file` are imported
-only when ``mcp.json`` exists, after the window is up. On the GUI thread (about half a second,
-once), after the Markdown warm-up thread is done: shiboken replaces ``__import__`` with a hook
-that is not safe for two threads importing at once (in the bundle, the SDK's pydantic then
-failed to import now and then, as "partially initialized").
+only when ``mcp.json`` exists, after the window is up: on the GUI thread (about half a second,
+once), after the Markdown warm-up thread is done, and past shiboken's ``__import__`` hook
+(`_import_past_shiboken` says why).
 
 It also answers the Settings › Tools page (`ui.tools_page.ToolRuntime`): ``names``,
 ``state``, ``failure``, ``tools_of``, ``log_tail``, ``check`` and the ``changed`` signal.
