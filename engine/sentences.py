@@ -267,6 +267,12 @@ _SENTENCES: dict[str, tuple[str, str]] = {
         "or close the other program.",
         "对话文件 {path} 被另一个程序锁定；请稍后再试，或关闭那个程序。",
     ),
+    "storage.old_sqlite": (
+        "This copy of Continuo was built with SQLite {found}, which is too old for its "
+        "conversation file (it needs {needed} or newer, with full-text search). Install a "
+        "current release of Continuo.",
+        "这个 Continuo 所用的 SQLite 版本是 {found}，对它的对话文件来说太旧了（需要 {needed} 或更新、且带全文搜索）。请安装 Continuo 的最新版本。",
+    ),
     "storage.unusable": (
         "The conversation file {path} could not be used: {detail}. Check that the disk has "
         "space and the file is writable.",

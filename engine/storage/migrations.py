@@ -22,6 +22,9 @@ Schema versions (``PRAGMA user_version``; the number of steps applied):
 3     ``tool_starts``: the tool calls that started running (one row a call; not messages)
 4     the message tree: ``messages.parent_seq`` (each message's parent; NULL for a root),
       ``sessions.active_seq`` (the active leaf; NULL for an empty path), ``drafts.parent_seq``
+5     full-text search: ``message_index`` (FTS5, trigram tokenizer) over the text of each
+      message, kept by triggers in each append's transaction; ``imports`` (which source
+      conversation each imported one came from). Needs SQLite 3.35 with FTS5 (`check_sqlite`)
 ====  =====================================================================================
 
 Adding a version: append a named function to `MIGRATIONS`, add its line above, and add the
@@ -49,6 +52,9 @@ __all__ = [
     "TOOL_STARTS_MIGRATION",
     "Migration",
     "is_corruption",
+    "MINIMUM_SQLITE",
+    "Progress",
+    "check_sqlite",
     "prepare_database",
 ]
 
@@ -63,6 +69,14 @@ QUICK_CHECK_LIMIT = 256 * 1024 * 1024
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
+#: the oldest SQLite this code runs on: RETURNING (3.35; FTS5's trigram tokenizer is 3.34)
+MINIMUM_SQLITE = (3, 35, 0)
+
+#: how a long step reports how far it is: a fraction from 0 to 1 (called from the thread
+#: that prepares the file)
+Progress = Callable[[float], None]
+
+
 @dataclass(frozen=True, slots=True)
 class Migration:
     """One named schema step; `apply` runs inside the step's transaction."""
@@ -70,6 +84,34 @@ class Migration:
     name: str
     summary: str  #: one line describing what the version adds
     apply: Callable[[sqlite3.Connection], None]
+    #: for a step whose cost grows with the file: the same, telling its progress
+    apply_with_progress: Callable[[sqlite3.Connection, Progress], None] | None = None
+
+
+def check_sqlite(version: str | None = None) -> None:
+    """Raise `StorageError` (``storage.old_sqlite``) unless this SQLite can hold our files:
+    3.35 or newer, built with FTS5 and its trigram tokenizer.
+
+    `version` stands in for ``sqlite3.sqlite_version`` (tests).
+    """
+    found = version if version is not None else sqlite3.sqlite_version
+    numbers = tuple(int(part) for part in found.split(".")[:3] if part.isdigit())
+    needed = ".".join(map(str, MINIMUM_SQLITE))
+    if numbers < MINIMUM_SQLITE:
+        raise StorageError(
+            key="storage.old_sqlite", params={"found": found, "needed": needed}
+        )
+    if version is not None:
+        return
+    db = sqlite3.connect(":memory:")
+    try:
+        db.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize = 'trigram')")
+    except sqlite3.Error as exc:
+        raise StorageError(
+            key="storage.old_sqlite", params={"found": f"{found} (without FTS5)", "needed": needed}
+        ) from exc
+    finally:
+        db.close()
 
 
 def _create_core_tables(db: sqlite3.Connection) -> None:
@@ -189,6 +231,79 @@ def _create_message_tree(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX messages_by_id ON messages(session_id, id, seq)")
 
 
+#: the text a message is found by: what the window shows of it (not the resume prompts)
+# An array of content parts (a later version's) is indexed as its JSON text.
+_TEXT_OF = (
+    "CASE WHEN {row}.type IN ('user', 'assistant', 'tool', 'system') "
+    "THEN json_extract({row}.body, '$.content') END"
+)
+
+#: rows indexed per statement while a migration builds the index (progress is told between)
+_INDEX_BATCH = 5000
+
+
+def _create_search_index(db: sqlite3.Connection, progress: Progress | None = None) -> None:
+    # An external-content FTS5 table: the text lives once, in messages.body; the index keeps
+    # only trigrams and reads the text back through the view (snippets). Keyed by the
+    # messages' rowid, which only VACUUM could renumber (nothing here vacuums; a backup
+    # copies pages, rowids included). The trigram tokenizer finds any substring of three or
+    # more characters, so Chinese, which has no spaces between words, is found like English.
+    db.execute(
+        f"CREATE VIEW message_text(rid, text) AS SELECT rowid, {_TEXT_OF.format(row='messages')} "
+        "FROM messages"
+    )
+    db.execute(
+        "CREATE VIRTUAL TABLE message_index USING fts5(text, content = 'message_text', "
+        "content_rowid = 'rid', tokenize = 'trigram')"
+    )
+    # Triggers keep the index in the transaction of each write (an append's, a deletion's).
+    db.execute(
+        "CREATE TRIGGER message_indexed AFTER INSERT ON messages BEGIN "
+        "INSERT INTO message_index(rowid, text) "
+        f"VALUES (new.rowid, {_TEXT_OF.format(row='new')}); END"
+    )
+    db.execute(
+        "CREATE TRIGGER message_unindexed AFTER DELETE ON messages BEGIN "
+        "INSERT INTO message_index(message_index, rowid, text) "
+        f"VALUES ('delete', old.rowid, {_TEXT_OF.format(row='old')}); END"
+    )
+    db.execute(
+        "CREATE TRIGGER message_reindexed AFTER UPDATE OF body, type ON messages BEGIN "
+        "INSERT INTO message_index(message_index, rowid, text) "
+        f"VALUES ('delete', old.rowid, {_TEXT_OF.format(row='old')}); "
+        "INSERT INTO message_index(rowid, text) "
+        f"VALUES (new.rowid, {_TEXT_OF.format(row='new')}); END"
+    )
+    # Index what the file already holds, in batches so that a long build can say how far it is.
+    total = db.execute("SELECT COUNT(*), MIN(rowid), MAX(rowid) FROM messages").fetchone()
+    count, low, high = total
+    if count:
+        done = 0
+        for start in range(low, high + 1, _INDEX_BATCH):
+            cursor = db.execute(
+                "INSERT INTO message_index(rowid, text) SELECT rid, text FROM message_text "
+                "WHERE rid >= ? AND rid < ?",
+                (start, start + _INDEX_BATCH),
+            )
+            done += max(cursor.rowcount, 0)
+            if progress is not None:
+                progress(min(done / count, 1.0))
+    # Which conversation of another file or program an imported one is: a second import of
+    # the same export adds nothing (engine.archive).
+    db.execute(
+        """
+        CREATE TABLE imports (
+            source TEXT NOT NULL,
+            source_id TEXT NOT NULL,
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            imported_at REAL NOT NULL,
+            PRIMARY KEY (source, source_id)
+        )
+        """
+    )
+    db.execute("CREATE INDEX imports_by_session ON imports(session_id)")
+
+
 #: The ordered steps; a file's version is the number of them applied.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
@@ -211,16 +326,26 @@ MIGRATIONS: tuple[Migration, ...] = (
         "the message tree: each message's parent, each session's active leaf",
         _create_message_tree,
     ),
+    Migration(
+        "0005_search_index",
+        "full-text search over every message (FTS5 trigram); the record of imports",
+        _create_search_index,
+        _create_search_index,
+    ),
 )
 
 #: The newest schema version this code reads and writes.
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-def prepare_database(path: Path, *, busy_timeout: float = 5.0) -> int:
+def prepare_database(
+    path: Path, *, busy_timeout: float = 5.0, progress: Progress | None = None
+) -> int:
     """Check the file at `path` and bring it to `SCHEMA_VERSION`, creating it if missing.
 
-    Blocking; run it in a thread. Returns the number of steps applied now.
+    Blocking; run it in a thread. Returns the number of steps applied now. A step whose
+    cost grows with the file (building the search index) calls `progress` with the
+    fraction done, from this thread.
 
     Raises:
         CorruptDatabaseError: the file is not SQLite, is damaged, or is another program's
@@ -234,7 +359,7 @@ def prepare_database(path: Path, *, busy_timeout: float = 5.0) -> int:
     delay = 0.005
     while True:
         try:
-            return _prepare_once(path, busy_timeout)
+            return _prepare_once(path, busy_timeout, progress)
         except sqlite3.OperationalError as exc:
             if not _is_busy(exc):
                 raise storage_error(exc, path) from exc
@@ -251,7 +376,7 @@ def prepare_database(path: Path, *, busy_timeout: float = 5.0) -> int:
         delay = min(delay * 2, 0.1)
 
 
-def _prepare_once(path: Path, busy_timeout: float) -> int:
+def _prepare_once(path: Path, busy_timeout: float, progress: Progress | None) -> int:
     if path.exists() and path.stat().st_size > 0:
         _inspect_read_only(path)
     try:
@@ -260,7 +385,7 @@ def _prepare_once(path: Path, busy_timeout: float) -> int:
         raise storage_error(exc, path) from exc
     try:
         db.execute("PRAGMA journal_mode = WAL")
-        return _migrate(db, path)
+        return _migrate(db, path, progress)
     except sqlite3.DatabaseError as exc:
         if _is_busy(exc):
             raise  # retried by prepare_database
@@ -313,7 +438,7 @@ def _inspect_read_only(path: Path) -> None:
         ro.close()
 
 
-def _migrate(db: sqlite3.Connection, path: Path) -> int:
+def _migrate(db: sqlite3.Connection, path: Path, progress: Progress | None) -> int:
     applied = 0
     for number, step in enumerate(MIGRATIONS, start=1):
         if db.execute("PRAGMA user_version").fetchone()[0] >= number:
@@ -331,7 +456,10 @@ def _migrate(db: sqlite3.Connection, path: Path) -> int:
                 "CREATE TABLE IF NOT EXISTS schema_migrations "
                 "(name TEXT PRIMARY KEY, applied_at REAL NOT NULL)"
             )
-            step.apply(db)
+            if step.apply_with_progress is not None and progress is not None:
+                step.apply_with_progress(db, progress)
+            else:
+                step.apply(db)
             db.execute(
                 "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
                 (step.name, time.time()),

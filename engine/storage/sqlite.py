@@ -74,7 +74,7 @@ from ..text import clean, clean_data
 from .drafts import DELETE_REQUEST_DRAFT, READ_DRAFT, settle_draft, upsert_draft
 from .files import create_private, make_private, storage_error
 from .lease import Lease, LeaseHolder, ProcessIdentity, holder_is_gone
-from .migrations import TOOL_STARTS_MIGRATION, prepare_database
+from .migrations import TOOL_STARTS_MIGRATION, Progress, check_sqlite, prepare_database
 from .tree import FROM_ACTIVE, FROM_PARENT_OF, MessageTree, path_sql
 
 __all__ = ["SQLiteSessionStorage", "SessionInfo"]
@@ -136,6 +136,9 @@ class SQLiteSessionStorage(MessageTree):
             heartbeat_interval if heartbeat_interval is not None else lease_stale_after / 3
         )
         self.lease_host = lease_host
+        #: called with the fraction done (0..1) while opening the file runs a long migration
+        #: (building the search index of an older file), from the thread that migrates
+        self.on_migration_progress: Progress | None = None
         self._db: aiosqlite.Connection | None = None
         self._opening: asyncio.Task[aiosqlite.Connection] | None = None
         self._lock = asyncio.Lock()
@@ -193,7 +196,10 @@ class SQLiteSessionStorage(MessageTree):
 
     async def _open(self) -> aiosqlite.Connection:
         await asyncio.to_thread(create_private, self.path)
-        await asyncio.to_thread(prepare_database, self.path, busy_timeout=_BUSY_TIMEOUT)
+        await asyncio.to_thread(check_sqlite)
+        await asyncio.to_thread(
+            prepare_database, self.path, busy_timeout=_BUSY_TIMEOUT, progress=self.on_migration_progress
+        )
         await asyncio.to_thread(make_private, self.path)
         db = await aiosqlite.connect(self.path, isolation_level=None, timeout=_BUSY_TIMEOUT)
         try:
@@ -309,6 +315,7 @@ class SQLiteSessionStorage(MessageTree):
             await db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
             await db.execute("DELETE FROM leases WHERE session_id = ?", (session_id,))
             await db.execute("DELETE FROM tool_starts WHERE session_id = ?", (session_id,))
+            await db.execute("DELETE FROM imports WHERE session_id = ?", (session_id,))
             await db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
 
         await self._write(body)
