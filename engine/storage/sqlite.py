@@ -75,6 +75,7 @@ from .drafts import DELETE_REQUEST_DRAFT, READ_DRAFT, settle_draft, upsert_draft
 from .files import create_private, make_private, storage_error
 from .lease import Lease, LeaseHolder, ProcessIdentity, holder_is_gone
 from .migrations import TOOL_STARTS_MIGRATION, Progress, check_sqlite, prepare_database
+from .search import MessageSearch
 from .tree import FROM_ACTIVE, FROM_PARENT_OF, MessageTree, path_sql
 
 __all__ = ["SQLiteSessionStorage", "SessionInfo"]
@@ -102,7 +103,7 @@ class SessionInfo:
     unreadable: str | None = None
 
 
-class SQLiteSessionStorage(MessageTree):
+class SQLiteSessionStorage(MessageTree, MessageSearch):
     """Conversations, their messages (a tree of versions) and their leases in one SQLite file.
 
     Args:

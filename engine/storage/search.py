@@ -1,0 +1,230 @@
+"""Full-text search over every message of every conversation, on every branch.
+
+Since schema version 5 the file holds ``message_index``, an FTS5 table with the trigram
+tokenizer over what the window shows of each message (``engine.storage.migrations``). The
+triggers that keep it run inside each append's own transaction, so a message is findable
+the moment it is saved, and never before.
+
+How a query is read:
+
+* It is split on white space into terms; a message is a hit when it holds every term,
+  anywhere, case-insensitively (ASCII and the other scripts the tokenizer folds). A term of
+  three characters or more is looked up in the index (a trigram phrase: a substring match,
+  which is how Chinese, written without spaces, is found). A shorter term ("天气", "Go")
+  cannot be: when every term is short, the messages are scanned, newest first, and the scan
+  stops at the first `limit` hits (its cost grows with how rare the terms are; `make bench`
+  prints it).
+* Hits come newest stored first (the messages' rowid order, which the index reads in order,
+  so a query stops after `limit` hits instead of ranking every match).
+* A snippet is cut from the text around the first match (`SNIPPET_CHARS`), its white space
+  folded, with the position of each term's matches in it, so a view can mark them.
+
+Whether a hit is on the branch a conversation shows is told for each hit
+(``on_active_path``): choosing one that is not means switching to its branch first.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+__all__ = ["SNIPPET_CHARS", "MessageSearch", "SearchHit", "search_terms"]
+
+#: about how many characters of a message a snippet shows
+SNIPPET_CHARS = 160
+_BEFORE_MATCH = 50  # of them, how many come before the first match
+_SHORTEST_INDEXED = 3  # the trigram tokenizer finds substrings of this length or more
+_MESSAGE_TYPES = ("user", "assistant", "tool", "system")  # what the index holds
+
+# The text of a message row, as the index reads it (see migrations._TEXT_OF).
+_TEXT = "json_extract(m.body, '$.content')"
+
+_HIT_COLUMNS = f"m.rowid, m.session_id, m.seq, m.id, m.type, m.created_at, {_TEXT}"
+
+# Which of the given seqs (a JSON array) lie on the path from the active leaf up, walking only
+# down to the smallest of them (a parent's seq is always smaller than its child's).
+_ON_PATH = """
+WITH RECURSIVE up(seq) AS (
+    SELECT active_seq FROM sessions WHERE id = :sid
+    UNION ALL
+    SELECT m.parent_seq FROM up JOIN messages m ON m.session_id = :sid AND m.seq = up.seq
+    WHERE m.parent_seq IS NOT NULL AND m.parent_seq < m.seq AND m.parent_seq >= :lowest
+)
+SELECT seq FROM up WHERE seq IN (SELECT value FROM json_each(:seqs))
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One message that holds every term of a query."""
+
+    session_id: str
+    seq: int
+    message_id: str
+    type_name: str  #: "user", "assistant", "tool" or "system"
+    created_at: float
+    snippet: str  #: the text around the first match, white space folded
+    #: where the terms occur in `snippet`: (start, end) character offsets, in order
+    marks: tuple[tuple[int, int], ...]
+    #: True when the message is on the branch the conversation shows
+    on_active_path: bool
+
+
+def search_terms(query: str) -> list[str]:
+    """The terms of a query: its words, without duplicates (case-insensitively)."""
+    seen: dict[str, str] = {}
+    for word in query.split():
+        seen.setdefault(word.casefold(), word)
+    return list(seen.values())
+
+
+def _pattern(terms: Iterable[str]) -> re.Pattern[str]:
+    # Longest first, so that "weather" is marked whole where "we" also matches.
+    ordered = sorted(set(terms), key=len, reverse=True)
+    return re.compile("|".join(re.escape(t) for t in ordered), re.IGNORECASE)
+
+
+def _snippet(text: str, pattern: re.Pattern[str]) -> tuple[str, tuple[tuple[int, int], ...]]:
+    first = pattern.search(text)
+    start = max(0, first.start() - _BEFORE_MATCH) if first is not None else 0
+    piece = text[start : start + SNIPPET_CHARS + _BEFORE_MATCH]
+    folded = " ".join(piece.split())
+    if len(folded) > SNIPPET_CHARS:
+        folded = folded[:SNIPPET_CHARS].rstrip() + "…"
+    if start > 0:
+        folded = "…" + folded
+    marks = tuple((m.start(), m.end()) for m in pattern.finditer(folded))
+    return folded, marks
+
+
+def _match_expression(terms: Iterable[str]) -> str:
+    # Each term a quoted phrase ("" escapes a quote): FTS5's query syntax (AND, NEAR, *, -)
+    # in what a person types is taken literally.
+    return " AND ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+class MessageSearch:
+    """The search operations of `SQLiteSessionStorage` (a mixin over its read machinery)."""
+
+    if TYPE_CHECKING:
+
+        async def _read(self, sql: str, params: Any) -> list[Any]: ...
+
+    async def search_messages(
+        self, query: str, *, limit: int = 50, session_id: str | None = None
+    ) -> list[SearchHit]:
+        """Return up to `limit` messages holding every term of `query`, newest first.
+
+        Every branch is searched; `SearchHit.on_active_path` tells which hits the
+        conversation shows. With `session_id`, only that conversation is searched.
+        An empty query finds nothing.
+        """
+        terms = search_terms(query)
+        if not terms or limit <= 0:
+            return []
+        long_terms = [t for t in terms if len(t) >= _SHORTEST_INDEXED]
+        short_terms = [t for t in terms if len(t) < _SHORTEST_INDEXED]
+        params: dict[str, Any] = {"limit": limit}
+        where = [f"m.type IN {_MESSAGE_TYPES!r}"]
+        for number, term in enumerate(short_terms):
+            # instr on lower(): SQLite folds ASCII only; other scripts match as typed
+            # (Chinese has no case).
+            params[f"s{number}"] = term.lower()
+            where.append(f"instr(lower({_TEXT}), :s{number}) > 0")
+        if session_id is not None:
+            params["sid"] = session_id
+            where.append("m.session_id = :sid")
+        if long_terms:
+            params["match"] = _match_expression(long_terms)
+            # The index is read newest first and joined a row at a time (CROSS JOIN keeps
+            # it outermost): the query stops at `limit` hits.
+            sql = (
+                f"SELECT {_HIT_COLUMNS} FROM message_index i CROSS JOIN messages m "
+                "ON m.rowid = i.rowid WHERE message_index MATCH :match AND "
+                + " AND ".join(where)
+                + " ORDER BY i.rowid DESC LIMIT :limit"
+            )
+        else:
+            sql = (
+                f"SELECT {_HIT_COLUMNS} FROM messages m WHERE "
+                + " AND ".join(where)
+                + " ORDER BY m.rowid DESC LIMIT :limit"
+            )
+        rows = await self._read(sql, params)
+        pattern = _pattern(terms)
+        on_path = await self._on_active_path(rows)
+        hits = []
+        for _rowid, sid, seq, message_id, type_name, created_at, text in rows:
+            snippet, marks = _snippet(str(text or ""), pattern)
+            hits.append(
+                SearchHit(
+                    session_id=sid,
+                    seq=int(seq),
+                    message_id=message_id,
+                    type_name=type_name,
+                    created_at=float(created_at),
+                    snippet=snippet,
+                    marks=marks,
+                    on_active_path=(sid, int(seq)) in on_path,
+                )
+            )
+        return hits
+
+    async def find_on_path(self, session_id: str, query: str) -> list[SearchHit]:
+        """Return the messages the conversation shows (its active path) that hold every
+        term of `query`, in the order they are shown (oldest first)."""
+        hits = await self.search_messages(query, limit=2**31, session_id=session_id)
+        return sorted((h for h in hits if h.on_active_path), key=lambda h: h.seq)
+
+    async def search_titles(self, query: str, *, limit: int = 50) -> list[str]:
+        """Return the ids of conversations whose title holds every term of `query`, the most
+        recently updated first."""
+        terms = search_terms(query)
+        if not terms:
+            return []
+        params: dict[str, Any] = {"limit": limit}
+        where = []
+        for number, term in enumerate(terms):
+            params[f"t{number}"] = term.lower()
+            where.append(f"instr(lower(title), :t{number}) > 0")
+        rows = await self._read(
+            "SELECT id FROM sessions WHERE "
+            + " AND ".join(where)
+            + " ORDER BY updated_at DESC, rowid DESC LIMIT :limit",
+            params,
+        )
+        return [row[0] for row in rows]
+
+    async def path_depth(self, session_id: str, seq: int) -> int | None:
+        """How many messages of the active path lie from the active leaf up to (and
+        including) message `seq`; None when `seq` is not on the active path."""
+        rows = await self._read(
+            """
+            WITH RECURSIVE up(seq, depth) AS (
+                SELECT active_seq, 1 FROM sessions WHERE id = :sid
+                UNION ALL
+                SELECT m.parent_seq, up.depth + 1 FROM up
+                JOIN messages m ON m.session_id = :sid AND m.seq = up.seq
+                WHERE m.parent_seq IS NOT NULL AND m.parent_seq < m.seq
+                    AND m.parent_seq >= :seq
+            )
+            SELECT depth FROM up WHERE seq = :seq
+            """,
+            {"sid": session_id, "seq": seq},
+        )
+        return int(rows[0][0]) if rows else None
+
+    async def _on_active_path(self, rows: list[Any]) -> set[tuple[str, int]]:
+        by_session: dict[str, list[int]] = {}
+        for row in rows:
+            by_session.setdefault(row[1], []).append(int(row[2]))
+        found: set[tuple[str, int]] = set()
+        for sid, seqs in by_session.items():
+            result = await self._read(
+                _ON_PATH, {"sid": sid, "lowest": min(seqs), "seqs": json.dumps(seqs)}
+            )
+            found.update((sid, int(r[0])) for r in result)
+        return found
