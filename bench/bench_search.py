@@ -52,6 +52,20 @@ _HANZI = (
     "过发后作里用道行所然家种事成方多经么去法学如都同现当没动面起看定天分还进好小部其些主样理心"
     "她本前开但因只从想实日军者意无力它与长把机十民第公此已工使情明性知全三又关点正业外将两高间"
 )
+#: the queries timed: rare and common English words, Chinese of three characters and more,
+#: two terms at once, and one that matches nothing
+QUERIES = [
+    "weatherproof",
+    "zanzibar",
+    "天气预报",
+    "量子计算机",
+    "latency",
+    "server request",
+    "python rust",
+    "的一是",
+    "backup window",
+    "nothing-matches-this",
+]
 #: planted words, each in a known share of the messages (rare ones: a few hits)
 _PLANTED = {"weatherproof": 40, "zanzibar": 7, "天气预报": 60, "量子计算机": 9}
 
@@ -161,18 +175,7 @@ async def _run() -> list[str]:
             f"index build (migration 0005) over {_MESSAGES:,} messages ({text_mb:.0f} MB of JSON): "
             f"{built:.1f} s (writing the rows without it: {written:.1f} s; ratio {built / written:.2f})"
         )
-        queries = [
-            "weatherproof",
-            "zanzibar",
-            "天气预报",
-            "量子计算机",
-            "latency",
-            "server request",
-            "python rust",
-            "的一是",
-            "backup window",
-            "nothing-matches-this",
-        ]
+        queries = QUERIES
         short = ["天气", "Go", "的", "量子"]
         big_median, counts = await _search_medians(big, queries)
         small_median, _ = await _search_medians(small, queries)

@@ -7,11 +7,20 @@ never imports Qt.
 """
 
 from .agent import Agent, AgentRunConfig
+from .archive import (
+    ExportFormat,
+    ExportReport,
+    ImportReport,
+    ImportSkip,
+    export_conversations,
+    import_file,
+)
 from .client import AgentClient, SyncAgent
 from .errors import (
     AgentBusyError,
     AgentError,
     AgentResumeError,
+    ArchiveError,
     BranchError,
     ContinuoError,
     CorruptDatabaseError,
@@ -89,14 +98,19 @@ __all__ = [
     "AgentEventType",
     "AgentResumeError",
     "AgentRunConfig",
+    "ArchiveError",
     "AssistantMessage",
     "BranchError",
     "ContinuoError",
     "CorruptDatabaseError",
     "ErrorAction",
+    "ExportFormat",
+    "ExportReport",
     "Extension",
     "Goal",
     "GoalVerdict",
+    "ImportReport",
+    "ImportSkip",
     "InMemoryHistory",
     "InternalMessage",
     "JSONLExtension",
@@ -157,6 +171,8 @@ __all__ = [
     "Usage",
     "UserMessage",
     "describe_stop",
+    "export_conversations",
+    "import_file",
     "message_from_dict",
     "message_from_json",
     "message_to_dict",

@@ -20,20 +20,21 @@ ContinuoError
  │   ├─ StoragePermissionError        the file or its folder cannot be opened at all
  │   └─ StorageIOError                the disk reported an error reading or writing
  ├─ ProviderError(provider)
-     ├─ ProviderConnectionError       could not reach the server, or it hung up
-     ├─ ProviderTimeoutError          the server stopped answering
-     ├─ ProviderResponseError         malformed stream, or an error inside a 200 stream
-     │   └─ ProviderEmptyStreamError  a 200 answer with nothing in it
-     └─ ProviderStatusError(status)   an HTTP error status
-         ├─ ProviderAuthError         401 / 403
-         ├─ ProviderRateLimitError(retry_after)
-         └─ ProviderContextLengthError
- └─ MCPError(server)
-     ├─ MCPConfigError(field)         an "mcpServers" entry (or file) that cannot be used
-     ├─ MCPServerStartError           a server could not be started or did not initialise
-     ├─ MCPServerCrashedError(tool)   a server stopped during a call: it may have acted
-     ├─ MCPTimeoutError(tool)         a call did not finish in time and was stopped
-     └─ MCPToolError(tool)            the server answered the call with an error
+ │   ├─ ProviderConnectionError       could not reach the server, or it hung up
+ │   ├─ ProviderTimeoutError          the server stopped answering
+ │   ├─ ProviderResponseError         malformed stream, or an error inside a 200 stream
+ │   │   └─ ProviderEmptyStreamError  a 200 answer with nothing in it
+ │   └─ ProviderStatusError(status)   an HTTP error status
+ │       ├─ ProviderAuthError         401 / 403
+ │       ├─ ProviderRateLimitError(retry_after)
+ │       └─ ProviderContextLengthError
+ ├─ MCPError(server)
+ │   ├─ MCPConfigError(field)         an "mcpServers" entry (or file) that cannot be used
+ │   ├─ MCPServerStartError           a server could not be started or did not initialise
+ │   ├─ MCPServerCrashedError(tool)   a server stopped during a call: it may have acted
+ │   ├─ MCPTimeoutError(tool)         a call did not finish in time and was stopped
+ │   └─ MCPToolError(tool)            the server answered the call with an error
+ └─ ArchiveError(path)                a file to import or export to that cannot be used
 ```
 
 Each message says what happened and what helps, in words a person understands and that fit
@@ -56,6 +57,7 @@ __all__ = [
     "AgentBusyError",
     "AgentError",
     "AgentResumeError",
+    "ArchiveError",
     "BranchError",
     "ContinuoError",
     "CorruptDatabaseError",
@@ -550,3 +552,26 @@ class MCPToolError(MCPError):
             key="mcp.tool_error",
             params={"server": repr(server), "tool": repr(tool), "text": text},
         )
+
+
+# ---------------------------------------------------------------------------- archive
+
+
+class ArchiveError(ContinuoError):
+    """A file to import cannot be read as an export, or an export cannot be written.
+
+    `.path` names the file; the sentence says what is wrong with it first. Raised before
+    anything changes: an import that raises it stored nothing (`engine.archive.importer`),
+    an export that raises it left the target as it was (`engine.archive.export`).
+    """
+
+    def __init__(
+        self,
+        path: str,
+        *,
+        key: str,
+        params: Mapping[str, Any] | None = None,
+        action: ErrorAction | None = None,
+    ) -> None:
+        self.path = path
+        super().__init__(key=key, params={"path": path, **(params or {})}, action=action)

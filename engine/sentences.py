@@ -303,6 +303,85 @@ _SENTENCES: dict[str, tuple[str, str]] = {
         "There is no conversation {session_id} in {path}; it may have been deleted.",
         "{path} 中没有对话 {session_id}，它可能已被删除。",
     ),
+    # -- archive ----------------------------------------------------------------------------
+    "archive.empty": (
+        "The file {path} is empty, so there is nothing in it to import.",
+        "文件 {path} 是空的，没有可以导入的内容。",
+    ),
+    "archive.not_a_file": (
+        "{path} is not a file (it is a folder, a pipe or a device), so it cannot be imported.",
+        "{path} 不是一个文件（而是文件夹、管道或设备），因此无法导入。",
+    ),
+    "archive.unreadable": (
+        "The file {path} could not be read: {reason}. Nothing was imported.",
+        "无法读取文件 {path}：{reason}。没有导入任何内容。",
+    ),
+    "archive.unknown_format": (
+        "The file {path} is neither a Continuo export nor a ChatGPT data export (a .zip "
+        "holding conversations.json), so nothing was imported.",
+        "文件 {path} 既不是 Continuo 的导出文件，也不是 ChatGPT 的数据导出（包含 conversations.json 的 .zip），因此没有导入任何内容。",
+    ),
+    "archive.not_continuo": (
+        "The file {path} is not a Continuo export: {detail}. Nothing was imported.",
+        "文件 {path} 不是 Continuo 的导出文件：{detail}。没有导入任何内容。",
+    ),
+    "archive.newer": (
+        "The file {path} was exported by a newer Continuo (export version {found}; this "
+        "version reads up to {supported}), so nothing was imported. Update Continuo to "
+        "import it.",
+        "文件 {path} 由更新版本的 Continuo 导出（导出格式版本 {found}，本版本最多读取 {supported}），因此没有导入任何内容。请更新 Continuo 后再导入。",
+    ),
+    "archive.damaged": (
+        "The file {path} is not a whole export: {detail}. Nothing was imported; export it "
+        "again.",
+        "文件 {path} 不是完整的导出文件：{detail}。没有导入任何内容；请重新导出。",
+    ),
+    "archive.bad_zip": (
+        "The file {path} is a damaged zip archive ({detail}), so nothing was imported.",
+        "文件 {path} 是一个损坏的 zip 压缩包（{detail}），因此没有导入任何内容。",
+    ),
+    "archive.zip_without_conversations": (
+        "The zip archive {path} holds no conversations.json, so it is not a ChatGPT data "
+        "export; nothing was imported.",
+        "zip 压缩包 {path} 中没有 conversations.json，因此它不是 ChatGPT 的数据导出；没有导入任何内容。",
+    ),
+    "archive.bad_conversation": (
+        "The conversation {name} could not be read ({problem}), so it was not imported.",
+        "无法读取对话 {name}（{problem}），因此没有导入它。",
+    ),
+    "archive.bad_tree": (
+        "The conversation {name} cannot be stored in {path}: {problem}. Nothing of it was "
+        "imported.",
+        "对话 {name} 无法保存到 {path}：{problem}。它的任何内容都没有导入。",
+    ),
+    "archive.cannot_write": (
+        "The export could not be written to {path}: {reason}. Nothing was changed there; "
+        "choose another place or free some space, then export again.",
+        "无法把导出内容写入 {path}：{reason}。那里没有任何改动；请换一个位置或腾出一些空间后重新导出。",
+    ),
+    "archive.reason.is_database": ("it is the conversation file itself", "它就是对话文件本身"),
+    "archive.no_database": (
+        "There is no conversation file at {path}, so there is nothing to export.",
+        "{path} 处没有对话文件，因此没有可以导出的内容。",
+    ),
+    # -- ChatGPT import ---------------------------------------------------------------------
+    "archive.chatgpt_not_export": (
+        "The file {path} is not a ChatGPT data export: {problem}. Nothing was imported; "
+        "choose the .zip the export came as, or the conversations.json inside it.",
+        "文件 {path} 不是 ChatGPT 的数据导出：{problem}。没有导入任何内容；请选择导出所得的 .zip 文件，或其中的 conversations.json。",
+    ),
+    "archive.chatgpt.not_json": (
+        "it is neither a zip archive nor JSON",
+        "它既不是 zip 压缩包，也不是 JSON",
+    ),
+    "archive.chatgpt.not_list": (
+        "its JSON is an object, not a list of conversations",
+        "其中的 JSON 是一个对象，而不是对话列表",
+    ),
+    "archive.chatgpt.not_conversation": (
+        "the first item of its list is not a ChatGPT conversation (it has no \"mapping\")",
+        "其列表的第一项不是 ChatGPT 对话（没有 \"mapping\"）",
+    ),
     # -- MCP servers ------------------------------------------------------------------------
     "mcp.config.file": (
         "The MCP configuration {source} cannot be used: {problem}. Fix it (it holds an "

@@ -1,7 +1,26 @@
 """Conversations in and out of the file: export (Markdown, JSON, HTML), import (Continuo's JSON,
 ChatGPT's data export) and backup.
+
+`export_conversations` writes conversations to one file (`engine.archive.export`);
+`import_file` reads a Continuo export or a ChatGPT data export back in
+(`engine.archive.importer`), each conversation handed to storage whole as an
+`ImportedConversation` (`engine.archive.records`). ``python -m engine.export`` and
+``python -m engine.archive import`` do the same from a terminal.
 """
 
-from .records import ImportedConversation, ImportedMessage
+from .export import ExportFormat, ExportProgress, ExportReport, export_conversations
+from .importer import ImportProgress, ImportReport, import_file
+from .records import ImportedConversation, ImportedMessage, ImportSkip
 
-__all__ = ["ImportedConversation", "ImportedMessage"]
+__all__ = [
+    "ExportFormat",
+    "ExportProgress",
+    "ExportReport",
+    "ImportProgress",
+    "ImportReport",
+    "ImportSkip",
+    "ImportedConversation",
+    "ImportedMessage",
+    "export_conversations",
+    "import_file",
+]

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..messages import Message
 
-__all__ = ["ImportedConversation", "ImportedMessage"]
+__all__ = ["ImportSkip", "ImportedConversation", "ImportedMessage"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,3 +52,13 @@ class ImportedConversation:
     #: parts the reader could not carry (images, attachments, unknown content), replaced by a
     #: placeholder line in the text
     placeholders: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ImportSkip:
+    """A conversation of the source that a reader could not turn into an
+    `ImportedConversation`; the import goes on with the others and reports it."""
+
+    title: str | None  #: its title in the source, when it could be read
+    source_id: str | None  #: its id in the source, when it could be read
+    reason: str  #: one sentence saying why, in English (what the report shows)

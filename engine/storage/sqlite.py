@@ -71,6 +71,7 @@ from ..messages import (
     message_to_json,
 )
 from ..text import clean, clean_data
+from .archive import ConversationArchive
 from .drafts import DELETE_REQUEST_DRAFT, READ_DRAFT, settle_draft, upsert_draft
 from .files import create_private, make_private, storage_error
 from .lease import Lease, LeaseHolder, ProcessIdentity, holder_is_gone
@@ -103,7 +104,7 @@ class SessionInfo:
     unreadable: str | None = None
 
 
-class SQLiteSessionStorage(MessageTree, MessageSearch):
+class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
     """Conversations, their messages (a tree of versions) and their leases in one SQLite file.
 
     Args:

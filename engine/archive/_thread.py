@@ -1,0 +1,37 @@
+"""Blocking work (file writes, parsing) off the event loop, safe to cancel.
+
+The window runs exports and imports on its GUI thread's loop, so every read, write and parse
+of a file runs in a worker thread. A caller cancelled while such a call runs must not go on
+(close the file, delete it) while the thread still uses it: `in_thread` waits for the call
+to finish, then lets the cancellation through.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+__all__ = ["in_thread"]
+
+_T = TypeVar("_T")
+
+
+async def in_thread(func: Callable[..., _T], *args: Any) -> _T:
+    """``await asyncio.to_thread(func, *args)``, but a cancellation waits for `func` to end.
+
+    Raises:
+        asyncio.CancelledError: the caller was cancelled (after `func` ended, whatever it
+            returned or raised).
+    """
+    task = asyncio.ensure_future(asyncio.to_thread(func, *args))
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        while not task.done():
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await asyncio.shield(task)
+        if not task.cancelled():
+            task.exception()  # retrieved: the cancellation is what the caller gets
+        raise

@@ -1,0 +1,688 @@
+"""Exporting conversations to one file: Markdown to read, JSON to keep, HTML to share.
+
+`export_conversations` writes one conversation, several, or every one, in an `ExportFormat`:
+
+* **JSON** is lossless: every message of every branch, with its place in the tree, the
+  conversation's settings, its shown version and its tool start records. Its schema is
+  versioned and documented in ``docs/export-format.md``; `engine.archive.continuo_json`
+  reads it back.
+* **Markdown** and **HTML** show the version of each conversation that Continuo shows (the
+  active path), and say how many other versions were left out. HTML is one self-contained
+  file that runs nothing and loads nothing: no scripts, no event attributes, no external
+  resources (a Content-Security-Policy says so to the browser too), all text escaped,
+  assistant Markdown rendered without raw HTML, links only to ``http``/``https``/``mailto``,
+  images shown as links.
+
+Invariants:
+
+* Nothing is built whole in memory: messages are read a page at a time
+  (`engine.storage.archive`), formatted, and written in chunks of about `CHUNK_BYTES`.
+* Formatting and writing run in a worker thread, one hop a page, so the window's loop keeps
+  running; `progress` is called on the caller's loop between pages.
+* The target is written whole or not at all: the export goes to a temporary file beside it
+  (``.name.partial-<random>``), is flushed and fsynced, then renamed onto it. On any error,
+  and on cancellation, the temporary file is removed and the target is as it was.
+* No secret leaves: conversation metadata loses every key whose name looks like a
+  credential (`is_secret_name`), and key-shaped values are redacted (`engine.redaction`).
+* The file is created private (0600), like the database it comes from.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import json
+import os
+import re
+import secrets
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, Protocol
+
+from ..errors import ArchiveError, StorageError
+from ..messages import (
+    AssistantMessage,
+    InternalMessage,
+    Message,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+    message_to_dict,
+)
+from ..redaction import Redactor
+from ..sentences import ErrorAction, Phrase, describe_stop
+from ..storage.archive import ArchivedMessage, ArchivedSession
+from ._thread import in_thread
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.renderer import RendererHTML
+    from markdown_it.token import Token
+    from markdown_it.utils import OptionsDict
+
+    from ..storage.sqlite import SQLiteSessionStorage
+
+__all__ = [
+    "CHUNK_BYTES",
+    "EXPORT_FORMAT",
+    "EXPORT_VERSION",
+    "ExportFormat",
+    "ExportProgress",
+    "ExportReport",
+    "export_conversations",
+    "is_secret_name",
+    "public_metadata",
+]
+
+#: the ``"format"`` of a Continuo JSON export, and the schema version this code writes
+EXPORT_FORMAT = "continuo-export"
+EXPORT_VERSION = 1
+
+#: about how many bytes are gathered before one write to the file
+CHUNK_BYTES = 256 * 1024
+
+#: ``progress(done_messages, total_messages)``, called on the caller's loop
+ExportProgress = Callable[[int, int], None]
+
+
+class ExportFormat(StrEnum):
+    """What an export is written as."""
+
+    MARKDOWN = "markdown"  #: to read: the shown version of each conversation
+    JSON = "json"  #: to keep or import: everything, lossless (docs/export-format.md)
+    HTML = "html"  #: to share: one self-contained page that runs and loads nothing
+
+    @property
+    def suffix(self) -> str:
+        """The usual file name suffix (``.md``, ``.json``, ``.html``)."""
+        return {"markdown": ".md", "json": ".json", "html": ".html"}[self.value]
+
+
+@dataclass(frozen=True, slots=True)
+class ExportReport:
+    """What an export wrote."""
+
+    conversations: int
+    messages: int  #: messages written (in Markdown and HTML, those of the shown versions)
+    path: Path
+    bytes: int  #: the file's size
+
+
+_SECRET_NAME = re.compile(r"key|token|secret|password|authorization", re.IGNORECASE)
+_REDACT = Redactor()
+
+
+def is_secret_name(name: str) -> bool:
+    """True when a metadata key's name looks like it holds a credential (``api_key``,
+    ``accessToken``, ``Authorization``...): such a key is never exported."""
+    return _SECRET_NAME.search(name) is not None
+
+
+def public_metadata(value: Any) -> Any:
+    """`value` without the keys that look like credentials (at any depth), and with
+    key-shaped strings (``sk-...``) redacted: what an export may show of metadata."""
+    if isinstance(value, Mapping):
+        return {str(k): public_metadata(v) for k, v in value.items() if not is_secret_name(str(k))}
+    if isinstance(value, list | tuple):
+        return [public_metadata(v) for v in value]
+    if isinstance(value, str):
+        return _REDACT(value)
+    return value
+
+
+async def export_conversations(
+    storage: SQLiteSessionStorage,
+    path: str | os.PathLike[str],
+    fmt: ExportFormat | str,
+    session_ids: Iterable[str] | None = None,
+    *,
+    progress: ExportProgress | None = None,
+) -> ExportReport:
+    """Write the conversations `session_ids` (None: every one, oldest first) to `path`.
+
+    Args:
+        fmt: an `ExportFormat` or its value (``"markdown"``, ``"json"``, ``"html"``).
+        progress: called with (messages written, messages to write) after each page, on
+            the caller's loop. The total is counted first; a message appended meanwhile may
+            make the count end a little above it.
+
+    Raises:
+        ArchiveError: ``archive.cannot_write`` — the file could not be written (the folder
+            is missing or read-only, the disk is full, it is the database itself); the
+            target is unchanged.
+        StorageError: ``storage.missing`` for an id with no conversation (nothing is
+            written), or the database's own faults (an unreadable message): the target is
+            unchanged.
+        ValueError: `fmt` is not a format.
+    """
+    kind = ExportFormat(fmt)
+    target = Path(path)
+    if _is_database(target, storage.path):
+        raise ArchiveError(
+            str(target),
+            key="archive.cannot_write",
+            params={"reason": Phrase("archive.reason.is_database")},
+        )
+    known = await storage.archived_session_ids()
+    if session_ids is None:
+        ids = known
+    else:
+        ids = list(dict.fromkeys(session_ids))  # each once, in the order given
+        present = set(known)
+        for sid in ids:
+            if sid not in present:
+                raise StorageError(
+                    key="storage.missing",
+                    params={"session_id": repr(sid), "path": str(storage.path)},
+                    action=ErrorAction.NONE,
+                )
+    if kind is ExportFormat.JSON:
+        total = await storage.count_every_message(ids)
+    else:
+        total = 0
+        for sid in ids:
+            total += await storage.count_messages(sid)
+    formatter = _FORMATS[kind]()
+    sink = _Sink(target)
+    done = conversations = 0
+    try:
+        await in_thread(sink.open)
+        await in_thread(sink.add, formatter.begin, time.time())
+        for sid in ids:
+            session = await storage.archived_session(sid)
+            if session is None:
+                continue  # deleted since the export began
+            if kind is ExportFormat.JSON:
+                head = _Head(session, 0, 0, 0)
+                pages = storage.archived_messages(sid)
+            else:
+                seqs = await storage.active_path_seqs(sid)
+                every = await storage.count_all_messages(sid)
+                others = await storage.count_other_versions(sid)
+                head = _Head(session, len(seqs), every - len(seqs), others)
+                pages = storage.archived_path(sid, seqs)
+            await in_thread(sink.add, formatter.conversation, head)
+            async with contextlib.aclosing(pages):  # its read ends here, even on an error
+                async for page in pages:
+                    await in_thread(sink.add, formatter.messages, page)
+                    done += len(page)
+                    if progress is not None:
+                        progress(done, max(total, done))
+            await in_thread(sink.add, formatter.end_conversation)
+            conversations += 1
+        await in_thread(sink.add, formatter.end)
+        size = await in_thread(sink.commit)
+    except BaseException:
+        sink.discard()
+        raise
+    return ExportReport(conversations, done, target, size)
+
+
+# ---------------------------------------------------------------------------- the file
+
+
+class _Sink:
+    """The temporary file beside the target, written in chunks, renamed onto it at the end.
+
+    Every method but `discard` runs in a worker thread, one at a time.
+    """
+
+    def __init__(self, target: Path) -> None:
+        self.target = target
+        self.temp = target.with_name(f".{target.name}.partial-{secrets.token_hex(4)}")
+        self._file: IO[bytes] | None = None
+        self._pending: list[bytes] = []
+        self._pending_size = 0
+        self._written = 0
+
+    def open(self) -> None:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+        with self._refusals():
+            self._file = os.fdopen(os.open(self.temp, flags, 0o600), "wb")
+
+    def add(self, make: Callable[..., str], *args: Any) -> None:
+        data = make(*args).encode("utf-8")
+        self._pending.append(data)
+        self._pending_size += len(data)
+        if self._pending_size >= CHUNK_BYTES:
+            self._flush()
+
+    def commit(self) -> int:
+        """Write what is left, make it durable, put it in place; return its size."""
+        assert self._file is not None
+        self._flush()
+        with self._refusals():
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._file.close()
+            os.replace(self.temp, self.target)
+        self._file = None
+        _sync_folder(self.target.parent)
+        return self._written
+
+    def discard(self) -> None:
+        """Close and remove the temporary file (on the caller's thread: a few system calls)."""
+        if self._file is not None:
+            with contextlib.suppress(OSError):
+                self._file.close()
+            self._file = None
+        with contextlib.suppress(OSError):
+            self.temp.unlink()
+
+    def _flush(self) -> None:
+        if not self._pending:
+            return
+        assert self._file is not None
+        data = b"".join(self._pending)
+        self._pending.clear()
+        self._pending_size = 0
+        with self._refusals():
+            self._file.write(data)
+        self._written += len(data)
+
+    @contextlib.contextmanager
+    def _refusals(self) -> Any:
+        try:
+            yield
+        except OSError as exc:
+            raise ArchiveError(
+                str(self.target),
+                key="archive.cannot_write",
+                params={"reason": exc.strerror or str(exc)},
+                action=ErrorAction.CHECK_FOLDER,
+            ) from exc
+
+
+def _is_database(target: Path, database: Path) -> bool:
+    """True when `target` is the database file or one of its companions (-wal, -shm...)."""
+    try:
+        here, there = target.resolve(), database.resolve()
+    except OSError:
+        return False
+    companions = {there.name + suffix for suffix in ("", "-wal", "-shm", "-journal")}
+    return here.parent == there.parent and here.name in companions
+
+
+def _sync_folder(folder: Path) -> None:
+    """fsync the folder so the rename survives a power cut (POSIX; elsewhere a no-op)."""
+    if not hasattr(os, "O_DIRECTORY"):
+        return
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+# ---------------------------------------------------------------------------- formats
+
+
+@dataclass(frozen=True, slots=True)
+class _Head:
+    """A conversation about to be written, and what of it a reading format leaves out."""
+
+    session: ArchivedSession
+    shown: int  #: messages on the active path
+    hidden: int  #: messages on other branches
+    other_versions: int  #: leaves other than the active one
+
+
+class _Format(Protocol):
+    """One export format: text for each part of the file, in the order written."""
+
+    def begin(self, exported_at: float) -> str: ...
+
+    def conversation(self, head: _Head) -> str: ...
+
+    def messages(self, page: Sequence[ArchivedMessage]) -> str: ...
+
+    def end_conversation(self) -> str: ...
+
+    def end(self) -> str: ...
+
+
+class _Json:
+    """The lossless format: one JSON document, one line per message (docs/export-format.md)."""
+
+    def __init__(self) -> None:
+        self._first_conversation = True
+        self._first_message = True
+
+    def begin(self, exported_at: float) -> str:
+        head = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "exported_at": exported_at}
+        return _dumps(head)[:-1] + ', "conversations": [\n'
+
+    def conversation(self, head: _Head) -> str:
+        s = head.session
+        fields = {
+            "id": s.id,
+            "title": s.title,
+            "created_at": s.created_at,
+            "updated_at": s.updated_at,
+            "metadata": public_metadata(s.metadata),
+            "active_seq": s.active_seq,
+            "tool_starts": [{"tool_call_id": call, "started_at": at} for call, at in s.tool_starts],
+        }
+        lead = "" if self._first_conversation else ",\n"
+        self._first_conversation, self._first_message = False, True
+        return lead + _dumps(fields)[:-1] + ', "messages": [\n'
+
+    def messages(self, page: Sequence[ArchivedMessage]) -> str:
+        lines = [
+            _dumps(
+                {
+                    "seq": item.seq,
+                    "parent_seq": item.parent_seq,
+                    "request_id": item.request_id,
+                    "message": message_to_dict(item.message),
+                }
+            )
+            for item in page
+        ]
+        lead = "" if self._first_message or not lines else ",\n"
+        self._first_message = self._first_message and not lines
+        return lead + ",\n".join(lines)
+
+    def end_conversation(self) -> str:
+        return "\n]}"
+
+    def end(self) -> str:
+        return "\n]}\n"
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _when(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _plural(count: int, one: str, many: str | None = None) -> str:
+    return f"{count:,} {one if count == 1 else (many or one + 's')}"
+
+
+def _versions_line(head: _Head) -> str:
+    """The line saying which version of the conversation a reading format shows."""
+    if not head.shown and not head.hidden:
+        return "This conversation has no messages."
+    shown = f"This is the version of the conversation Continuo shows ({_plural(head.shown, 'message')})."
+    if not head.other_versions and not head.hidden:
+        return shown
+    verb = "is" if head.other_versions == 1 else "are"
+    return (
+        f"{shown} {_plural(head.other_versions, 'other version')} "
+        f"({_plural(head.hidden, 'message')} on other branches) {verb} not included; "
+        "a JSON export keeps every version."
+    )
+
+
+def _settings_line(metadata: Mapping[str, Any]) -> str | None:
+    """Which model the conversation uses, when its metadata says."""
+    model, provider = metadata.get("model"), metadata.get("provider_id")
+    if not isinstance(model, str) or not model:
+        return None
+    return f"Model: {model}" + (f" ({provider})" if isinstance(provider, str) and provider else "")
+
+
+def _stop_line(message: AssistantMessage) -> str | None:
+    """One sentence for an answer that did not end normally (cut, stopped, failed)."""
+    if message.stop is None or message.stop.ok:
+        return None
+    return "Stopped: " + (describe_stop(message.stop, "en") or message.stop.reason.value)
+
+
+def _arguments(arguments: Mapping[str, Any]) -> str:
+    return json.dumps(dict(arguments), ensure_ascii=False, indent=2, default=str)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+# Markdown ------------------------------------------------------------------------------
+
+_IMAGE = re.compile(r"!\[([^\]\n]*)\](?=[(\[])")
+_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def _images_as_links(text: str) -> str:
+    """Markdown image syntax turned into links (outside code blocks): an export loads
+    nothing by itself, not even when opened in a viewer that renders Markdown."""
+    if "![" not in text:
+        return text
+    lines = text.split("\n")
+    fence: str | None = None
+    for number, line in enumerate(lines):
+        opened = _FENCE_OPEN.match(line)
+        if fence is None and opened:
+            fence = opened.group(1)
+        elif fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = None
+        elif "![" in line:
+            lines[number] = _IMAGE.sub(
+                lambda m: f"[image: {m.group(1)}]" if m.group(1) else "[image]", line
+            )
+    return "\n".join(lines)
+
+
+def _fenced(text: str, language: str = "") -> str:
+    """`text` in a fenced code block whose fence no run of backticks in it can close."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language}\n{text}\n{fence}\n"
+
+
+def _inline(text: str) -> str:
+    """Text of our own making (a title, a model's name) as Markdown that shows it as is: a
+    viewer that renders raw HTML in Markdown must not meet a tag there."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _quoted(text: str) -> str:
+    return "\n".join(f"> {line}" if line.strip() else ">" for line in text.split("\n"))
+
+
+class _Markdown:
+    """Readable Markdown: the shown version, headings per speaker, tools as code blocks."""
+
+    def __init__(self) -> None:
+        self._first = True
+
+    def begin(self, exported_at: float) -> str:
+        return f"<!-- Exported from Continuo on {_when(exported_at)} -->\n\n"
+
+    def conversation(self, head: _Head) -> str:
+        s = head.session
+        lead = "" if self._first else "\n---\n\n"
+        self._first = False
+        lines = [
+            f"# {_inline(_one_line(s.title or '') or 'Untitled conversation')}",
+            "",
+            f"Started {_when(s.created_at)}, last changed {_when(s.updated_at)}.",
+        ]
+        settings = _settings_line(s.metadata)
+        if settings:
+            lines.append(_inline(settings))
+        lines += ["", _versions_line(head), "", ""]
+        return lead + "\n".join(lines)
+
+    def messages(self, page: Sequence[ArchivedMessage]) -> str:
+        return "".join(self._message(item.message) for item in page)
+
+    def _message(self, m: Message) -> str:
+        if isinstance(m, UserMessage):
+            return f"## You\n\n{_images_as_links(m.content)}\n\n"
+        if isinstance(m, AssistantMessage):
+            parts = ["## Assistant" + (f" ({_inline(m.model)})" if m.model else "") + "\n\n"]
+            if m.reasoning:
+                parts.append(_quoted("**Reasoning**\n\n" + m.reasoning) + "\n\n")
+            if m.content:
+                parts.append(_images_as_links(m.content) + "\n\n")
+            for call in m.tool_calls:
+                parts.append(
+                    f"**Tool call:** `{call.name}`\n\n{_fenced(_arguments(call.arguments), 'json')}\n"
+                )
+            stop = _stop_line(m)
+            if stop:
+                parts.append(f"{_inline(_one_line(stop))}\n\n")
+            return "".join(parts)
+        if isinstance(m, ToolMessage):
+            outcome = m.outcome.value if m.outcome is not None else "ok"
+            return f"### Tool result: `{m.name}` ({outcome})\n\n{_fenced(m.content)}\n"
+        if isinstance(m, InternalMessage):
+            return _quoted(f"*Continuo:* {m.content}") + "\n\n"
+        if isinstance(m, SystemMessage):
+            return f"## System\n\n{m.content}\n\n"
+        return ""
+
+    def end_conversation(self) -> str:
+        return ""
+
+    def end(self) -> str:
+        return ""
+
+
+# HTML ----------------------------------------------------------------------------------
+
+#: nothing but the inline style below may load or run (a second wall behind the escaping)
+_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+
+_STYLE = """
+body { font: 15px/1.5 system-ui, sans-serif; max-width: 46em; margin: 2em auto; padding: 0 1em;
+       color: #1d1d1f; background: #fff; }
+h1 { font-size: 1.5em; margin-top: 2.5em; } h2 { font-size: 1.05em; margin: 1.6em 0 .4em; }
+h3 { font-size: .95em; margin: 1.2em 0 .3em; color: #555; }
+.meta, .stop, .note { color: #666; font-size: .9em; }
+.plain { white-space: pre-wrap; overflow-wrap: anywhere; }
+pre { background: #f4f4f6; padding: .6em .8em; overflow-x: auto; border-radius: 6px; }
+code { font-family: ui-monospace, monospace; font-size: .9em; }
+details { margin: .4em 0; color: #555; } summary { cursor: default; }
+table { border-collapse: collapse; } td, th { border: 1px solid #ccc; padding: .2em .5em; }
+hr { margin: 3em 0; border: 0; border-top: 1px solid #ddd; }
+"""
+
+_SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
+_SCHEME = re.compile(r"^([a-z][a-z0-9+.\-]*):")
+
+
+def _safe_link(url: str) -> bool:
+    """Links an export keeps: http, https, mailto and in-page anchors. markdown-it's own
+    check refuses javascript:, vbscript:, file: and most data:; this refuses relative
+    paths too, which would open local files from a page opened from disk."""
+    url = url.strip().lower()
+    if url.startswith("#"):
+        return True
+    scheme = _SCHEME.match(url)
+    return scheme is not None and scheme.group(1) in _SAFE_SCHEMES
+
+
+def _image_as_link(
+    renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Any
+) -> str:
+    token = tokens[idx]
+    alt = renderer.renderInlineAsText(token.children or [], options, env)
+    label = html.escape(f"[image: {alt}]" if alt else "[image]")
+    return f'<a href="{html.escape(str(token.attrs.get("src", "")))}">{label}</a>'
+
+
+def _markdown_renderer() -> MarkdownIt:
+    from markdown_it import MarkdownIt  # imported by the HTML export only
+
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(
+        ["table", "strikethrough"]
+    )
+    md.validateLink = _safe_link  # type: ignore[method-assign]
+    md.add_render_rule("image", _image_as_link)
+    return md
+
+
+def _text(text: str, css: str = "plain") -> str:
+    return f'<div class="{css}">{html.escape(text)}</div>\n'
+
+
+def _pre(text: str) -> str:
+    return f"<pre><code>{html.escape(text)}</code></pre>\n"
+
+
+class _Html:
+    """One self-contained page; every piece of text escaped or rendered without raw HTML."""
+
+    def __init__(self) -> None:
+        self._md: MarkdownIt | None = None
+        self._first = True
+
+    def begin(self, exported_at: float) -> str:
+        self._md = _markdown_renderer()  # here, in the worker thread: its import takes a while
+        return (
+            '<!DOCTYPE html>\n<html>\n<head>\n<meta charset="utf-8">\n'
+            f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">\n'
+            '<meta name="referrer" content="no-referrer">\n'
+            f"<title>Continuo conversations, exported {_when(exported_at)}</title>\n"
+            f"<style>{_STYLE}</style>\n</head>\n<body>\n"
+            f'<p class="meta">Exported from Continuo on {_when(exported_at)}.</p>\n'
+        )
+
+    def conversation(self, head: _Head) -> str:
+        s = head.session
+        lead = "" if self._first else "<hr>\n"
+        self._first = False
+        title = _one_line(s.title or "") or "Untitled conversation"
+        meta = [f"Started {_when(s.created_at)}, last changed {_when(s.updated_at)}."]
+        settings = _settings_line(s.metadata)
+        if settings:
+            meta.append(settings)
+        meta.append(_versions_line(head))
+        lines = "".join(f'<p class="meta">{html.escape(line)}</p>\n' for line in meta)
+        return f"{lead}<article>\n<h1>{html.escape(title)}</h1>\n{lines}"
+
+    def messages(self, page: Sequence[ArchivedMessage]) -> str:
+        return "".join(self._message(item.message) for item in page)
+
+    def _message(self, m: Message) -> str:
+        if isinstance(m, UserMessage):
+            return f'<section class="user">\n<h2>You</h2>\n{_text(m.content)}</section>\n'
+        if isinstance(m, AssistantMessage):
+            who = "Assistant" + (f" ({m.model})" if m.model else "")
+            parts = [f'<section class="assistant">\n<h2>{html.escape(who)}</h2>\n']
+            if m.reasoning:
+                parts.append(
+                    f"<details><summary>Reasoning</summary>\n{_text(m.reasoning)}</details>\n"
+                )
+            if m.content and self._md is not None:
+                parts.append(self._md.render(m.content))
+            for call in m.tool_calls:
+                parts.append(f"<p>Tool call: <code>{html.escape(call.name)}</code></p>\n")
+                parts.append(_pre(_arguments(call.arguments)))
+            stop = _stop_line(m)
+            if stop:
+                parts.append(f'<p class="stop">{html.escape(stop)}</p>\n')
+            return "".join(parts) + "</section>\n"
+        if isinstance(m, ToolMessage):
+            outcome = m.outcome.value if m.outcome is not None else "ok"
+            heading = html.escape(f"Tool result: {m.name} ({outcome})")
+            return f'<section class="tool">\n<h3>{heading}</h3>\n{_pre(m.content)}</section>\n'
+        if isinstance(m, InternalMessage):
+            return f'<section class="note">\n{_text("Continuo: " + m.content)}</section>\n'
+        if isinstance(m, SystemMessage):
+            return f'<section class="system">\n<h2>System</h2>\n{_text(m.content)}</section>\n'
+        return ""
+
+    def end_conversation(self) -> str:
+        return "</article>\n"
+
+    def end(self) -> str:
+        return "</body>\n</html>\n"
+
+
+_FORMATS: dict[ExportFormat, Callable[[], _Format]] = {
+    ExportFormat.JSON: _Json,
+    ExportFormat.MARKDOWN: _Markdown,
+    ExportFormat.HTML: _Html,
+}

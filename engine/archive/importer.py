@@ -1,0 +1,244 @@
+"""Importing a file of conversations: a Continuo JSON export or a ChatGPT data export.
+
+`import_file` looks at the file's first bytes to tell what it is, reads it with the matching
+reader, and stores each conversation with `SQLiteSessionStorage.import_conversation`:
+
+====================================  ==================================================
+the file starts with                  read by
+====================================  ==================================================
+``{`` (a JSON object)                 `engine.archive.continuo_json`
+``PK`` (a zip) or ``[`` (a JSON list)  `engine.archive.chatgpt` (``conversations.json``)
+====================================  ==================================================
+
+Invariants:
+
+* Each conversation is stored whole or not at all (one transaction), and only once: a
+  conversation imported before (its source and id are recorded) is counted as already
+  present, so importing the same file twice adds nothing.
+* A file that is none of these, or that its reader refuses (another program's JSON, a newer
+  export, a Continuo export cut short), raises `ArchiveError` before anything is stored.
+  (A ChatGPT export that breaks off part-way keeps the conversations before the break: its
+  reader reports the break as a skip; see `engine.archive.chatgpt`.)
+* A conversation a reader cannot read, or whose messages do not form a tree, is skipped and
+  reported; the others are still imported.
+* Parsing blocks, so the reader runs in a worker thread, a batch of conversations a hop;
+  the loop only stores. `progress(bytes read, bytes to read)` is called on the caller's
+  loop after each batch (a file read through twice counts twice).
+* Cancelling the task stops the import between two conversations: those already stored
+  stay (each is whole), the one being stored is finished first, and no report is made.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import stat
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from ..errors import ArchiveError, StorageError
+from ..sentences import ErrorAction
+from ._thread import in_thread
+from .records import ImportedConversation, ImportSkip
+
+if TYPE_CHECKING:
+    from ..storage.sqlite import SQLiteSessionStorage
+
+__all__ = ["ImportProgress", "ImportReport", "import_file"]
+
+#: ``progress(bytes_read, bytes_to_read)``, called on the caller's loop
+ImportProgress = Callable[[int, int], None]
+
+#: messages parsed per hop to the worker thread (a batch ends after the conversation that
+#: reaches it), and conversations at most
+_BATCH_MESSAGES = 2000
+_BATCH_CONVERSATIONS = 64
+
+_BOM = b"\xef\xbb\xbf"
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+_NO_NAME = "(a conversation without a title or id)"
+
+
+@dataclass(frozen=True, slots=True)
+class ImportReport:
+    """What an import did."""
+
+    imported: int  #: conversations added
+    already_present: int  #: conversations imported before (or whose id is taken): not added
+    #: conversations not imported: (their title, or id, and a sentence saying why)
+    skipped: tuple[tuple[str, str], ...]
+    placeholders: int  #: parts of imported messages replaced by a placeholder line
+    messages: int  #: messages added
+
+
+async def import_file(
+    storage: SQLiteSessionStorage,
+    path: str | os.PathLike[str],
+    *,
+    progress: ImportProgress | None = None,
+) -> ImportReport:
+    """Import every conversation of the file at `path` into `storage`.
+
+    Raises:
+        ArchiveError: the file cannot be read, or is not a whole Continuo or ChatGPT export
+            (nothing was stored).
+        StorageError: the database refused a write (the disk is full...): the conversations
+            stored before it stay.
+        asyncio.CancelledError: the task was cancelled; the conversations stored before it
+            stay, and there is no report.
+    """
+    source = await in_thread(_open, Path(path))
+    imported = already = placeholders = messages = done = 0
+    skipped: list[tuple[str, str]] = []
+    try:
+        while True:
+            batch = await in_thread(_take, source.items)
+            if not batch:
+                break
+            for item in batch:
+                if isinstance(item, ImportSkip):
+                    skipped.append((item.title or item.source_id or _NO_NAME, item.reason))
+                    continue
+                try:
+                    stored = await storage.import_conversation(item)
+                except StorageError as exc:
+                    if exc.key != "archive.bad_tree":
+                        raise
+                    skipped.append((item.title or item.source_id, str(exc)))
+                    continue
+                if stored is None:
+                    already += 1
+                else:
+                    imported += 1
+                    messages += len(item.messages)
+                    placeholders += item.placeholders
+            if progress is not None:
+                done = min(source.counter.count, source.total)
+                progress(done, source.total)
+    finally:
+        source.close()
+    if progress is not None and done < source.total:
+        progress(source.total, source.total)  # the reader stopped short of a last read
+    return ImportReport(imported, already, tuple(skipped), placeholders, messages)
+
+
+def _take(items: Iterator[ImportedConversation | ImportSkip]) -> list[Any]:
+    """The next batch of the reader's conversations ([] at the end); in the worker thread."""
+    batch: list[Any] = []
+    size = 0
+    for item in items:
+        batch.append(item)
+        size += len(item.messages) if isinstance(item, ImportedConversation) else 1
+        if size >= _BATCH_MESSAGES or len(batch) >= _BATCH_CONVERSATIONS:
+            break
+    return batch
+
+
+# ---------------------------------------------------------------------------- the file
+
+
+class _Counting(io.RawIOBase):
+    """A binary file that counts the bytes read through it (for progress)."""
+
+    def __init__(self, inner: IO[bytes]) -> None:
+        super().__init__()
+        self._inner = inner
+        self.count = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return self._inner.seekable()
+
+    def readinto(self, buffer: Any) -> int:
+        data = self._inner.read(len(buffer))
+        buffer[: len(data)] = data
+        self.count += len(data)
+        return len(data)
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return self._inner.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self._inner.tell()
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._inner.close()
+        super().close()
+
+
+@dataclass(slots=True)
+class _Source:
+    """An opened file, its reader and what closes them."""
+
+    items: Iterator[ImportedConversation | ImportSkip]
+    counter: _Counting
+    total: int  #: bytes the reader reads in all
+    closers: list[Callable[[], object]] = field(default_factory=list)
+
+    def close(self) -> None:
+        close = getattr(self.items, "close", None)
+        for step in ([close] if callable(close) else []) + self.closers[::-1]:
+            with contextlib.suppress(Exception):
+                step()
+
+
+def _open(path: Path) -> _Source:
+    """Open the file, tell what it is and start its reader; in the worker thread."""
+    name = str(path)
+    try:
+        info = os.stat(path)  # never opens: a pipe would block the open
+    except OSError as exc:
+        raise _unreadable(name, exc) from exc
+    if not stat.S_ISREG(info.st_mode):
+        raise ArchiveError(name, key="archive.not_a_file")
+    if info.st_size == 0:
+        raise ArchiveError(name, key="archive.empty")
+    try:
+        raw = path.open("rb")
+    except OSError as exc:
+        raise _unreadable(name, exc) from exc
+    counter = _Counting(raw)
+    file = io.BufferedReader(counter)
+    try:
+        head = file.peek(4096)[:4096]
+        if head[:4] in _ZIP_MAGIC:
+            first = b"PK"
+        else:
+            body = head[len(_BOM) :] if head.startswith(_BOM) else head
+            first = body.lstrip(b" \t\r\n")[:1]
+        # The readers (and ijson) are imported when a file is read: `import engine`, which
+        # the window does at start, does not pay for them.
+        if first == b"{":
+            from . import continuo_json
+
+            items = continuo_json.read_conversations(file, name)
+            return _Source(items, counter, info.st_size * continuo_json.PASSES, [file.close])
+        if first in (b"PK", b"["):
+            # The ChatGPT reader opens the zip itself, checks that the JSON is a list of
+            # its conversations, and says what else it found (archive.chatgpt_*).
+            from .chatgpt import read_conversations as read_chatgpt
+
+            items = read_chatgpt(file, name=name)
+            return _Source(items, counter, info.st_size, [file.close])
+        raise ArchiveError(name, key="archive.unknown_format")
+    except OSError as exc:
+        file.close()
+        raise _unreadable(name, exc) from exc
+    except BaseException:
+        file.close()
+        raise
+
+
+def _unreadable(name: str, exc: OSError) -> ArchiveError:
+    return ArchiveError(
+        name,
+        key="archive.unreadable",
+        params={"reason": exc.strerror or str(exc)},
+        action=ErrorAction.CHECK_FOLDER,
+    )

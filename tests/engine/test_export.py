@@ -1,0 +1,527 @@
+"""Export: Markdown, JSON and HTML files written whole or not at all, safe, and streamed.
+
+Real SQLite files in ``tmp_path``; the CLI runs in real subprocesses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import time
+import tracemalloc
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.archive import ExportFormat, export_conversations
+from engine.archive.export import EXPORT_FORMAT, EXPORT_VERSION, public_metadata
+from engine.errors import ArchiveError, StorageError, UnknownMessageTypeError
+from engine.storage.sqlite import SQLiteSessionStorage
+from tests.engine.archive_helpers import (
+    METADATA,
+    SECRET,
+    SECRET_TOO,
+    big_conversation,
+    files_in,
+    seed,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+FORMATS = list(ExportFormat)
+
+
+@pytest.fixture
+async def storage(tmp_path: Path) -> Any:
+    s = SQLiteSessionStorage(tmp_path / "continuo.sqlite3")
+    yield s
+    await s.close()
+
+
+async def export(storage: SQLiteSessionStorage, path: Path, fmt: ExportFormat, *ids: str) -> str:
+    await export_conversations(storage, path, fmt, list(ids) or None)
+    return await asyncio.to_thread(path.read_text, encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------- JSON
+
+
+async def test_json_holds_every_branch_with_its_place_settings_and_tool_starts(
+    storage: SQLiteSessionStorage, tmp_path: Path
+) -> None:
+    await seed(storage)
+    out = tmp_path / "all.json"
+    report = await export_conversations(storage, out, "json")
+    document = json.loads(out.read_text(encoding="utf-8"))
+
+    assert (document["format"], document["version"]) == (EXPORT_FORMAT, EXPORT_VERSION)
+    assert abs(document["exported_at"] - time.time()) < 60
+    assert [c["id"] for c in document["conversations"]] == ["trip", "hostile", "empty"]
+    trip = document["conversations"][0]
+    assert [m["seq"] for m in trip["messages"]] == [1, 2, 3, 4, 5, 6, 7]
+    assert [m["parent_seq"] for m in trip["messages"]] == [None, 1, 2, 3, 4, 2, 6]
+    assert trip["active_seq"] == 5  # the shown version is not the newest branch
+    assert [m["request_id"] for m in trip["messages"]] == ["r1"] * 5 + ["r2"] * 2
+    assert trip["tool_starts"] == [
+        {
+            "tool_call_id": "call-1",
+            "started_at": pytest.approx(trip["tool_starts"][0]["started_at"]),
+        }
+    ]
+    answer = trip["messages"][2]["message"]
+    assert answer["usage"] == {
+        "input_tokens": 120,
+        "output_tokens": 30,
+        "reasoning_tokens": 10,
+        "cache_read_tokens": 100,
+    }
+    assert trip["messages"][4]["message"]["stop"] == {"reason": "max_output", "raw": "length"}
+    assert trip["metadata"] == public_metadata(METADATA)
+    assert document["conversations"][2]["messages"] == []
+    assert document["conversations"][2]["active_seq"] is None
+    assert (report.conversations, report.messages) == (3, 11)
+    assert report.path == out and report.bytes == out.stat().st_size
+
+
+async def test_json_is_one_line_per_message(storage: SQLiteSessionStorage, tmp_path: Path) -> None:
+    await seed(storage)
+    text = await export(storage, tmp_path / "trip.json", ExportFormat.JSON, "trip")
+    lines = text.splitlines()
+    assert lines[0].startswith('{"format": "continuo-export", "version": 1,')
+    assert sum(line.startswith('{"seq": ') for line in lines) == 7
+
+
+async def test_only_the_asked_conversations_in_the_order_asked(
+    storage: SQLiteSessionStorage, tmp_path: Path
+) -> None:
+    await seed(storage)
+    text = await export(storage, tmp_path / "two.json", ExportFormat.JSON, "empty", "trip", "empty")
+    assert [c["id"] for c in json.loads(text)["conversations"]] == ["empty", "trip"]
+
+
+async def test_an_unknown_conversation_writes_nothing(
+    storage: SQLiteSessionStorage, tmp_path: Path
+) -> None:
+    await seed(storage)
+    out = tmp_path / "x.json"
+    with pytest.raises(StorageError, match="no-such") as caught:
+        await export_conversations(storage, out, "json", ["trip", "no-such"])
+    assert caught.value.key == "storage.missing"
+    assert not out.exists() and files_in(tmp_path) == set()
+
+
+async def test_an_empty_database_exports_an_empty_list(
+    storage: SQLiteSessionStorage, tmp_path: Path
+) -> None:
+    for fmt in FORMATS:
+        report = await export_conversations(storage, tmp_path / f"none.{fmt}", fmt)
+        assert (report.conversations, report.messages) == (0, 0)
+    document = json.loads((tmp_path / "none.json").read_text())
+    assert document["conversations"] == []
+
+
+# ---------------------------------------------------------------------------- Markdown
+
+
+async def test_markdown_shows_the_active_path_and_says_what_else_exists(
+    storage: SQLiteSessionStorage, tmp_path: Path
+) -> None:
+    await seed(storage)
+    text = await export(storage, tmp_path / "trip.md", ExportFormat.MARKDOWN, "trip")
+
+    assert "# A trip to Lyon" in text
+    assert "Model: gpt-4.1 (openai)" in text
+    assert (
+        "This is the version of the conversation Continuo shows (5 messages). 1 other version "
+        "(2 messages on other branches) is not included; a JSON export keeps every version."
+    ) in text
+    assert "A shorter plan" not in text  # the other branch
+    assert text.index("## System") < text.index("## You") < text.index("## Assistant (gpt-4.1)")
+    # reasoning in a quoted block, the answer's Markdown as is
+    assert "> **Reasoning**\n>\n> The person wants a plan.\n>\n> Check the weather first." in text
+    assert "Morning: Fourvière. Afternoon: the old town…" in text
+    # tool calls and results as fenced code blocks
+    assert '**Tool call:** `weather`\n\n```json\n{\n  "city": "Lyon",\n  "days": [\n' in text
+    # the result holds a fence of its own: the block's fence is longer
+    assert "### Tool result: `weather` (ok)\n\n````\n```\nsunny, 24°C\n```\n````\n" in text
+    # the cut answer noted in one plain line
+    assert "\nStopped: The answer reached the output limit; resuming continues it.\n" in text
+    # images become links: nothing is loaded when a viewer renders the file
+    assert "![" not in text and "[image: map](/dev/zero)" in text
+
+
+async def test_markdown_keeps_image_syntax_inside_code(
+    storage: SQLiteSessionStorage, tmp_path: Path
+) -> None:
+    from engine.messages import AssistantMessage
+
+    content = "Write:\n\n```md\n![alt](pic.png)\n```\n\nand ![](x.png)"
+    await storage.append("c", "r", AssistantMessage(content=content))
+    text = await export(storage, tmp_path / "c.md", ExportFormat.MARKDOWN)
+    assert "```md\n![alt](pic.png)\n```\n\nand [image](x.png)" in text
+
+
+async def test_markdown_notes_a_stopped_answer(
+    storage: SQLiteSessionStorage, tmp_path: Path
+) -> None:
+    await seed(storage)
+    text = await export(storage, tmp_path / "h.md", ExportFormat.MARKDOWN, "hostile")
+    assert "\nStopped: You stopped this answer before it finished.\n" in text
+    assert "This is the version of the conversation Continuo shows (4 messages)." in text
+    assert "other version" not in text
+    # what the export writes itself (title, model) never carries a live tag; messages are
+    # kept as they were written
+    assert "# &lt;script&gt;alert('title')&lt;/script&gt;\n" in text
+    assert '## Assistant (&lt;script&gt;"model"&lt;/script&gt;)\n' in text
+    empty = await export(storage, tmp_path / "e.md", ExportFormat.MARKDOWN, "empty")
+    assert "# Untitled conversation\n" in empty and "This conversation has no messages." in empty
+
+
+# ---------------------------------------------------------------------------- HTML
+
+
+class _Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, list[tuple[str, str | None]]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, attrs))
+
+    handle_startendtag = handle_starttag
+
+
+_FORBIDDEN_TAGS = {
+    "script", "img", "iframe", "object", "embed", "link", "base", "form", "input", "svg",
+    "math", "video", "audio", "source", "frame", "frameset", "applet", "button", "textarea",
+}  # fmt: skip
+
+
+async def test_html_runs_nothing_and_loads_nothing(
+    storage: SQLiteSessionStorage, tmp_path: Path
+) -> None:
+    await seed(storage)
+    page = await export(storage, tmp_path / "all.html", ExportFormat.HTML)
+
+    parser = _Tags()
+    parser.feed(page)
+    parser.close()
+    names = [tag for tag, _ in parser.tags]
+    assert not _FORBIDDEN_TAGS & set(names), _FORBIDDEN_TAGS & set(names)
+    assert names.count("style") == 1  # the page's own, in <head>
+    hrefs = []
+    for tag, attrs in parser.tags:
+        for name, value in attrs:
+            assert not name.startswith("on"), (tag, name)
+            assert name not in ("src", "style", "srcset", "action", "formaction"), (tag, name)
+            if name == "href":
+                hrefs.append(value)
+    assert hrefs and all(re.match(r"https://|mailto:|#", h or "") for h in hrefs), hrefs
+    assert "https://example.com/" in hrefs
+    assert "https://example.com/cat.png" in hrefs  # an image, as a link
+    # said to the browser too: nothing but the inline style may load or run
+    policy = next(
+        dict(attrs)["content"]
+        for tag, attrs in parser.tags
+        if tag == "meta" and dict(attrs).get("http-equiv") == "Content-Security-Policy"
+    )
+    assert policy is not None and policy.startswith("default-src 'none';")
+    # raw, whatever a lenient parser would make of it
+    assert not re.search(r"<\s*script", page, re.IGNORECASE)
+    assert not re.search(r"<[^>]*\son[a-z]+\s*=", page, re.IGNORECASE)
+    # the text is all there, shown rather than run
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert "[x](javascript:alert(1))" in page  # a refused link stays as text
+    assert "&lt;script&gt;alert(&#x27;title&#x27;)&lt;/script&gt;" in page
+
+
+async def test_html_renders_markdown_and_folds_reasoning(
+    storage: SQLiteSessionStorage, tmp_path: Path
+) -> None:
+    await seed(storage)
+    page = await export(storage, tmp_path / "trip.html", ExportFormat.HTML, "trip")
+    assert "<h2>Assistant (gpt-4.1)</h2>" in page
+    assert "<details><summary>Reasoning</summary>" in page
+    assert "<p>Tool call: <code>weather</code></p>" in page
+    assert "<pre><code>{\n  &quot;city&quot;: &quot;Lyon&quot;" in page
+    assert '<p class="stop">Stopped: The answer reached the output limit' in page
+    assert "A shorter plan" not in page
+
+
+# ---------------------------------------------------------------------------- secrets
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+async def test_no_secret_leaves_in_any_format(
+    storage: SQLiteSessionStorage, tmp_path: Path, fmt: ExportFormat
+) -> None:
+    await seed(storage)
+    out = tmp_path / f"all.{fmt}"
+    await export_conversations(storage, out, fmt)
+    data = out.read_bytes()
+    assert SECRET.encode() not in data and b"SECRETxY4n" not in data
+    assert SECRET_TOO.encode() not in data and b"tok-live" not in data
+    if fmt is ExportFormat.JSON:
+        metadata = json.loads(data)["conversations"][0]["metadata"]
+        assert metadata == {
+            "provider_id": "openai",
+            "model": "gpt-4.1",
+            "tool_servers_off": ["files"],
+            "system_prompt": "Be brief.",
+            "nested": {"kept": 1},
+            "note": "pasted by mistake: [redacted]",
+        }
+
+
+def test_secret_looking_names() -> None:
+    kept = {"provider_id": 1, "model": 2, "tool_servers_off": 3, "last_error": {"kept": 4}}
+    dropped = {"api_key": 1, "apiKey": 2, "Authorization": 3, "refresh_TOKEN": 4, "password": 5,
+               "client_secret": 6}  # fmt: skip
+    assert public_metadata({**kept, **dropped}) == kept
+
+
+# ---------------------------------------------------------------------------- whole or nothing
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+async def test_a_cancelled_export_leaves_the_target_as_it_was(
+    storage: SQLiteSessionStorage, tmp_path: Path, fmt: ExportFormat
+) -> None:
+    await storage.import_conversation(big_conversation(1500))
+    target = tmp_path / "out"
+    target.write_text("the earlier export")
+    calls: list[tuple[int, int]] = []
+
+    def progress(done: int, total: int) -> None:
+        calls.append((done, total))
+        if len(calls) == 1:
+            task.cancel()
+
+    task = asyncio.create_task(export_conversations(storage, target, fmt, progress=progress))
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert calls == [(500, 1500)]
+    assert target.read_text() == "the earlier export"
+    assert files_in(tmp_path) == {"out"}  # no partial file left beside it
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+async def test_an_unreadable_message_fails_the_export_and_leaves_the_target(
+    storage: SQLiteSessionStorage, tmp_path: Path, fmt: ExportFormat
+) -> None:
+    await storage.import_conversation(big_conversation(1500))
+    db = sqlite3.connect(storage.path)
+    with db:
+        db.execute(
+            "UPDATE messages SET body = ? WHERE seq = 1200",
+            ('{"v": 1, "type": "hologram", "id": "x", "created_at": 1}',),
+        )
+    db.close()
+    target = tmp_path / "out"
+    target.write_text("the earlier export")
+    with pytest.raises(UnknownMessageTypeError, match="hologram"):
+        await export_conversations(storage, target, fmt)
+    assert target.read_text() == "the earlier export"
+    assert files_in(tmp_path) == {"out"}
+
+
+async def test_a_folder_that_is_not_there_is_one_sentence(
+    storage: SQLiteSessionStorage, tmp_path: Path
+) -> None:
+    await seed(storage)
+    target = tmp_path / "gone" / "out.md"
+    with pytest.raises(ArchiveError) as caught:
+        await export_conversations(storage, target, "markdown")
+    assert caught.value.key == "archive.cannot_write"
+    assert str(caught.value).startswith(f"The export could not be written to {target}: ")
+    assert files_in(tmp_path) == set()
+
+
+async def test_a_target_that_is_a_folder_is_refused_and_cleaned_up(
+    storage: SQLiteSessionStorage, tmp_path: Path
+) -> None:
+    await seed(storage)
+    (tmp_path / "out").mkdir()
+    with pytest.raises(ArchiveError, match="could not be written"):
+        await export_conversations(storage, tmp_path / "out", "json")
+    assert files_in(tmp_path) == {"out"} and not any((tmp_path / "out").iterdir())
+
+
+async def test_the_database_itself_is_never_the_target(
+    storage: SQLiteSessionStorage, tmp_path: Path
+) -> None:
+    await seed(storage)
+    before = storage.path.read_bytes()
+    for name in ("continuo.sqlite3", "continuo.sqlite3-wal"):
+        with pytest.raises(ArchiveError) as caught:
+            await export_conversations(storage, tmp_path / name, "json")
+        assert str(caught.value) == (
+            f"The export could not be written to {tmp_path / name}: it is the conversation "
+            "file itself. Nothing was changed there; choose another place or free some space, "
+            "then export again."
+        )
+    assert storage.path.read_bytes() == before and files_in(tmp_path) == set()
+    await export_conversations(storage, tmp_path / "continuo.sqlite3.json", "json")  # a neighbour
+
+
+async def test_the_file_is_private(storage: SQLiteSessionStorage, tmp_path: Path) -> None:
+    await seed(storage)
+    await export_conversations(storage, tmp_path / "a.html", "html")
+    assert (tmp_path / "a.html").stat().st_mode & 0o777 == 0o600
+
+
+# ---------------------------------------------------------------------------- streaming
+
+
+async def test_a_big_export_streams(storage: SQLiteSessionStorage, tmp_path: Path) -> None:
+    """20,000 messages: pages of 500, written as they come, memory flat from page to page."""
+    await storage.import_conversation(big_conversation(20_000, words=3))
+    out = tmp_path / "big.json"
+    calls: list[int] = []
+    partial_sizes: list[int] = []
+    memory: list[tuple[int, int]] = []
+
+    def progress(done: int, total: int) -> None:
+        calls.append(done)
+        # written as it goes: the partial file beside the target grows, the target waits
+        assert not out.exists()
+        partial_sizes.extend(p.stat().st_size for p in tmp_path.glob(".big.json.partial-*"))
+        # twenty pages in the middle, traced: what they leave behind, and their peak
+        if len(calls) == 10:
+            tracemalloc.start()
+        elif len(calls) == 30:
+            memory.append(tracemalloc.get_traced_memory())
+            tracemalloc.stop()
+
+    started = time.monotonic()
+    try:
+        report = await export_conversations(storage, out, "json", progress=progress)
+    finally:
+        tracemalloc.stop()
+    assert time.monotonic() - started < 5
+    assert report.messages == 20_000 and calls == list(range(500, 20_001, 500))
+    size = out.stat().st_size
+    assert size > 4_000_000
+    assert len(partial_sizes) == len(calls) and partial_sizes == sorted(partial_sizes)
+    assert 0 < partial_sizes[-1] < size
+    # Twenty pages hold over 2 MB of JSON: kept, it would show here. What does stay is at
+    # most one chunk waiting to be written (CHUNK_BYTES) and the page at hand.
+    [(kept, peak)] = memory
+    assert kept < 1_000_000 and peak < 2_000_000, (kept, peak)
+    with out.open(encoding="utf-8") as lines:
+        assert sum(1 for line in lines if line.startswith('{"seq": ')) == 20_000
+
+
+# ---------------------------------------------------------------------------- the CLI
+
+
+def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m <args>``, reporting at the end whether Qt was imported."""
+    code = (
+        "import runpy, sys\n"
+        f"sys.argv = {list(args)!r}\n"
+        "try:\n"
+        "    runpy.run_module(sys.argv[0], run_name='__main__', alter_sys=True)\n"
+        "except SystemExit as exit:\n"
+        "    status = exit.code\n"
+        "print('QT' if any(m.split('.')[0] == 'PySide6' for m in sys.modules) else 'NO-QT',\n"
+        "      file=sys.stderr)\n"
+        "sys.exit(status)\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "LANG": "C.UTF-8", "LC_ALL": "", **(env or {})},
+        timeout=60,
+    )
+
+
+def _error_lines(done: subprocess.CompletedProcess[str]) -> list[str]:
+    lines = done.stderr.splitlines()
+    assert lines[-1] == "NO-QT"
+    return lines[:-1]
+
+
+async def test_cli_exports_without_qt(storage: SQLiteSessionStorage, tmp_path: Path) -> None:
+    await seed(storage)
+    await storage.close()
+    out = tmp_path / "out.md"
+    done = _run("engine.export", "--format", "markdown", "--database", str(storage.path), str(out))
+    assert done.returncode == 0, done.stderr
+    assert _error_lines(done) == []
+    assert re.fullmatch(
+        rf"Exported 3 conversations \(9 messages\) to {re.escape(str(out))} \([\d.,]+ (KB|bytes)\)\.\n",
+        done.stdout,
+    )
+    assert out.read_text().startswith("<!-- Exported from Continuo")
+
+
+async def test_cli_finds_the_database_like_the_app(
+    storage: SQLiteSessionStorage, tmp_path: Path
+) -> None:
+    await seed(storage)
+    await storage.close()
+    out = tmp_path / "trip.json"
+    by_env = _run(
+        "engine.export", "--format", "json", "--session", "trip", str(out),
+        env={"CONTINUO_DATA_DIR": str(tmp_path)},
+    )  # fmt: skip
+    assert by_env.returncode == 0, by_env.stderr
+    assert [c["id"] for c in json.loads(out.read_text())["conversations"]] == ["trip"]
+    by_option = _run(
+        "engine.export", "--format", "html", "--data-dir", str(tmp_path), str(tmp_path / "a.html"),
+        env={"CONTINUO_DATA_DIR": str(tmp_path / "elsewhere")},
+    )  # fmt: skip
+    assert by_option.returncode == 0, by_option.stderr
+    assert "Exported 3 conversations" in by_option.stdout
+
+
+def test_cli_errors_are_one_sentence(tmp_path: Path) -> None:
+    missing = tmp_path / "nothing.sqlite3"
+    done = _run(
+        "engine.export", "--format", "json", "--database", str(missing), str(tmp_path / "o")
+    )
+    assert done.returncode == 1
+    assert _error_lines(done) == [
+        f"There is no conversation file at {missing}, so there is nothing to export."
+    ]
+    assert not missing.exists() and not (tmp_path / "o").exists()
+
+
+async def test_cli_unknown_session_and_chinese(
+    storage: SQLiteSessionStorage, tmp_path: Path
+) -> None:
+    await seed(storage)
+    await storage.close()
+    args = ("engine.export", "--format", "json", "--database", str(storage.path))
+    done = _run(*args, "--session", "nope", str(tmp_path / "o.json"))
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert _error_lines(done) == [
+        f"There is no conversation 'nope' in {storage.path}; it may have been deleted."
+    ]
+    chinese = _run(*args, str(tmp_path / "gone" / "o.json"), env={"LANG": "zh_CN.UTF-8"})
+    assert chinese.returncode == 1
+    (line,) = _error_lines(chinese)
+    assert line.startswith(f"无法把导出内容写入 {tmp_path / 'gone' / 'o.json'}：")
+
+
+def test_the_default_database_is_the_apps(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The engine repeats the window's path logic (it must not import ui/): pinned here."""
+    from engine.export import default_database
+    from ui.app import default_data_dir, resolve_data_dir
+    from ui.controller import DB_FILE_NAME
+
+    monkeypatch.delenv("CONTINUO_DATA_DIR", raising=False)
+    assert default_database() == default_data_dir() / DB_FILE_NAME
+    monkeypatch.setenv("CONTINUO_DATA_DIR", str(tmp_path / "x"))
+    assert default_database() == resolve_data_dir(None) / DB_FILE_NAME
+    assert default_database(tmp_path / "y") == resolve_data_dir(str(tmp_path / "y")) / DB_FILE_NAME
