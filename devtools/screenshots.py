@@ -244,6 +244,7 @@ async def _run(out: Path) -> int:
         apply_palette(app, "light")
         await _run_mcp_states(root / "mcp", out)
         await _run_version_states(root / "versions", out)
+        await _run_search_states(root / "search", out)
 
         apply_palette(app, "light")
         data = root / "resume"
@@ -413,6 +414,48 @@ async def _run_version_states(data: Path, out: Path) -> None:
     window.transcript.verticalScrollBar().setValue(0)
     window.grab().save(str(out / "edit-message.png"))
     print(f"wrote {out / 'edit-message.png'}")
+    await _close(window)
+
+
+async def _run_search_states(data: Path, out: Path) -> None:
+    """``search``: the list's search finding message text (a hit on another version said),
+    a hit opened and marked; ``find``: Ctrl+F in the open conversation."""
+    from ui.controller import DB_FILE_NAME
+
+    storage = SQLiteSessionStorage(data / DB_FILE_NAME)
+    try:
+        await storage.create_session(session_id="trip", title="Weekend in Oslo")
+        await storage.append("trip", "seed", UserMessage(content="What should I pack for Oslo in March?"))
+        await storage.append("trip", "seed", AssistantMessage(
+            content="Layers. The **weather** in March swings between sleet and sun, so bring a "
+            "waterproof shell, a warm mid-layer and shoes with grip."))
+        await storage.create_session(session_id="garden", title="Tomato seedlings")
+        q = UserMessage(content="When can the tomato seedlings go outside?")
+        await storage.append("garden", "seed", q)
+        await storage.append("garden", "seed", AssistantMessage(
+            content="Once nights stay above 10 °C: watch the weather forecast for a week of mild nights."))
+        await storage.branch_from("garden", q.id)
+        await storage.append("garden", "seed", AssistantMessage(content="After the last frost, usually mid-May."))
+        await storage.create_session(session_id="zh", title="北京出差")
+        await storage.append("zh", "seed", UserMessage(content="下周去北京，天气怎么样？要带什么衣服？"))
+        await storage.append("zh", "seed", AssistantMessage(content="下周北京天气晴朗，早晚偏凉，带一件薄外套。"))
+    finally:
+        await storage.close()
+    window = await _window(data, _Scripted("Done."))
+    window.session_filter.setText("weather")
+    window.search.flush()
+    await _until(lambda: window.search.searched == "weather")
+    window.search_results.choose_row(0)
+    await _until(lambda: window.transcript.marked_view() is not None)
+    await _shot(window, out / "search.png")
+    window.session_filter.clear()
+    await window.controller.open_session("zh")
+    window.search.open_find()
+    window.find_bar.field.setText("天气")
+    window.find_bar.flush()
+    await _until(lambda: window.find_bar.count.text() not in ("", "No matches"))
+    await _until(lambda: window.transcript.marked_view() is not None)
+    await _shot(window, out / "find.png")
     await _close(window)
 
 

@@ -95,6 +95,9 @@ class Controller(QObject):
     # a message given to `send`: (its text, whether it was stored). Until it is stored
     # the composer keeps it; one that was not stored (a full disk) stays there.
     inputStored = Signal(str, bool)  # noqa: N815
+    # opening the file runs a long migration (the search index of an older file): the
+    # fraction done, 0..1; emitted from the migrating thread, delivered on the GUI thread
+    migrationProgress = Signal(float)  # noqa: N815
 
     ready = True  # the window's `ControllerPlaceholder` says False
 
@@ -110,6 +113,7 @@ class Controller(QObject):
         super().__init__(parent)
         self.data_dir = Path(data_dir)
         self.storage = SQLiteSessionStorage(self.data_dir / DB_FILE_NAME)
+        self.storage.on_migration_progress = self.migrationProgress.emit
         self.extension = SQLiteSessionExtension(self.storage)
         self.sessions = SessionListModel(self)
         self.settings_store = settings_store
@@ -422,19 +426,25 @@ class Controller(QObject):
         """Show the version ``step`` places beside ``message_id`` (-1: the previous one) and
         the newest path under it. False when there is none, or a request is running."""
         sid = self.current
+        if not sid or self.is_running(sid):
+            return False
+        siblings = await self.storage.siblings(sid, message_id)
+        index = siblings.index(message_id) + step if message_id in siblings else -1
+        if not 0 <= index < len(siblings):
+            return False
+        return await self._switch_to(sid, siblings[index])
+
+    async def _switch_to(self, sid: str, message_id: str) -> bool:
+        """Make the newest path through ``message_id`` the conversation's active path."""
         task = asyncio.current_task()
-        if not sid or self.is_running(sid) or task is None:
+        if self.is_running(sid) or task is None:
             return False
         # Busy while it writes: Send waits, as for a request (the lease is taken meanwhile).
         self.requests.running[sid] = task
         self.busyChanged.emit(sid, True)
         try:
-            siblings = await self.storage.siblings(sid, message_id)
-            index = siblings.index(message_id) + step if message_id in siblings else -1
-            if not 0 <= index < len(siblings):
-                return False
             agent = Agent(None, AgentRunConfig(sid), extensions=[self.extension])
-            await agent.switch_to(siblings[index])
+            await agent.switch_to(message_id)
         finally:
             if self.requests.running.get(sid) is task:
                 del self.requests.running[sid]
@@ -442,6 +452,19 @@ class Controller(QObject):
         await self.conversations.reread(sid)
         await self.resume_points.refresh(sid)
         return True
+
+    async def show_message(self, sid: str, message_id: str, seq: int, on_path: bool) -> bool:
+        """Open conversation ``sid`` with message ``seq`` loaded (a search hit), switching to
+        its version first when it is on a branch not shown. False when it cannot be shown
+        (the conversation is answering and the message is on another branch, or it is gone)."""
+        if not on_path:
+            if self.is_running(sid):
+                return False
+            if sid != self.current:
+                await self.open_session(sid)
+            if not await self._switch_to(sid, message_id):
+                return False
+        return await self.conversations.open_at(sid, seq)
 
     async def branch_into_new_chat(self, message_id: str) -> str | None:
         """A new conversation holding this one up to ``message_id``, opened; its id."""

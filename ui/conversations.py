@@ -31,6 +31,7 @@ __all__ = ["PAGE_SIZE", "Conversations"]
 log = logging.getLogger(__name__)
 
 PAGE_SIZE = 60  # messages loaded per page of a conversation's history
+_ABOVE_A_HIT = 5  # messages loaded above one opened from a search, for its context
 
 
 class Conversations:
@@ -81,17 +82,38 @@ class Conversations:
         if not self._c.is_running(sid) and sid != self.current:
             self._transcripts.pop(sid, None)
 
-    async def _last_page(self, sid: str) -> tuple[list[Any], bool]:
+    async def _last_page(self, sid: str, size: int = PAGE_SIZE) -> tuple[list[Any], bool]:
         """The latest page, ending in the answer a killed process was streaming (a draft,
         shown as the stopped answer it becomes when the lease is next taken)."""
         storage = self._c.storage
-        records = await storage.load_tail(sid, PAGE_SIZE + 1)
+        records = await storage.load_tail(sid, size + 1)
         draft = await storage.load_draft(sid)
-        shown = list(records[-PAGE_SIZE:])
-        return ([*shown, draft] if draft is not None else shown), len(records) > PAGE_SIZE
+        shown = list(records[-size:])
+        return ([*shown, draft] if draft is not None else shown), len(records) > size
 
-    async def open(self, session_id: str) -> None:
-        """Show a conversation: its latest page, its system prompt, error and resume point."""
+    async def open_at(self, session_id: str, seq: int) -> bool:
+        """Show a conversation with message ``seq`` of its active path loaded: the pages from
+        the end down to a few messages above it, so it can be scrolled to. False when the
+        message is not on the active path (any more)."""
+        depth = await self._c.storage.path_depth(session_id, seq)
+        if depth is None:
+            return False
+        model = self._transcripts.get(session_id)
+        loaded = model is not None and model.first_seq is not None and model.first_seq <= seq
+        if session_id != self.current or not loaded:
+            await self.open(session_id, page=max(PAGE_SIZE, depth + _ABOVE_A_HIT))
+        model = self.transcript(session_id)
+        # A running conversation keeps its live rows: older pages are put in front instead.
+        while self.current == session_id and model.has_more and (
+            model.first_seq is None or model.first_seq > seq
+        ):
+            if not await self.load_older():
+                break
+        return self.current == session_id and model.first_seq is not None and model.first_seq <= seq
+
+    async def open(self, session_id: str, *, page: int = PAGE_SIZE) -> None:
+        """Show a conversation: its latest page (of ``page`` messages), its system prompt,
+        error and resume point."""
         c = self._c
         self._open_generation += 1
         generation = self._open_generation
@@ -103,7 +125,7 @@ class Conversations:
         unreadable: StorageError | None = None
         try:
             if not c.is_running(session_id):
-                records, has_more = await self._last_page(session_id)
+                records, has_more = await self._last_page(session_id, page)
                 if generation != self._open_generation:
                     return
                 model.reset_records(records, has_more)

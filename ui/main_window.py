@@ -90,6 +90,7 @@ class MainWindow(QMainWindow):
         self._error: tuple[str, str, str] = ("", "", "")
         self._has_prompt = False  # the conversation has a system prompt
         self._filtering = False  # the filter, not the person, is moving the list's selection
+        self.search: Any = None  # `ui.search.WindowSearch`, once the widgets are built
         self.about_dialog: Any = None
         # the message given to the controller and not yet stored: the composer keeps it
         self._sending = ""
@@ -122,6 +123,9 @@ class MainWindow(QMainWindow):
         self._build()
         self._build_actions()
         self._connect_widgets()
+        from .search import WindowSearch
+
+        self.search = WindowSearch(self)
         self.retranslate()
 
     def attach(self, controller: Controller) -> None:
@@ -134,6 +138,7 @@ class MainWindow(QMainWindow):
         self.filter_model.setSourceModel(controller.sessions)
         c = controller
         c.currentChanged.connect(self._on_current)
+        c.migrationProgress.connect(self._on_migration_progress)
         c.resumeChanged.connect(self._on_resume)
         c.errorChanged.connect(self._on_error)
         c.busyChanged.connect(self._on_busy)
@@ -175,7 +180,9 @@ class MainWindow(QMainWindow):
 
         from .models.sessions import SessionFilterModel
         from .widgets.composer import Composer
+        from .widgets.find_bar import FindBar
         from .widgets.model_picker import ModelPicker
+        from .widgets.search_results import SearchResultsView
         from .widgets.session_list import SessionFilterField, SessionListView
         from .widgets.storage_notice import StorageNotice
         from .widgets.tool_server_menu import ToolServerButton
@@ -196,6 +203,14 @@ class MainWindow(QMainWindow):
         left_layout.addWidget(self.new_chat_button)
         left_layout.addWidget(self.session_filter)
         left_layout.addWidget(self.session_list, 1)
+        # Under the titles, the messages that hold what is typed (`ui.search`).
+        self.search_label = QLabel(left)
+        self.search_label.setObjectName("searchLabel")
+        self.search_label.setVisible(False)
+        self.search_results = SearchResultsView(left)
+        self.search_results.setVisible(False)
+        left_layout.addWidget(self.search_label)
+        left_layout.addWidget(self.search_results, 1)
 
         # Right: header (model, system prompt, settings), transcript, composer.
         right = QWidget(self)
@@ -270,6 +285,8 @@ class MainWindow(QMainWindow):
         resume_layout.addWidget(self.resume_button)
         self.transcript.add_footer_widget(resume_row)
 
+        self.find_bar = FindBar(right)  # Ctrl+F: find in this conversation
+        right_layout.addWidget(self.find_bar)
         composer_row = QHBoxLayout()
         self.composer = Composer(right)
         self.send_button = QPushButton(right)
@@ -315,7 +332,8 @@ class MainWindow(QMainWindow):
         self.settings_action = action(QKeySequence.StandardKey.Preferences, self.open_settings)
         if self.settings_action.shortcut().isEmpty():
             self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
-        self.find_action = action(QKeySequence.StandardKey.Find, self._focus_filter)
+        self.find_action = action(QKeySequence.StandardKey.Find, self._open_find)
+        self.search_action = action(QKeySequence("Ctrl+Shift+F"), self._focus_filter)
         self.focus_composer_action = action(QKeySequence("Ctrl+L"), self.composer.setFocus)
         self.quit_action = action(QKeySequence.StandardKey.Quit, self.close)
         self.about_action = action(None, self.open_about)
@@ -325,12 +343,17 @@ class MainWindow(QMainWindow):
         file_menu.setObjectName("fileMenu")
         for act in (self.new_action, self.settings_action, self.quit_action):
             file_menu.addAction(act)
+        from .archive_actions import ArchiveActions  # Export, Import, Back up, Restore
+
+        self.archive_actions = ArchiveActions(self)
+        self.archive_actions.install(file_menu, before=self.settings_action)
         self.chat_menu = chat_menu = menu.addMenu("")
         chat_menu.setObjectName("conversationMenu")
         for act in (
             self.rename_action,
             self.delete_action,
             self.find_action,
+            self.search_action,
             self.focus_composer_action,
         ):
             chat_menu.addAction(act)
@@ -393,8 +416,9 @@ class MainWindow(QMainWindow):
         self.new_chat_button.setText(self.tr("New chat"))
         self.new_chat_button.setAccessibleName(self.tr("New chat"))
         self.new_chat_button.setToolTip(self.tr("Start a new conversation (Ctrl+N)"))
-        self.session_filter.setPlaceholderText(self.tr("Filter conversations"))
-        self.session_filter.setAccessibleName(self.tr("Filter conversations by title"))
+        self.session_filter.setPlaceholderText(self.tr("Search conversations"))
+        self.session_filter.setAccessibleName(self.tr("Search conversation titles and messages"))
+        self.search_results.setAccessibleName(self.tr("Messages found"))
         self.session_list.setAccessibleName(self.tr("Conversations"))
         self.model_picker.setAccessibleName(self.tr("Model"))
         self.model_picker.setToolTip(self.tr("The model that answers in this conversation"))
@@ -427,14 +451,18 @@ class MainWindow(QMainWindow):
         self.rename_action.setText(self.tr("&Rename…"))
         self.delete_action.setText(self.tr("&Delete…"))
         self.settings_action.setText(self.tr("&Settings…"))
-        self.find_action.setText(self.tr("&Find conversation"))
+        self.find_action.setText(self.tr("&Find in this conversation"))
+        self.search_action.setText(self.tr("&Search all conversations"))
         self.focus_composer_action.setText(self.tr("Write a &message"))
         self.quit_action.setText(self.tr("&Quit"))
         self.file_menu.setTitle(self.tr("&File"))
+        self.archive_actions.retranslate()
         self.chat_menu.setTitle(self.tr("&Conversation"))
         self.about_action.setText(self.tr("&About Continuo"))
         self.help_menu.setTitle(self.tr("&Help"))
         self._on_filter_text(self.session_filter.text())
+        if self.search is not None:
+            self.search.retranslate()
 
     # ------------------------------------------------------------------ polish (issue 10 §3)
 
@@ -512,6 +540,8 @@ class MainWindow(QMainWindow):
     def _on_current(self, session_id: str, model: Any) -> None:
         self._shown_session = session_id
         self.transcript.setModel(model)
+        if self.search is not None:
+            self.search.conversation_changed(session_id)
         self._select_in_list(session_id)
         self.retry_label.setVisible(False)  # another conversation's retry (the next one shows)
         approvals = getattr(self.controller, "approvals", None)
@@ -922,6 +952,20 @@ class MainWindow(QMainWindow):
     def _focus_filter(self) -> None:
         self.session_filter.setFocus()
         self.session_filter.selectAll()
+
+    def _on_migration_progress(self, done: float) -> None:
+        if done >= 1.0:
+            self.statusBar().showMessage(self.tr("The conversations can now be searched."), 5000)
+        else:
+            self.statusBar().showMessage(
+                self.tr("Preparing the conversations for search: {percent}%…").format(
+                    percent=int(done * 100)
+                )
+            )
+
+    def _open_find(self) -> None:
+        if self.search is not None and self.controller.current:
+            self.search.open_find()
 
     def _on_error_link(self, link: str) -> None:
         if link == "settings":

@@ -165,10 +165,16 @@ QScrollArea#transcript QScrollBar::add-page:vertical,
 QScrollArea#transcript QScrollBar::sub-page:vertical {{
     background: transparent;
 }}
-QListView#sessionList {{
+QListView#sessionList, QListView#searchResults {{
     background: {sidebar};
     border: none;
     padding: 6px;
+}}
+QListView#searchResults::item {{
+    border-radius: 8px;
+}}
+QListView#searchResults::item:selected {{
+    background: palette(highlight);
 }}
 QListView#sessionList::item {{
     padding: 8px 10px;

@@ -237,9 +237,10 @@ async def test_the_filter_never_switches_the_open_conversation(tmp_path) -> None
         assert window.session_list.selectionModel().isSelected(current)
         await _settled(c)
         assert c.current == "alpha"
-    # Ctrl+F (Conversation › Find conversation) reaches the filter from the composer.
+    # Ctrl+Shift+F (Conversation › Search all conversations) reaches the field from the
+    # composer (Ctrl+F finds in the open conversation: tests/ui/test_search.py).
     window.composer.setFocus()
-    QTest.keyClick(window.composer, Qt.Key.Key_F, _CTRL)
+    QTest.keyClick(window.composer, Qt.Key.Key_F, _CTRL | Qt.KeyboardModifier.ShiftModifier)
     assert QApplication.focusWidget() is field
     QTest.keyClicks(field, "zz")
     QTest.keyClick(field, Qt.Key.Key_Escape)

@@ -110,7 +110,9 @@ async def _cycle(key: Qt.Key, modifier: Qt.KeyboardModifier, start: QWidget) -> 
 
 async def test_tab_and_shift_tab_reach_every_part_in_reading_order(tmp_path: Path) -> None:
     window = await _keyboard_window(tmp_path)
-    _press(Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)  # Find conversation
+    _press(  # Search all conversations
+        Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    )
     start = _focused()
     assert start is window.session_filter
 

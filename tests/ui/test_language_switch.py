@@ -137,7 +137,7 @@ def _english_everywhere(window: Any) -> None:
     assert (window.file_menu.title(), window.chat_menu.title()) == ("&File", "&Conversation")
     assert window.settings_action.text() == "&Settings…"
     assert window.composer.placeholderText().startswith("Write a message…")
-    assert window.session_filter.placeholderText() == "Filter conversations"
+    assert window.session_filter.placeholderText() == "Search conversations"
     assert answer.status.text() == "⚠ Stopped. The partial answer above is saved."
     assert ">Copy<" in answer.body.toHtml()
     assert card.state.text() == "done"

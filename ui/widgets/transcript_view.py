@@ -19,9 +19,11 @@ as what happened under whatever was streamed.
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractButton,
     QApplication,
@@ -219,7 +221,53 @@ class TranscriptView(QScrollArea):
         """The row widgets, in row order."""
         return list(self._views)
 
+    # Search hits --------------------------------------------------------------------
+
+    def mark_hit(self, seq: int, message_id: str, terms: list[str]) -> Any:
+        """Scroll to the row of stored message ``seq`` and mark ``terms`` in its text (a
+        search hit). A tool's result has no row of its own: its call's card is the row.
+        Returns the row, or None when it is not loaded."""
+        self.clear_marks()
+        model = self._model
+        if model is None:
+            return None
+        row = model.row_of(message_id)
+        if row < 0:  # the last row at or before the message: a tool result's card
+            candidates = [r for r, i in enumerate(model.items()) if i.seq is not None and i.seq <= seq]
+            row = candidates[-1] if candidates else -1
+        if not 0 <= row < len(self._views):
+            return None
+        view = self._views[row]
+        text = view.message_text() if hasattr(view, "message_text") else None
+        if text is not None:
+            text.setExtraSelections(_term_selections(text, terms))
+            self._marked = text
+        self._marked_view = view
+        self._stick = False
+        self._reveal(view)
+        # The layout of rows just built settles over the next turns of the event loop.
+        QTimer.singleShot(0, lambda: self._reveal(view))
+        QTimer.singleShot(50, lambda: self._reveal(view))
+        return view
+
+    def _reveal(self, view: QWidget) -> None:
+        if view in self._views:
+            self.ensureWidgetVisible(view, 0, 80)
+
+    def marked_view(self) -> Any:
+        """The row the last `mark_hit` marked, while it is shown."""
+        view = getattr(self, "_marked_view", None)
+        return view if view in self._views else None
+
+    def clear_marks(self) -> None:
+        text = getattr(self, "_marked", None)
+        self._marked = self._marked_view = None
+        if text is not None:
+            with contextlib.suppress(RuntimeError):  # its row was deleted meanwhile
+                text.setExtraSelections([])
+
     def _rebuild(self) -> None:
+        self.clear_marks()
         self._timer.stop()
         self._dirty.clear()
         for view in self._views:
@@ -404,6 +452,23 @@ class TranscriptView(QScrollArea):
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
         super().resizeEvent(event)
         self._fill_timer.start()  # taller: the rows may no longer fill it
+
+
+def _term_selections(text: QTextEdit, terms: list[str]) -> list[QTextEdit.ExtraSelection]:
+    """Highlight each occurrence of each term (case-insensitively, as search matched)."""
+    dark_text = text.palette().text().color().lightness() < 128  # a light theme
+    colour = QColor("#ffe08a") if dark_text else QColor("#7a5c00")
+    document = text.document()
+    selections = []
+    for term in terms:
+        cursor = document.find(term, 0)
+        while not cursor.isNull() and len(selections) < 500:
+            selection = QTextEdit.ExtraSelection()
+            selection.cursor = cursor  # type: ignore[misc]
+            selection.format.setBackground(colour)  # type: ignore[attr-defined]
+            selections.append(selection)
+            cursor = document.find(term, cursor)
+    return selections
 
 
 def _tab_stops(view: QWidget) -> list[QWidget]:

@@ -1,0 +1,399 @@
+"""Backups of the conversation file, taken while the app runs, and restoring one.
+
+Invariants:
+
+* A backup is a consistent snapshot: SQLite's online backup API copies the file from a
+  SEPARATE read-only connection (``file:...?mode=ro``) that holds one read transaction for
+  the whole copy. In WAL mode that transaction sees one moment of the file while the
+  storage's own connection keeps writing (a request streaming, another appending), and the
+  backup never restarts because of those writes.
+* A backup is one self-contained file: the copy is switched to ``journal_mode=DELETE`` (no
+  ``-wal``/``-shm`` beside it), is private (0600), and passes ``PRAGMA quick_check`` before
+  it is renamed to the chosen name. Until then it is a temporary file beside the destination,
+  removed on any failure or cancellation: a failed or cancelled backup leaves no file, and an
+  existing file of that name is replaced only by a complete, checked copy.
+* A copy holds no leases. A lease names the process writing the original file; in the copy
+  nobody writes, and a lease naming this (live) process would keep every conversation that
+  was answering busy forever. Without it the copy behaves as after a crash: an answer that was
+  streaming is kept as its draft, and taking the lease turns it into the stopped answer that
+  Resume writes again.
+* Restoring checks the backup read-only with the checks every open makes (the migrations'
+  inspection: SQLite header, Continuo's application id, a schema this version reads,
+  ``quick_check``), so a bad, foreign or newer file is refused with `CorruptDatabaseError` or
+  `NewerSchemaError` and the current data is not touched. The current file (and any
+  ``-wal``/``-shm``/``-journal`` left beside it, renamed with it so that SQLite would still
+  find them) is moved aside as ``<name>.before-restore-<timestamp>``, never deleted; the
+  backup comes in as a checked copy renamed into place.
+
+Errors from the disk are the storage's errors (`engine.storage.files`): a full disk is
+`StorageFullError`, a read-only or forbidden folder `StorageReadOnlyError` or
+`StoragePermissionError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import secrets
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import CorruptDatabaseError, StorageError
+from ..sentences import Phrase
+from .files import _os_refusal, make_private, refuse_unusable, storage_error
+from .migrations import _inspect_read_only
+from .sqlite import SQLiteSessionStorage
+
+__all__ = [
+    "BackupProgress",
+    "BackupSummary",
+    "backup_database",
+    "inspect_backup",
+    "restore_database",
+]
+
+#: how a backup reports how far it is: (pages copied, pages in all), on the event loop
+BackupProgress = Callable[[int, int], None]
+
+#: pages copied per step of the backup (4 KiB each): about one progress call per 4 MB
+_STEP_PAGES = 1024
+#: the files SQLite may keep beside a database (WAL, its index, a rollback journal)
+_BESIDE = ("-wal", "-shm", "-journal")
+_BUSY_TIMEOUT = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class BackupSummary:
+    """What a backup holds, as `inspect_backup` read it."""
+
+    path: Path
+    conversations: int
+    messages: int  #: on every branch
+    newest: float | None  #: the last update of its newest conversation (epoch seconds)
+
+
+class _Cancelled(Exception):
+    """Raised from the backup's progress callback to stop the copy (the task was cancelled)."""
+
+
+async def backup_database(
+    storage: SQLiteSessionStorage, destination: Path, *, progress: BackupProgress | None = None
+) -> Path:
+    """Copy the conversation file to ``destination``, consistently, while the app runs.
+
+    The copy is made from a separate read-only connection (see the module docstring), in a
+    worker thread; the storage keeps working meanwhile. Cancelling the task stops the copy
+    and removes what was written (once the checked copy has been renamed into place it is
+    complete, and stays).
+
+    Args:
+        storage: the open store whose file is backed up (opened here if it was not yet).
+        destination: the backup file; an existing file there is replaced.
+        progress: called with (pages copied, pages in all) as the copy goes, on the loop.
+
+    Returns:
+        ``destination``.
+
+    Raises:
+        ValueError: ``destination`` is the conversation file itself.
+        StorageError: the conversation file cannot be read, or the destination written
+            (`StorageFullError`, `StorageReadOnlyError`, `StoragePermissionError`...).
+    """
+    destination = Path(destination)
+    if _same_file(destination, storage.path):
+        raise ValueError("a backup cannot replace the conversation file it copies")
+    # Opens, checks and migrates the file if the storage has not yet: the copy is of a file
+    # this version wrote, never of one it would refuse.
+    await storage.get_session("")
+    loop = asyncio.get_running_loop()
+
+    def tell(done: int, total: int) -> None:
+        if progress is not None:
+            loop.call_soon_threadsafe(progress, done, total)
+
+    cancelled = threading.Event()
+    copy = asyncio.ensure_future(
+        asyncio.to_thread(_backup, storage.path, destination, tell, cancelled)
+    )
+    try:
+        return await asyncio.shield(copy)
+    except asyncio.CancelledError:
+        # The thread cannot be interrupted: it stops at its next step and removes its file.
+        cancelled.set()
+        while not copy.done():
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait({copy})
+        if not copy.cancelled():
+            copy.exception()  # seen: the copy's own stop (or failure) ends with the cancel
+        raise
+
+
+def inspect_backup(path: Path) -> BackupSummary:
+    """Check ``path`` read-only as `restore_database` does, and say what it holds.
+
+    Blocking: run it in a thread. The file is not changed.
+
+    Raises:
+        CorruptDatabaseError, NewerSchemaError, StorageError: as `restore_database`, which
+            would refuse the file.
+    """
+    path = Path(path)
+    _check_backup(path)
+    try:
+        ro = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            conversations, newest = ro.execute(
+                "SELECT COUNT(*), MAX(updated_at) FROM sessions"
+            ).fetchone()
+            messages = ro.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
+        finally:
+            ro.close()
+    except sqlite3.Error as exc:
+        raise storage_error(exc, path) from exc
+    newest_time = float(newest) if isinstance(newest, int | float) else None
+    return BackupSummary(path, int(conversations), int(messages), newest_time)
+
+
+def restore_database(data_path: Path, backup_path: Path) -> Path | None:
+    """Put the backup ``backup_path`` in the place of the conversation file ``data_path``.
+
+    Blocking: run it in a thread, after closing every storage open on ``data_path`` (closing
+    checkpoints the WAL into the file; whatever is left beside it moves with it anyway).
+
+    Returns:
+        Where the current file was moved (``<data_path>.before-restore-<timestamp>``), or
+        None when there was no current file.
+
+    Raises:
+        CorruptDatabaseError: the backup is damaged, is not SQLite, is another program's or
+            holds no Continuo database. Nothing was changed.
+        NewerSchemaError: a newer Continuo wrote the backup. Nothing was changed.
+        ValueError: ``backup_path`` is the conversation file itself.
+        StorageError: the disk refused (`StorageFullError`, `StorageReadOnlyError`...).
+            The current file is where it was.
+    """
+    data_path, backup_path = Path(data_path), Path(backup_path)
+    if _same_file(backup_path, data_path):
+        raise ValueError("the backup is the conversation file itself")
+    _check_backup(backup_path)
+    refuse_unusable(data_path)
+    temporary = _temporary_beside(data_path)
+    try:
+        _copy(backup_path, temporary, data_path, lambda _done, _total: None, None)
+        aside = _move_aside(data_path)
+        try:
+            os.replace(temporary, data_path)
+        except OSError as exc:
+            if aside is not None:
+                _put_back(aside, data_path)
+            raise _disk_error(data_path, exc) from exc
+    finally:
+        _remove(temporary)
+    _sync_folder(data_path.parent)
+    return aside
+
+
+# ---------------------------------------------------------------------------- the copy
+
+
+def _backup(
+    source: Path, destination: Path, tell: BackupProgress, cancelled: threading.Event
+) -> Path:
+    refuse_unusable(destination)
+    temporary = _temporary_beside(destination)
+    try:
+        _copy(source, temporary, destination, tell, cancelled)
+        if cancelled.is_set():
+            raise _Cancelled
+        try:
+            os.replace(temporary, destination)
+        except OSError as exc:
+            raise _disk_error(destination, exc) from exc
+    finally:
+        _remove(temporary)
+    _sync_folder(destination.parent)
+    return destination
+
+
+def _copy(
+    source: Path,
+    temporary: Path,
+    named: Path,
+    tell: BackupProgress,
+    cancelled: threading.Event | None,
+) -> None:
+    """Copy the database ``source`` into the new file ``temporary``: one consistent snapshot,
+    without leases, in rollback-journal mode, checked and on disk. ``named`` is the file the
+    copy becomes (the disk's errors name it)."""
+    try:
+        ro = sqlite3.connect(
+            f"{source.resolve().as_uri()}?mode=ro",
+            uri=True,
+            isolation_level=None,
+            timeout=_BUSY_TIMEOUT,
+        )
+    except sqlite3.Error as exc:
+        raise storage_error(exc, source) from exc
+    try:
+        try:
+            # One read transaction for the whole copy: one snapshot of the file, and no
+            # restart when the storage's connection writes between two steps.
+            ro.execute("BEGIN")
+            ro.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        except sqlite3.Error as exc:
+            raise storage_error(exc, source) from exc
+        target = _open_target(temporary, named)
+        try:
+
+            def step(_status: int, remaining: int, total: int) -> None:
+                if cancelled is not None and cancelled.is_set():
+                    raise _Cancelled
+                tell(total - remaining, total)
+
+            try:
+                ro.backup(target, pages=_STEP_PAGES, progress=step)
+            except sqlite3.Error as exc:
+                # Reading the source or writing the copy failed: the disk's answer names
+                # the file it is about (a full disk is the copy's).
+                raise storage_error(exc, named) from exc
+            try:
+                target.execute("DELETE FROM leases")
+                # The copy carried the source's WAL flag: back to one self-contained file.
+                mode = target.execute("PRAGMA journal_mode = DELETE").fetchone()[0]
+                problems = [row[0] for row in target.execute("PRAGMA quick_check").fetchall()]
+            except sqlite3.Error as exc:
+                raise storage_error(exc, named) from exc
+            if str(mode).lower() != "delete" or problems != ["ok"]:
+                raise CorruptDatabaseError(str(named), problems[0] if problems else str(mode))
+        finally:
+            target.close()
+    finally:
+        ro.close()
+    _sync_file(temporary, named)
+
+
+def _open_target(temporary: Path, named: Path) -> sqlite3.Connection:
+    """Create ``temporary`` (0600, whatever the umask) and open it as an empty database."""
+    try:
+        fd = os.open(
+            temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600
+        )
+        try:
+            if hasattr(os, "fchmod"):
+                os.fchmod(fd, 0o600)  # os.open's mode is filtered by the umask
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise _disk_error(named, exc) from exc
+    try:
+        return sqlite3.connect(temporary, isolation_level=None, timeout=_BUSY_TIMEOUT)
+    except sqlite3.Error as exc:
+        raise storage_error(exc, named) from exc
+
+
+def _check_backup(backup: Path) -> None:
+    """Refuse, untouched, a backup that is not a Continuo database this version reads."""
+    try:
+        if not backup.is_file():
+            raise CorruptDatabaseError(str(backup), "it is not a file")
+        _inspect_read_only(backup)
+        ro = sqlite3.connect(f"{backup.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            version = ro.execute("PRAGMA user_version").fetchone()[0]
+        finally:
+            ro.close()
+    except sqlite3.Error as exc:
+        raise storage_error(exc, backup) from exc
+    except OSError as exc:
+        raise _disk_error(backup, exc) from exc
+    if version < 1:  # an empty SQLite file: restoring it would lose every conversation
+        raise CorruptDatabaseError(str(backup), "it holds no Continuo conversations")
+
+
+# ---------------------------------------------------------------------------- files
+
+
+def _move_aside(data_path: Path) -> Path | None:
+    """Rename the current file and the files beside it to ``.before-restore-<timestamp>``."""
+    if not data_path.exists():
+        # A journal without its database would be applied to the restored file: keep it too.
+        if not any(Path(f"{data_path}{s}").exists() for s in _BESIDE):
+            return None
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    aside = data_path.with_name(f"{data_path.name}.before-restore-{stamp}")
+    number = 2
+    while any(Path(f"{aside}{s}").exists() for s in ("", *_BESIDE)):
+        aside = data_path.with_name(f"{data_path.name}.before-restore-{stamp}-{number}")
+        number += 1
+    moved: list[tuple[Path, Path]] = []
+    try:
+        # The journals first: if the file itself cannot move, neither has anything else.
+        for suffix in (*_BESIDE, ""):
+            current = Path(f"{data_path}{suffix}")
+            if current.exists():
+                os.replace(current, Path(f"{aside}{suffix}"))
+                moved.append((current, Path(f"{aside}{suffix}")))
+    except OSError as exc:
+        for current, kept in reversed(moved):
+            with contextlib.suppress(OSError):
+                os.replace(kept, current)
+        raise _disk_error(data_path, exc) from exc
+    return aside
+
+
+def _put_back(aside: Path, data_path: Path) -> None:
+    for suffix in ("", *_BESIDE):
+        kept = Path(f"{aside}{suffix}")
+        if kept.exists():
+            with contextlib.suppress(OSError):
+                os.replace(kept, Path(f"{data_path}{suffix}"))
+
+
+def _temporary_beside(path: Path) -> Path:
+    return path.with_name(f".{path.name}.{secrets.token_hex(4)}.partial")
+
+
+def _remove(temporary: Path) -> None:
+    for suffix in ("", *_BESIDE):
+        with contextlib.suppress(FileNotFoundError):
+            Path(f"{temporary}{suffix}").unlink()
+
+
+def _sync_file(path: Path, named: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise _disk_error(named, exc) from exc
+    make_private(path)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make a rename in ``folder`` durable (POSIX; Windows has no folder handles to sync)."""
+    if os.name != "posix":
+        return
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and a.samefile(b))
+    except OSError:
+        return False
+
+
+def _disk_error(path: Path, exc: OSError) -> StorageError:
+    return _os_refusal(path, exc, Phrase("storage.reason.not_created"))

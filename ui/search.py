@@ -1,0 +1,232 @@
+"""Search in the window: the conversation list's search of every message, and Ctrl+F's find in
+the open conversation.
+
+`WindowSearch` owns the behaviour, over widgets the window builds (`ui.widgets.search_results`,
+`ui.widgets.find_bar`):
+
+* Typing in the list's search field still filters the list by title at once; after a pause
+  (`DEBOUNCE_MS`) the messages of every conversation, on every branch, are searched
+  (`SQLiteSessionStorage.search_messages`) and the hits listed under the titles, each with its
+  conversation's title, its date and a snippet with the match marked. The list of titles gives
+  way to the hits when no title matches. Choosing a hit opens its conversation with the page
+  around the message loaded, switching to its version if it is on a branch not shown, scrolls
+  to it and marks the terms in it.
+* Ctrl+F opens the find bar: the hits on the shown path, oldest first; Enter / Shift+Enter
+  (F3 / Shift+F3) go to the next / previous one, loading older pages as needed.
+
+A newer query makes an older one's answer moot: each search carries a generation number and an
+answer that arrives late is dropped. Searches run as controller tasks (storage does the work on
+its own thread): the GUI thread never waits on the file. The engine is imported when a search
+first runs, not with the window's first frame.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QTimer
+
+from .models.search_hits import SearchHitsModel
+
+if TYPE_CHECKING:
+    from engine.storage.search import SearchHit
+
+    from .main_window import MainWindow
+
+__all__ = ["DEBOUNCE_MS", "WindowSearch"]
+
+log = logging.getLogger(__name__)
+
+DEBOUNCE_MS = 150  # the pause in typing after which the messages are searched
+_LIST_HITS = 50  # hits listed under the conversation list
+
+
+class WindowSearch(QObject):
+    """The window's search of all conversations and its find in the open one."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self._w = window
+        self.hits = SearchHitsModel(self._title_of, self)
+        window.search_results.setModel(self.hits)
+        self._generation = 0
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(DEBOUNCE_MS)
+        self._timer.timeout.connect(self._search_now)
+        window.session_filter.textChanged.connect(self._typed)
+        window.search_results.hitChosen.connect(self.choose)
+        # find in the open conversation
+        self.found: list[SearchHit] = []
+        self.position = -1
+        self._find_generation = 0
+        self._find_query = ""
+        self._find_sid: str | None = None
+        window.find_bar.queryChanged.connect(self._find)
+        window.find_bar.stepped.connect(self.step)
+        window.find_bar.closed.connect(self._find_closed)
+        self._show_results()
+
+    def _title_of(self, sid: str) -> str:
+        from .models.sessions import session_title
+
+        sessions = getattr(self._w.controller, "sessions", None)
+        info = sessions.info(sid) if sessions is not None else None
+        return session_title(info) if info is not None else sid
+
+    # ------------------------------------------------------------------ every conversation
+
+    def _typed(self, text: str) -> None:
+        self._generation += 1
+        self.searched = ""
+        if not text.strip():
+            self._timer.stop()
+            self.hits.clear()
+            self._show_results()
+            return
+        self._show_results()  # the titles just filtered: the list may show again
+        self._timer.start()
+
+    def flush(self) -> None:
+        """Search now for what is typed (instead of after the pause)."""
+        if self._timer.isActive():
+            self._timer.stop()
+            self._search_now()
+
+    def _search_now(self) -> None:
+        controller = self._w.controller
+        if not getattr(controller, "ready", False):
+            return
+        self._generation += 1
+        controller.spawn(self._search(self._w.session_filter.text(), self._generation), "search")
+
+    async def _search(self, query: str, generation: int) -> None:
+        from engine import StorageError
+
+        try:
+            hits = await self._w.controller.storage.search_messages(query, limit=_LIST_HITS)
+        except StorageError as exc:  # said in the status bar; the titles still filter
+            log.warning("search failed: %s", exc)
+            if generation == self._generation:
+                self._w.statusBar().showMessage(str(exc), 8000)
+            return
+        if generation != self._generation:
+            return  # a newer query is on its way
+        self.hits.set_hits(query, hits)
+        self._show_results()
+        self.searched = query
+
+    searched = ""  # the query whose hits are listed (tests wait on it)
+
+    def _show_results(self) -> None:
+        w = self._w
+        has_text = bool(w.session_filter.text().strip())
+        count = self.hits.rowCount()
+        w.search_results.setVisible(has_text and count > 0)
+        w.search_label.setVisible(has_text and count > 0)
+        w.search_label.setText(
+            self.tr("In messages: {count} found").format(count=count)
+            if count < _LIST_HITS
+            else self.tr("In messages: the newest {count}").format(count=count)
+        )
+        # No title matches but messages do: the hits take the list's place.
+        titles = w.filter_model.rowCount()
+        w.session_list.setVisible(not (has_text and titles == 0 and count > 0))
+
+    def retranslate(self) -> None:
+        self._show_results()
+
+    def choose(self, hit: SearchHit) -> None:
+        """Open the hit's conversation at its message (a click, Enter)."""
+        from engine.storage.search import search_terms
+
+        terms = search_terms(self.hits.query)
+        self._w.controller.spawn(self._open(hit, terms), "open a search hit")
+
+    async def _open(self, hit: SearchHit, terms: list[str]) -> None:
+        c = self._w.controller
+        shown = await c.show_message(hit.session_id, hit.message_id, hit.seq, hit.on_active_path)
+        if not shown:
+            self._w.statusBar().showMessage(
+                self.tr("That message is on another version, which cannot be shown while the "
+                        "conversation is answering.")
+                if c.is_running(hit.session_id)
+                else self.tr("That message is no longer there."),
+                8000,
+            )
+            return
+        if not hit.on_active_path:
+            self._w.statusBar().showMessage(self.tr("Switched to the version holding the match."), 5000)
+        self._w.transcript.mark_hit(hit.seq, hit.message_id, terms)
+
+    # ------------------------------------------------------------------ the open conversation
+
+    def open_find(self) -> None:
+        """Ctrl+F: show the find bar (again) over the open conversation."""
+        self._w.find_bar.open_bar()
+
+    def _find(self, query: str) -> None:
+        c = self._w.controller
+        self._find_generation += 1
+        self._find_query = query
+        sid = c.current if getattr(c, "ready", False) else None
+        if not query.strip() or not sid:
+            self.found, self.position = [], -1
+            self._w.find_bar.show_count(0, 0)
+            self._w.transcript.clear_marks()
+            return
+        c.spawn(self._find_in(sid, query, self._find_generation), "find")
+
+    async def _find_in(self, sid: str, query: str, generation: int) -> None:
+        from engine import StorageError
+
+        try:
+            found = await self._w.controller.storage.find_on_path(sid, query)
+        except StorageError as exc:
+            log.warning("find failed: %s", exc)
+            return
+        if generation != self._find_generation or sid != self._w.controller.current:
+            return
+        self.found = found
+        # Start at the newest hit: the end of the conversation is what is on screen.
+        self.position = len(found) - 1 if found else -1
+        await self._show_found()
+
+    def step(self, delta: int) -> None:
+        """Go to the next (+1) or previous (-1) hit, round the ends."""
+        if not self.found:
+            return
+        self.position = (self.position + delta) % len(self.found)
+        self._w.controller.spawn(self._show_found(), "find: go to")
+
+    async def _show_found(self) -> None:
+        bar = self._w.find_bar
+        bar.show_count(self.position + 1, len(self.found))
+        if not self.found:
+            self._w.transcript.clear_marks()
+            return
+        hit = self.found[self.position]
+        c = self._w.controller
+        from engine.storage.search import search_terms
+
+        if await c.conversations.open_at(hit.session_id, hit.seq):
+            self._w.transcript.mark_hit(hit.seq, hit.message_id, search_terms(self._find_query))
+
+    def _find_closed(self) -> None:
+        self._find_generation += 1
+        self.found, self.position = [], -1
+        self._w.transcript.clear_marks()
+        self._w.composer.setFocus()
+
+    def conversation_changed(self, sid: str) -> None:
+        """Another conversation is shown: find again in it, if the bar is open. (Reopening
+        the same one, as loading the page of a hit does, keeps the place.)"""
+        if sid == self._find_sid:
+            return
+        self._find_sid = sid
+        bar = self._w.find_bar
+        if bar.isVisible() and bar.field.text().strip():
+            self._find(bar.field.text())
+        else:
+            self.found, self.position = [], -1
