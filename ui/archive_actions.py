@@ -516,6 +516,8 @@ class ArchiveActions(QObject):
             c.storage_failed(None)
         c.sessions.set_sessions(sessions)
         c.spawn(resume_marks.scan(c), "resume marks")
+        if self._window.search is not None:  # hits of the file as it was are stale
+            self._window.search.refresh()
         if not reopen:
             self._window._select_in_list(c.current or "")
             return

@@ -32,6 +32,8 @@ log = logging.getLogger(__name__)
 
 PAGE_SIZE = 60  # messages loaded per page of a conversation's history
 _ABOVE_A_HIT = 5  # messages loaded above one opened from a search, for its context
+_BELOW_A_HIT = 20  # and below it, when a page around it is shown
+_FULL_OPEN = 3 * PAGE_SIZE  # a hit this near the end opens with every message below it
 
 
 class Conversations:
@@ -92,16 +94,26 @@ class Conversations:
         return ([*shown, draft] if draft is not None else shown), len(records) > size
 
     async def open_at(self, session_id: str, seq: int) -> bool:
-        """Show a conversation with message ``seq`` of its active path loaded: the pages from
-        the end down to a few messages above it, so it can be scrolled to. False when the
-        message is not on the active path (any more)."""
+        """Show a conversation with message ``seq`` of its active path loaded, so it can be
+        scrolled to: near the end, the pages from the end down to it; further up, one page
+        around it (the later messages not loaded: ``newer``; a request shows the latest
+        page first), so a hit thousands of messages up costs one page, not thousands of
+        rows. False when the message is not on the active path (any more)."""
         depth = await self._c.storage.path_depth(session_id, seq)
         if depth is None:
             return False
         model = self._transcripts.get(session_id)
-        loaded = model is not None and model.first_seq is not None and model.first_seq <= seq
+        loaded = (
+            model is not None
+            and model.first_seq is not None
+            and model.first_seq <= seq <= (model.last_seq or 0)
+        )
+        running = self._c.is_running(session_id)
         if session_id != self.current or not loaded:
-            await self.open(session_id, page=max(PAGE_SIZE, depth + _ABOVE_A_HIT))
+            if running or depth + _ABOVE_A_HIT <= _FULL_OPEN:
+                await self.open(session_id, page=max(PAGE_SIZE, depth + _ABOVE_A_HIT))
+            else:
+                await self.open(session_id, around=depth)
         model = self.transcript(session_id)
         # A running conversation keeps its live rows: older pages are put in front instead.
         while self.current == session_id and model.has_more and (
@@ -111,9 +123,29 @@ class Conversations:
                 break
         return self.current == session_id and model.first_seq is not None and model.first_seq <= seq
 
-    async def open(self, session_id: str, *, page: int = PAGE_SIZE) -> None:
-        """Show a conversation: its latest page (of ``page`` messages), its system prompt,
-        error and resume point."""
+    async def _page_around(self, sid: str, depth: int) -> tuple[list[Any], bool]:
+        """The page ending `_BELOW_A_HIT` messages below the one `depth` steps up the path."""
+        storage = self._c.storage
+        below = await storage.path_seq_at(sid, max(1, depth - _BELOW_A_HIT))
+        if below is None:
+            return await self._last_page(sid)
+        # `below`'s ancestors: the hit is `_BELOW_A_HIT` rows from the page's end.
+        records = list(await storage.load_tail(sid, PAGE_SIZE + 1, before_seq=below))
+        return records[-PAGE_SIZE:], len(records) > PAGE_SIZE
+
+    async def show_latest(self, sid: str) -> None:
+        """Show the latest page of a conversation shown around a search hit (``newer``)."""
+        records, has_more = await self._last_page(sid)
+        model = self.transcript(sid)
+        model.reset_records(records, has_more)
+        await self.show_versions(sid)
+
+    async def open(
+        self, session_id: str, *, page: int = PAGE_SIZE, around: int | None = None
+    ) -> None:
+        """Show a conversation: its latest page (of ``page`` messages) or, with ``around``,
+        the page around the message that many steps up its path; its system prompt, error
+        and resume point."""
         c = self._c
         self._open_generation += 1
         generation = self._open_generation
@@ -125,10 +157,13 @@ class Conversations:
         unreadable: StorageError | None = None
         try:
             if not c.is_running(session_id):
-                records, has_more = await self._last_page(session_id, page)
+                if around is None:
+                    records, has_more = await self._last_page(session_id, page)
+                else:
+                    records, has_more = await self._page_around(session_id, around)
                 if generation != self._open_generation:
                     return
-                model.reset_records(records, has_more)
+                model.reset_records(records, has_more, newer=around is not None)
                 await self.show_versions(session_id)
             info = await c.storage.get_session(session_id)
         except StorageError as exc:  # a damaged message or row: said, not a failed task

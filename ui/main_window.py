@@ -380,6 +380,7 @@ class MainWindow(QMainWindow):
         self.resume_button.clicked.connect(self._resume)
         self.settings_button.clicked.connect(self.open_settings)
         self.error_banner.linkActivated.connect(self._on_error_link)
+        self.storage_notice.restoreRequested.connect(lambda: self.archive_actions.restore())
         self.storage_notice.retryRequested.connect(
             lambda: self.controller.spawn(self.controller.retry_storage(), "try storage again")
         )

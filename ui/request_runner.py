@@ -162,6 +162,9 @@ class RequestRunner:
         # A new version changes the path: the rows are cut to where it starts, and read back
         # from the store at the end (the new path, its versions).
         reread = branch is not None
+        if branch is None and rows.newer:
+            # Shown around a search hit: what this request adds goes under the latest page.
+            await convs.show_latest(sid)
         if branch is not None:
             branch.cut(rows)
         try:

@@ -22,8 +22,9 @@ first runs, not with the window's first frame.
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer
 
@@ -66,6 +67,15 @@ class WindowSearch(QObject):
         window.find_bar.queryChanged.connect(self._find)
         window.find_bar.stepped.connect(self.step)
         window.find_bar.closed.connect(self._find_closed)
+        # Under a page shown around a hit, the way back to the end of the conversation.
+        from PySide6.QtWidgets import QPushButton
+
+        self.latest_button = QPushButton(window)
+        self.latest_button.setObjectName("showLatestButton")
+        self.latest_button.setVisible(False)
+        self.latest_button.clicked.connect(self.show_latest)
+        window.transcript.add_footer_widget(self.latest_button)
+        self._watched: Any = None  # the transcript model whose resets move the button
         self._show_results()
 
     def _title_of(self, sid: str) -> str:
@@ -93,6 +103,16 @@ class WindowSearch(QObject):
         if self._timer.isActive():
             self._timer.stop()
             self._search_now()
+
+    def refresh(self) -> None:
+        """Search again for what is typed (the conversations changed: an import, a restore,
+        a version switched to), and find again in the open conversation."""
+        self._generation += 1
+        if self._w.session_filter.text().strip():
+            self._search_now()
+        bar = self._w.find_bar
+        if bar.isVisible() and bar.field.text().strip():
+            self._find(bar.field.text())
 
     def _search_now(self) -> None:
         controller = self._w.controller
@@ -136,6 +156,36 @@ class WindowSearch(QObject):
 
     def retranslate(self) -> None:
         self._show_results()
+        self.latest_button.setText(self.tr("Later messages are not shown: show the latest"))
+        self.latest_button.setAccessibleName(self.tr("Show the latest messages"))
+
+    # ------------------------------------------------------------------ a page around a hit
+
+    def _watch(self, model: Any) -> None:
+        if model is self._watched:
+            return
+        if self._watched is not None:
+            with contextlib.suppress(RuntimeError, TypeError):
+                self._watched.modelReset.disconnect(self._show_latest_button)
+        self._watched = model
+        if model is not None:
+            model.modelReset.connect(self._show_latest_button)
+        self._show_latest_button()
+
+    def _show_latest_button(self) -> None:
+        model = self._watched
+        self.latest_button.setVisible(bool(model is not None and model.newer))
+
+    def show_latest(self) -> None:
+        """Show the end of the conversation again (after a page around a hit)."""
+        c = self._w.controller
+        sid = c.current
+        if sid:
+            c.spawn(self._latest(sid), "show the latest")
+
+    async def _latest(self, sid: str) -> None:
+        await self._w.controller.conversations.show_latest(sid)
+        self._w.transcript.scroll_to_bottom()
 
     def choose(self, hit: SearchHit) -> None:
         """Open the hit's conversation at its message (a click, Enter)."""
@@ -156,9 +206,11 @@ class WindowSearch(QObject):
                 8000,
             )
             return
+        self._w.transcript.mark_hit(hit.seq, hit.message_id, terms)
         if not hit.on_active_path:
             self._w.statusBar().showMessage(self.tr("Switched to the version holding the match."), 5000)
-        self._w.transcript.mark_hit(hit.seq, hit.message_id, terms)
+            # The list's notes "(on another version)" changed with the switch.
+            self._search_now()
 
     # ------------------------------------------------------------------ the open conversation
 
@@ -170,6 +222,8 @@ class WindowSearch(QObject):
         c = self._w.controller
         self._find_generation += 1
         self._find_query = query
+        # The hits of the last query (or conversation) are moot: Enter must not go to them.
+        self.found, self.position = [], -1
         sid = c.current if getattr(c, "ready", False) else None
         if not query.strip() or not sid:
             self.found, self.position = [], -1
@@ -208,9 +262,14 @@ class WindowSearch(QObject):
             return
         hit = self.found[self.position]
         c = self._w.controller
+        if hit.session_id != c.current:  # found in a conversation no longer shown
+            return
         from engine.storage.search import search_terms
 
-        if await c.conversations.open_at(hit.session_id, hit.seq):
+        generation, position = self._find_generation, self.position
+        shown = await c.conversations.open_at(hit.session_id, hit.seq)
+        # Closed, searched again or stepped on meanwhile: this hit is no longer wanted.
+        if shown and generation == self._find_generation and position == self.position:
             self._w.transcript.mark_hit(hit.seq, hit.message_id, search_terms(self._find_query))
 
     def _find_closed(self) -> None:
@@ -222,6 +281,7 @@ class WindowSearch(QObject):
     def conversation_changed(self, sid: str) -> None:
         """Another conversation is shown: find again in it, if the bar is open. (Reopening
         the same one, as loading the page of a hit does, keeps the place.)"""
+        self._watch(self._w.transcript.model())
         if sid == self._find_sid:
             return
         self._find_sid = sid

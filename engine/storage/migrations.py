@@ -233,8 +233,10 @@ def _create_message_tree(db: sqlite3.Connection) -> None:
 
 #: the text a message is found by: what the window shows of it (not the resume prompts)
 # An array of content parts (a later version's) is indexed as its JSON text.
+# A body that is not JSON (a damaged row) is indexed as no text: json_extract would raise, and
+# the trigger with it would refuse the write (deleting the damaged conversation, say).
 _TEXT_OF = (
-    "CASE WHEN {row}.type IN ('user', 'assistant', 'tool', 'system') "
+    "CASE WHEN {row}.type IN ('user', 'assistant', 'tool', 'system') AND json_valid({row}.body) "
     "THEN json_extract({row}.body, '$.content') END"
 )
 

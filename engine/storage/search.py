@@ -31,7 +31,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["SNIPPET_CHARS", "MessageSearch", "SearchHit", "search_terms"]
+from .tree import FROM_ACTIVE, path_sql
+
+__all__ = ["SNIPPET_CHARS", "MessageSearch", "SearchHit", "casefold", "search_terms"]
 
 #: about how many characters of a message a snippet shows
 SNIPPET_CHARS = 160
@@ -40,7 +42,7 @@ _SHORTEST_INDEXED = 3  # the trigram tokenizer finds substrings of this length o
 _MESSAGE_TYPES = ("user", "assistant", "tool", "system")  # what the index holds
 
 # The text of a message row, as the index reads it (see migrations._TEXT_OF).
-_TEXT = "json_extract(m.body, '$.content')"
+_TEXT = "CASE WHEN json_valid(m.body) THEN json_extract(m.body, '$.content') END"
 
 _HIT_COLUMNS = f"m.rowid, m.session_id, m.seq, m.id, m.type, m.created_at, {_TEXT}"
 
@@ -106,6 +108,12 @@ def _match_expression(terms: Iterable[str]) -> str:
     return " AND ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
+def casefold(value: object) -> str | None:
+    """SQL ``casefold(x)``: Python's full case folding, for every script (registered on the
+    storage's connection)."""
+    return value.casefold() if isinstance(value, str) else None
+
+
 class MessageSearch:
     """The search operations of `SQLiteSessionStorage` (a mixin over its read machinery)."""
 
@@ -130,10 +138,10 @@ class MessageSearch:
         params: dict[str, Any] = {"limit": limit}
         where = [f"m.type IN {_MESSAGE_TYPES!r}"]
         for number, term in enumerate(short_terms):
-            # instr on lower(): SQLite folds ASCII only; other scripts match as typed
-            # (Chinese has no case).
-            params[f"s{number}"] = term.lower()
-            where.append(f"instr(lower({_TEXT}), :s{number}) > 0")
+            # casefold() is Python's, registered on the connection (SQLite's lower() folds
+            # ASCII only, so "Über" would never meet "über").
+            params[f"s{number}"] = term.casefold()
+            where.append(f"instr(casefold({_TEXT}), :s{number}) > 0")
         if session_id is not None:
             params["sid"] = session_id
             where.append("m.session_id = :sid")
@@ -188,8 +196,8 @@ class MessageSearch:
         params: dict[str, Any] = {"limit": limit}
         where = []
         for number, term in enumerate(terms):
-            params[f"t{number}"] = term.lower()
-            where.append(f"instr(lower(title), :t{number}) > 0")
+            params[f"t{number}"] = term.casefold()
+            where.append(f"instr(casefold(title), :t{number}) > 0")
         rows = await self._read(
             "SELECT id FROM sessions WHERE "
             + " AND ".join(where)
@@ -216,6 +224,18 @@ class MessageSearch:
             {"sid": session_id, "seq": seq},
         )
         return int(rows[0][0]) if rows else None
+
+    async def path_seq_at(self, session_id: str, depth: int) -> int | None:
+        """The seq of the message `depth` steps up the active path (1: the active leaf);
+        None when the path is shorter."""
+        if depth < 1:
+            return None
+        rows = await self._read(
+            path_sql(start=FROM_ACTIVE, columns="path.seq, path.depth")
+            + " LIMIT 1",
+            {"sid": session_id, "limit": depth},
+        )
+        return int(rows[0][0]) if rows and int(rows[0][1]) == depth else None
 
     async def _on_active_path(self, rows: list[Any]) -> set[tuple[str, int]]:
         by_session: dict[str, list[int]] = {}

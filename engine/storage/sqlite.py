@@ -76,7 +76,7 @@ from .drafts import DELETE_REQUEST_DRAFT, READ_DRAFT, settle_draft, upsert_draft
 from .files import create_private, make_private, storage_error
 from .lease import Lease, LeaseHolder, ProcessIdentity, holder_is_gone
 from .migrations import TOOL_STARTS_MIGRATION, Progress, check_sqlite, prepare_database
-from .search import MessageSearch
+from .search import MessageSearch, casefold
 from .tree import FROM_ACTIVE, FROM_PARENT_OF, MessageTree, path_sql
 
 __all__ = ["SQLiteSessionStorage", "SessionInfo"]
@@ -210,6 +210,7 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
                 await db.execute(f"PRAGMA synchronous = {self.synchronous}")
                 await db.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT * 1000)}")
                 await db.execute("PRAGMA foreign_keys = ON")
+                await db.create_function("casefold", 1, casefold, deterministic=True)
         except BaseException:
             await db.close()
             raise

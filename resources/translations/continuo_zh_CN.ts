@@ -197,169 +197,169 @@
 <context>
     <name>ArchiveActions</name>
     <message>
-        <location filename="../../ui/archive_actions.py" line="144"/>
+        <location filename="../../ui/archive_actions.py" line="153"/>
         <source>&amp;Export…</source>
         <translation>导出(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="146"/>
+        <location filename="../../ui/archive_actions.py" line="155"/>
         <source>Write conversations to a Markdown, JSON or HTML file</source>
         <translation>把对话写入 Markdown、JSON 或 HTML 文件</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="148"/>
+        <location filename="../../ui/archive_actions.py" line="157"/>
         <source>&amp;Import…</source>
         <translation>导入(&amp;I)…</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="150"/>
+        <location filename="../../ui/archive_actions.py" line="159"/>
         <source>Add the conversations of a Continuo or ChatGPT export</source>
         <translation>添加 Continuo 或 ChatGPT 导出文件中的对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="152"/>
+        <location filename="../../ui/archive_actions.py" line="161"/>
         <source>&amp;Back up…</source>
         <translation>备份(&amp;B)…</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="153"/>
+        <location filename="../../ui/archive_actions.py" line="162"/>
         <source>Copy every conversation into one backup file</source>
         <translation>把所有对话复制到一个备份文件</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="154"/>
+        <location filename="../../ui/archive_actions.py" line="163"/>
         <source>&amp;Restore from a backup…</source>
         <translation>从备份恢复(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="156"/>
+        <location filename="../../ui/archive_actions.py" line="165"/>
         <source>Replace the conversations with a backup&apos;s; the current ones are kept aside</source>
         <translation>用备份中的对话替换现有对话；现有的会另外保留</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="198"/>
+        <location filename="../../ui/archive_actions.py" line="207"/>
         <source>Wait for the export, import or backup under way to finish.</source>
         <translation>请等待正在进行的导出、导入或备份完成。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="281"/>
+        <location filename="../../ui/archive_actions.py" line="290"/>
         <source>Export conversations</source>
         <translation>导出对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="282"/>
+        <location filename="../../ui/archive_actions.py" line="291"/>
         <source>Import conversations</source>
         <translation>导入对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="283"/>
+        <location filename="../../ui/archive_actions.py" line="292"/>
         <source>Back up the conversations</source>
         <translation>备份对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="284"/>
-        <location filename="../../ui/archive_actions.py" line="422"/>
+        <location filename="../../ui/archive_actions.py" line="293"/>
+        <location filename="../../ui/archive_actions.py" line="431"/>
         <source>Restore from a backup</source>
         <translation>从备份恢复</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="288"/>
+        <location filename="../../ui/archive_actions.py" line="297"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="289"/>
+        <location filename="../../ui/archive_actions.py" line="298"/>
         <source>JSON (*.json)</source>
         <translation>JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="290"/>
+        <location filename="../../ui/archive_actions.py" line="299"/>
         <source>HTML (*.html)</source>
         <translation>HTML (*.html)</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="291"/>
+        <location filename="../../ui/archive_actions.py" line="300"/>
         <source>All files (*)</source>
         <translation>所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="292"/>
+        <location filename="../../ui/archive_actions.py" line="301"/>
         <source>Exports (*.json *.zip);;All files (*)</source>
         <translation>导出文件 (*.json *.zip);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="293"/>
+        <location filename="../../ui/archive_actions.py" line="302"/>
         <source>Continuo backups (*.db)</source>
         <translation>Continuo 备份 (*.db)</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="294"/>
+        <location filename="../../ui/archive_actions.py" line="303"/>
         <source>Continuo backups (*.db *.sqlite3);;All files (*)</source>
         <translation>Continuo 备份 (*.db *.sqlite3);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="322"/>
+        <location filename="../../ui/archive_actions.py" line="331"/>
         <source>Backing up the conversations…</source>
         <translation>正在备份对话…</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="328"/>
+        <location filename="../../ui/archive_actions.py" line="337"/>
         <source>The backup was cancelled; no file was written.</source>
         <translation>备份已取消；没有写入任何文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="338"/>
+        <location filename="../../ui/archive_actions.py" line="347"/>
         <source>The conversations were not backed up.</source>
         <translation>对话没有备份。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="341"/>
+        <location filename="../../ui/archive_actions.py" line="350"/>
         <source>The backup is the file {path}</source>
         <translation>备份文件是 {path}</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="343"/>
+        <location filename="../../ui/archive_actions.py" line="352"/>
         <source>The conversations are backed up.</source>
         <translation>对话已备份。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="346"/>
+        <location filename="../../ui/archive_actions.py" line="355"/>
         <source>The conversations are backed up ({count}).</source>
         <translation>对话已备份（{count}）。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="375"/>
-        <location filename="../../ui/archive_actions.py" line="391"/>
+        <location filename="../../ui/archive_actions.py" line="384"/>
+        <location filename="../../ui/archive_actions.py" line="400"/>
         <source>The backup was not restored; your conversations are as they were.</source>
         <translation>备份没有恢复；你的对话保持原样。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="382"/>
+        <location filename="../../ui/archive_actions.py" line="391"/>
         <source>Restoring the backup…</source>
         <translation>正在恢复备份…</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="397"/>
+        <location filename="../../ui/archive_actions.py" line="406"/>
         <source>The conversations you had before are kept in {path}</source>
         <translation>你之前的对话保存在 {path}</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="404"/>
+        <location filename="../../ui/archive_actions.py" line="413"/>
         <source>The backup is restored ({count}).</source>
         <translation>备份已恢复（{count}）。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="416"/>
+        <location filename="../../ui/archive_actions.py" line="425"/>
         <source>never</source>
         <translation>从未</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="425"/>
+        <location filename="../../ui/archive_actions.py" line="434"/>
         <source>Replace your conversations with the backup&apos;s ({count}, last changed {when})?</source>
         <translation>用备份中的对话（{count}，最后修改于 {when}）替换你现有的对话吗？</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="430"/>
+        <location filename="../../ui/archive_actions.py" line="439"/>
         <source>Nothing is deleted: the current conversation file is kept in {folder} as {name}.before-restore-&lt;date and time&gt;. Answers being written now are stopped and saved first.
 
 Backup: {path}</source>
@@ -368,128 +368,128 @@ Backup: {path}</source>
 备份：{path}</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="436"/>
-        <location filename="../../ui/archive_actions.py" line="720"/>
+        <location filename="../../ui/archive_actions.py" line="445"/>
+        <location filename="../../ui/archive_actions.py" line="731"/>
         <source>Restore</source>
         <translation>恢复</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="557"/>
+        <location filename="../../ui/archive_actions.py" line="568"/>
         <source>Exporting the conversations…</source>
         <translation>正在导出对话…</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="565"/>
+        <location filename="../../ui/archive_actions.py" line="576"/>
         <source>The export was cancelled; no file was written.</source>
         <translation>导出已取消；没有写入任何文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="569"/>
+        <location filename="../../ui/archive_actions.py" line="580"/>
         <source>The conversations were not exported.</source>
         <translation>对话没有导出。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="577"/>
+        <location filename="../../ui/archive_actions.py" line="588"/>
         <source>Exported {count}, {messages}.</source>
         <translation>已导出 {count}，{messages}。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="578"/>
+        <location filename="../../ui/archive_actions.py" line="589"/>
         <source>The export is the file {path}</source>
         <translation>导出文件是 {path}</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="591"/>
+        <location filename="../../ui/archive_actions.py" line="602"/>
         <source>Importing the conversations…</source>
         <translation>正在导入对话…</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="602"/>
+        <location filename="../../ui/archive_actions.py" line="613"/>
         <source>The import was cancelled; the conversations imported before it stay.</source>
         <translation>导入已取消；之前已导入的对话会保留。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="606"/>
+        <location filename="../../ui/archive_actions.py" line="617"/>
         <source>The conversations were not imported.</source>
         <translation>对话没有导入。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="616"/>
+        <location filename="../../ui/archive_actions.py" line="627"/>
         <source>Imported {count}, {messages}.</source>
         <translation>已导入 {count}，{messages}。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="621"/>
+        <location filename="../../ui/archive_actions.py" line="632"/>
         <source>No conversation was imported.</source>
         <translation>没有导入任何对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="625"/>
+        <location filename="../../ui/archive_actions.py" line="636"/>
         <source>One conversation was already here.</source>
         <translation>有 1 个对话已经存在。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="627"/>
+        <location filename="../../ui/archive_actions.py" line="638"/>
         <source>{count} conversations were already here.</source>
         <translation>有 {count} 个对话已经存在。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="632"/>
+        <location filename="../../ui/archive_actions.py" line="643"/>
         <source>Pictures or attachments that could not be imported: {count}. A note stands in the place of each.</source>
         <translation>无法导入的图片或附件：{count} 个。每一处都用一条说明代替。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="638"/>
+        <location filename="../../ui/archive_actions.py" line="649"/>
         <source>Conversations that could not be imported: {count}</source>
         <translation>无法导入的对话：{count} 个</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="642"/>
+        <location filename="../../ui/archive_actions.py" line="653"/>
         <source>(untitled)</source>
         <translation>（无标题）</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="646"/>
+        <location filename="../../ui/archive_actions.py" line="657"/>
         <source>… and {count} more.</source>
         <translation>……还有 {count} 个。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="655"/>
+        <location filename="../../ui/archive_actions.py" line="666"/>
         <source>1 conversation</source>
         <translation>1 个对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="656"/>
+        <location filename="../../ui/archive_actions.py" line="667"/>
         <source>{count} conversations</source>
         <translation>{count} 个对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="660"/>
+        <location filename="../../ui/archive_actions.py" line="671"/>
         <source>1 message</source>
         <translation>1 条消息</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="661"/>
+        <location filename="../../ui/archive_actions.py" line="672"/>
         <source>{count} messages</source>
         <translation>{count} 条消息</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="691"/>
+        <location filename="../../ui/archive_actions.py" line="702"/>
         <source>{path} is the conversation file in use, not a backup. Choose a backup file.</source>
         <translation>{path} 是正在使用的对话文件，不是备份。请选择一个备份文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="717"/>
+        <location filename="../../ui/archive_actions.py" line="728"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="718"/>
+        <location filename="../../ui/archive_actions.py" line="729"/>
         <source>Import</source>
         <translation>导入</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="719"/>
+        <location filename="../../ui/archive_actions.py" line="730"/>
         <source>Back up</source>
         <translation>备份</translation>
     </message>
@@ -535,7 +535,7 @@ Backup: {path}</source>
         <translation>还没有设置模型服务商。请打开设置添加一个（例如 Ollama 或 OpenAI）。</translation>
     </message>
     <message>
-        <location filename="../../ui/conversations.py" line="302"/>
+        <location filename="../../ui/conversations.py" line="337"/>
         <source>Part of this conversation&apos;s record is damaged ({reason}). Its messages are shown as far as they could be read.</source>
         <translation>这个对话的记录有一部分已损坏（{reason}）。能读取的消息都已显示。</translation>
     </message>
@@ -548,52 +548,52 @@ Backup: {path}</source>
 <context>
     <name>ExportDialog</name>
     <message>
-        <location filename="../../ui/archive_actions.py" line="864"/>
+        <location filename="../../ui/archive_actions.py" line="875"/>
         <source>Export conversations</source>
         <translation>导出对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="869"/>
+        <location filename="../../ui/archive_actions.py" line="880"/>
         <source>This conversation: {title}</source>
         <translation>这个对话：{title}</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="871"/>
+        <location filename="../../ui/archive_actions.py" line="882"/>
         <source>This conversation</source>
         <translation>这个对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="874"/>
+        <location filename="../../ui/archive_actions.py" line="885"/>
         <source>All conversations</source>
         <translation>所有对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="885"/>
+        <location filename="../../ui/archive_actions.py" line="896"/>
         <source>Markdown, to read</source>
         <translation>Markdown，便于阅读</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="886"/>
+        <location filename="../../ui/archive_actions.py" line="897"/>
         <source>JSON, to keep or import again (everything, every version)</source>
         <translation>JSON，便于保存或再次导入（全部内容，所有版本）</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="887"/>
+        <location filename="../../ui/archive_actions.py" line="898"/>
         <source>HTML, one page to share</source>
         <translation>HTML，一个便于分享的网页</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="891"/>
+        <location filename="../../ui/archive_actions.py" line="902"/>
         <source>Format:</source>
         <translation>格式：</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="892"/>
+        <location filename="../../ui/archive_actions.py" line="903"/>
         <source>Export:</source>
         <translation>导出：</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="900"/>
+        <location filename="../../ui/archive_actions.py" line="911"/>
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
@@ -732,373 +732,373 @@ Backup: {path}</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="475"/>
+        <location filename="../../ui/main_window.py" line="476"/>
         <source>Continuo</source>
         <translation>Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="416"/>
         <location filename="../../ui/main_window.py" line="417"/>
+        <location filename="../../ui/main_window.py" line="418"/>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="418"/>
+        <location filename="../../ui/main_window.py" line="419"/>
         <source>Start a new conversation (Ctrl+N)</source>
         <translation>开始新的对话（Ctrl+N）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="422"/>
+        <location filename="../../ui/main_window.py" line="423"/>
         <source>Conversations</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="423"/>
+        <location filename="../../ui/main_window.py" line="424"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="424"/>
+        <location filename="../../ui/main_window.py" line="425"/>
         <source>The model that answers in this conversation</source>
         <translation>在此对话中回答的模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="425"/>
+        <location filename="../../ui/main_window.py" line="426"/>
         <source>No model</source>
         <translation>未选择模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="449"/>
+        <location filename="../../ui/main_window.py" line="450"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="454"/>
+        <location filename="../../ui/main_window.py" line="455"/>
         <source>&amp;Find in this conversation</source>
         <translation>在这个对话中查找(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="455"/>
+        <location filename="../../ui/main_window.py" line="456"/>
         <source>&amp;Search all conversations</source>
         <translation>搜索所有对话(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="616"/>
+        <location filename="../../ui/main_window.py" line="617"/>
         <source>Resume writes the answer again.</source>
         <translation>“继续”会重新写这个回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="617"/>
+        <location filename="../../ui/main_window.py" line="618"/>
         <source>Resume continues the answer.</source>
         <translation>“继续”会接着写这个回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="728"/>
+        <location filename="../../ui/main_window.py" line="729"/>
         <source>System prompt</source>
         <translation>系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="426"/>
+        <location filename="../../ui/main_window.py" line="427"/>
         <source>Show the system prompt</source>
         <translation>显示系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="419"/>
+        <location filename="../../ui/main_window.py" line="420"/>
         <source>Search conversations</source>
         <translation>搜索对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="420"/>
+        <location filename="../../ui/main_window.py" line="421"/>
         <source>Search conversation titles and messages</source>
         <translation>搜索对话标题和消息</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="421"/>
+        <location filename="../../ui/main_window.py" line="422"/>
         <source>Messages found</source>
         <translation>找到的消息</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="428"/>
         <location filename="../../ui/main_window.py" line="429"/>
+        <location filename="../../ui/main_window.py" line="430"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="430"/>
+        <location filename="../../ui/main_window.py" line="431"/>
         <source>System prompt for this conversation</source>
         <translation>此对话的系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="433"/>
+        <location filename="../../ui/main_window.py" line="434"/>
         <source>Instructions the model gets with every message of this conversation (optional)</source>
         <translation>此对话中每条消息都会附带给模型的指示（可选）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="436"/>
+        <location filename="../../ui/main_window.py" line="437"/>
         <source>Error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="438"/>
+        <location filename="../../ui/main_window.py" line="439"/>
         <source>Waiting for your answer about a tool</source>
         <translation>正在等待你对工具的答复</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="439"/>
         <location filename="../../ui/main_window.py" line="440"/>
+        <location filename="../../ui/main_window.py" line="441"/>
         <source>Resume</source>
         <translation>继续</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="441"/>
+        <location filename="../../ui/main_window.py" line="442"/>
         <source>Why the conversation can be resumed</source>
         <translation>为什么可以继续这段对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="443"/>
         <location filename="../../ui/main_window.py" line="444"/>
+        <location filename="../../ui/main_window.py" line="445"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="445"/>
+        <location filename="../../ui/main_window.py" line="446"/>
         <source>Send (Enter)</source>
         <translation>发送（Enter）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="446"/>
         <location filename="../../ui/main_window.py" line="447"/>
+        <location filename="../../ui/main_window.py" line="448"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="450"/>
+        <location filename="../../ui/main_window.py" line="451"/>
         <source>&amp;New chat</source>
         <translation>新对话(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="451"/>
+        <location filename="../../ui/main_window.py" line="452"/>
         <source>&amp;Rename…</source>
         <translation>重命名(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="452"/>
+        <location filename="../../ui/main_window.py" line="453"/>
         <source>&amp;Delete…</source>
         <translation>删除(&amp;D)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="453"/>
+        <location filename="../../ui/main_window.py" line="454"/>
         <source>&amp;Settings…</source>
         <translation>设置(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="456"/>
+        <location filename="../../ui/main_window.py" line="457"/>
         <source>Write a &amp;message</source>
         <translation>输入消息(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="457"/>
+        <location filename="../../ui/main_window.py" line="458"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="458"/>
+        <location filename="../../ui/main_window.py" line="459"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="460"/>
+        <location filename="../../ui/main_window.py" line="461"/>
         <source>&amp;Conversation</source>
         <translation>对话(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="461"/>
+        <location filename="../../ui/main_window.py" line="462"/>
         <source>&amp;About Continuo</source>
         <translation>关于 Continuo(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="462"/>
+        <location filename="../../ui/main_window.py" line="463"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="479"/>
+        <location filename="../../ui/main_window.py" line="480"/>
         <source>{title} — Continuo</source>
         <translation>{title} — Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="490"/>
+        <location filename="../../ui/main_window.py" line="491"/>
         <source>No matches</source>
         <translation>没有匹配的对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="495"/>
+        <location filename="../../ui/main_window.py" line="496"/>
         <source>Copied</source>
         <translation>已复制</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="614"/>
+        <location filename="../../ui/main_window.py" line="615"/>
         <source>The model has not answered yet.</source>
         <translation>模型尚未回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="615"/>
+        <location filename="../../ui/main_window.py" line="616"/>
         <source>The app stopped while a tool was running.</source>
         <translation>工具运行期间应用停止了。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="624"/>
+        <location filename="../../ui/main_window.py" line="625"/>
         <source>The app stopped before the tool started, so it did not run.</source>
         <translation>应用在工具启动前就停止了，所以工具没有运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="651"/>
+        <location filename="../../ui/main_window.py" line="652"/>
         <source>Open settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="660"/>
+        <location filename="../../ui/main_window.py" line="661"/>
         <source>What arrived is saved.</source>
         <translation>已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="662"/>
+        <location filename="../../ui/main_window.py" line="663"/>
         <source>What arrived could not be saved.</source>
         <translation>已收到的内容没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="664"/>
+        <location filename="../../ui/main_window.py" line="665"/>
         <source>Your message was not sent; it is still in the box below.</source>
         <translation>你的消息没有发送，它仍在下方的输入框中。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="672"/>
+        <location filename="../../ui/main_window.py" line="673"/>
         <source>Free some disk space, then press Send again.</source>
         <translation>请腾出一些磁盘空间，然后再次按“发送”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="674"/>
+        <location filename="../../ui/main_window.py" line="675"/>
         <source>Check the data folder&apos;s permissions, then press Send again.</source>
         <translation>请检查数据文件夹的权限，然后再次按“发送”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="676"/>
+        <location filename="../../ui/main_window.py" line="677"/>
         <source>Press Send to try again.</source>
         <translation>按“发送”再试一次。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="679"/>
+        <location filename="../../ui/main_window.py" line="680"/>
         <source>Press Resume to carry on.</source>
         <translation>按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="680"/>
         <location filename="../../ui/main_window.py" line="681"/>
+        <location filename="../../ui/main_window.py" line="682"/>
         <source>Then press Resume to carry on.</source>
         <translation>然后按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="682"/>
+        <location filename="../../ui/main_window.py" line="683"/>
         <source>Free some disk space, then press Resume.</source>
         <translation>请腾出一些磁盘空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="684"/>
+        <location filename="../../ui/main_window.py" line="685"/>
         <source>Check the data folder and its permissions, then press Resume.</source>
         <translation>请检查数据文件夹及其权限，然后点击“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="686"/>
+        <location filename="../../ui/main_window.py" line="687"/>
         <source>Close the conversation in the other window first.</source>
         <translation>请先在另一个窗口中关闭这个对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="687"/>
+        <location filename="../../ui/main_window.py" line="688"/>
         <source>Start a new conversation with New chat.</source>
         <translation>请用“新对话”开始一个新对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="688"/>
+        <location filename="../../ui/main_window.py" line="689"/>
         <source>Install a newer Continuo to open it.</source>
         <translation>请安装更新版本的 Continuo 来打开它。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="689"/>
+        <location filename="../../ui/main_window.py" line="690"/>
         <source>Restore the conversation file from a backup.</source>
         <translation>请从备份恢复对话文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="690"/>
+        <location filename="../../ui/main_window.py" line="691"/>
         <source>Check your account on the provider&apos;s website.</source>
         <translation>请到服务商的网站上检查你的账户。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="728"/>
+        <location filename="../../ui/main_window.py" line="729"/>
         <source>System prompt ●</source>
         <translation>系统提示词 ●</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="810"/>
+        <location filename="../../ui/main_window.py" line="811"/>
         <source>Message copied</source>
         <translation>已复制消息</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="815"/>
+        <location filename="../../ui/main_window.py" line="816"/>
         <source>Wait for the answer to finish, or stop it, first.</source>
         <translation>请先等待回答完成，或先停止它。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="853"/>
+        <location filename="../../ui/main_window.py" line="854"/>
         <source>An answer is still coming; press Esc to stop it.</source>
         <translation>回答仍在生成中；按 Esc 可停止。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="893"/>
+        <location filename="../../ui/main_window.py" line="894"/>
         <source>The tool server {server} could not start, so its tools are not offered: {error}</source>
         <translation>工具服务器 {server} 无法启动，因此不提供其工具：{error}</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="900"/>
+        <location filename="../../ui/main_window.py" line="901"/>
         <source>Starting the tool servers…</source>
         <translation>正在启动工具服务器…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="922"/>
+        <location filename="../../ui/main_window.py" line="923"/>
         <source>Retrying in {delay} s, {attempt} of {attempts}…</source>
         <translation>{delay} 秒后重试（第 {attempt} 次，共 {attempts} 次）…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="958"/>
+        <location filename="../../ui/main_window.py" line="959"/>
         <source>The conversations can now be searched.</source>
         <translation>现在可以搜索对话了。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="961"/>
+        <location filename="../../ui/main_window.py" line="962"/>
         <source>Preparing the conversations for search: {percent}%…</source>
         <translation>正在为搜索准备对话：{percent}%…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="983"/>
+        <location filename="../../ui/main_window.py" line="984"/>
         <source>Rename conversation</source>
         <translation>重命名对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="984"/>
+        <location filename="../../ui/main_window.py" line="985"/>
         <source>Title:</source>
         <translation>标题：</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="1022"/>
+        <location filename="../../ui/main_window.py" line="1023"/>
         <source>Delete conversation</source>
         <translation>删除对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="1024"/>
+        <location filename="../../ui/main_window.py" line="1025"/>
         <source>Delete “{title}”? This cannot be undone.</source>
         <translation>删除“{title}”？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="1027"/>
+        <location filename="../../ui/main_window.py" line="1028"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -1267,7 +1267,7 @@ Backup: {path}</source>
 <context>
     <name>ProgressDialog</name>
     <message>
-        <location filename="../../ui/archive_actions.py" line="833"/>
+        <location filename="../../ui/archive_actions.py" line="844"/>
         <source>Cancelling…</source>
         <translation>正在取消…</translation>
     </message>
@@ -1378,7 +1378,7 @@ Backup: {path}</source>
 <context>
     <name>SearchHitsModel</name>
     <message>
-        <location filename="../../ui/models/search_hits.py" line="103"/>
+        <location filename="../../ui/models/search_hits.py" line="108"/>
         <source>(on another version)</source>
         <translation>（在另一个版本中）</translation>
     </message>
@@ -1675,69 +1675,74 @@ Backup: {path}</source>
 <context>
     <name>StorageNotice</name>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="95"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="102"/>
         <source>File: {path}</source>
         <translation>文件：{path}</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="102"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="109"/>
         <source>The disk is full</source>
         <translation>磁盘已满</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="103"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="110"/>
         <source>The conversation file cannot be used</source>
         <translation>无法使用对话文件</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="104"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="111"/>
         <source>The conversation file is damaged</source>
         <translation>对话文件已损坏</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="105"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="112"/>
         <source>The conversation file is from a newer Continuo</source>
         <translation>对话文件来自更新版本的 Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="107"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="114"/>
         <source>The conversations cannot be saved</source>
         <translation>无法保存对话</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="113"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="120"/>
         <source>Free some disk space, then press Try again. Nothing already saved is lost.</source>
         <translation>请腾出一些磁盘空间，然后按“重试”。已保存的内容不会丢失。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="116"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="123"/>
         <source>Check the data folder&apos;s permissions: your user must be able to read and write it and the file. Or start Continuo with another folder (--data-dir). Then press Try again.</source>
         <translation>请检查数据文件夹的权限：你的用户必须能读写该文件夹和文件。也可以用另一个文件夹启动 Continuo（--data-dir）。然后按“重试”。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="121"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="128"/>
         <source>Restore the file from a backup, or move it aside to start with an empty list, then press Try again. Continuo has not changed it.</source>
         <translation>请从备份恢复该文件，或把它移走以从空列表开始，然后按“重试”。Continuo 没有改动它。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="125"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="132"/>
         <source>Install a newer Continuo to open it. This version has not changed it.</source>
         <translation>请安装更新版本的 Continuo 来打开它。这个版本没有改动它。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="128"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="135"/>
         <source>Press Try again once the problem is fixed.</source>
         <translation>问题解决后请按“重试”。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="131"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="138"/>
         <source>Problem with the conversation file</source>
         <translation>对话文件有问题</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="132"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="139"/>
         <source>Try again</source>
         <translation>重试</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/storage_notice.py" line="140"/>
+        <source>Restore from a backup…</source>
+        <translation>从备份恢复…</translation>
     </message>
 </context>
 <context>
@@ -2138,27 +2143,37 @@ Backup: {path}</source>
 <context>
     <name>WindowSearch</name>
     <message>
-        <location filename="../../ui/search.py" line="129"/>
+        <location filename="../../ui/search.py" line="149"/>
         <source>In messages: {count} found</source>
         <translation>消息中：找到 {count} 条</translation>
     </message>
     <message>
-        <location filename="../../ui/search.py" line="131"/>
+        <location filename="../../ui/search.py" line="151"/>
         <source>In messages: the newest {count}</source>
         <translation>消息中：最新的 {count} 条</translation>
     </message>
     <message>
-        <location filename="../../ui/search.py" line="152"/>
+        <location filename="../../ui/search.py" line="159"/>
+        <source>Later messages are not shown: show the latest</source>
+        <translation>后面的消息没有显示：显示最新消息</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search.py" line="160"/>
+        <source>Show the latest messages</source>
+        <translation>显示最新消息</translation>
+    </message>
+    <message>
+        <location filename="../../ui/search.py" line="202"/>
         <source>That message is on another version, which cannot be shown while the conversation is answering.</source>
         <translation>那条消息在另一个版本中，对话正在回答时无法显示它。</translation>
     </message>
     <message>
-        <location filename="../../ui/search.py" line="155"/>
+        <location filename="../../ui/search.py" line="205"/>
         <source>That message is no longer there.</source>
         <translation>那条消息已经不在了。</translation>
     </message>
     <message>
-        <location filename="../../ui/search.py" line="160"/>
+        <location filename="../../ui/search.py" line="211"/>
         <source>Switched to the version holding the match.</source>
         <translation>已切换到包含匹配内容的版本。</translation>
     </message>

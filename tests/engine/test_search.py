@@ -212,3 +212,32 @@ def test_an_old_sqlite_is_refused_with_a_sentence() -> None:
     assert "3.31.1" in str(caught.value) and "3.35.0" in str(caught.value)
     check_sqlite("3.45.0")
     check_sqlite()  # this interpreter's own
+
+
+async def test_a_damaged_message_is_not_found_and_never_blocks_a_write(
+    storage: SQLiteSessionStorage,
+) -> None:
+    """A body that is not JSON (damage) is indexed as no text: searching, scanning for a
+    short word, and deleting its conversation all work."""
+    await storage.append("bad", "r", UserMessage(content="fine words here"))
+    await storage.append("bad", "r", UserMessage(content="soon damaged words"))
+    await storage.append("ok", "r", UserMessage(content="other words"))
+    with sqlite3.connect(storage.path) as raw:
+        raw.execute("UPDATE messages SET body = '{not json' WHERE session_id = 'bad' AND seq = 2")
+    raw.close()
+    assert sorted(h.session_id for h in await storage.search_messages("words")) == ["bad", "ok"]
+    assert len(await storage.search_messages("wo")) == 2  # the scan skips it too
+    await storage.delete_session("bad")
+    assert [h.session_id for h in await storage.search_messages("words")] == ["ok"]
+    with sqlite3.connect(storage.path) as raw:
+        raw.execute("INSERT INTO message_index(message_index, rank) VALUES ('integrity-check', 1)")
+    raw.close()
+
+
+async def test_every_script_is_found_in_any_case(storage: SQLiteSessionStorage) -> None:
+    await storage.append("ru", "r", UserMessage(content="Да, конечно. Über alles"))
+    await storage.rename_session("ru", "Привет мир")
+    for query in ("Да", "да", "ÜB", "über", "КОНЕЧНО", "Über ДА"):
+        assert [h.session_id for h in await storage.search_messages(query)] == ["ru"], query
+    assert await storage.search_titles("привет") == ["ru"]
+    assert await storage.search_titles("ПРИВЕТ МИР") == ["ru"]

@@ -352,8 +352,14 @@ async def test_restore_mends_a_damaged_conversation_file(tmp_path, provider_serv
     window = await _window(data, provider_server)
     assert window.storage_notice.isVisible() and window.storage_notice.is_page
     assert _titles(window) == []
+    # The page's own button (File › Restore… works the same: the tests above).
+    button = window.storage_notice.restore_button
+    assert button.isVisible() and button.text() == "Restore from a backup…"
     _choose(window, backup)
-    assert (await _trigger(window, "restore", _confirm))[1] == DONE
+    outcome = _outcome(window)
+    button.click()
+    await _confirm(window.archive_actions)
+    assert (await asyncio.wait_for(outcome, 60))[1] == DONE
     _close_report(window)
     assert window.storage_notice.isHidden()
     assert _titles(window) == ["From the backup"]

@@ -128,6 +128,8 @@ async def test_titles_still_filter_and_hidden_versions_are_said_and_switched_to(
     await until(lambda: c.current == "zh" and window.transcript.marked_view() is not None)
     assert [i.key for i in c.transcript("zh").items()] == ["z1", "z2"]  # switched to it
     assert (await c.storage.search_messages("drizzle"))[0].on_active_path
+    # The list searched again: the hit no longer says it is on another version.
+    await until(lambda: _hits(window) == [("z2", "Expect drizzle all day", False)])
     await _search(window, "no such words anywhere")
     assert window.session_list.isVisible() and window.search.hits.rowCount() == 0
 
@@ -213,3 +215,47 @@ async def test_an_older_file_is_indexed_at_start_and_the_window_says_so(tmp_path
     assert any("Preparing the conversations for search" in s for s in said)
     await _search(window, "old note 11999")
     assert [h[0] for h in _hits(window)] == ["x11999"]
+
+
+async def test_a_hit_far_up_opens_as_one_page_and_a_send_goes_under_the_latest(
+    tmp_path: Path,
+) -> None:
+    """A hit 2,000 messages up loads one page around it (not 2,000 rows); "show the latest"
+    and a message sent from there both bring the end of the conversation back."""
+    storage = SQLiteSessionStorage(tmp_path / DB_FILE_NAME)
+    try:
+        await storage.create_session(session_id="far", title="Far")
+        for i in range(2000):
+            content = "the lighthouse keeper" if i == 10 else f"line {i}"
+            cls = UserMessage if i % 2 == 0 else AssistantMessage
+            await storage.append("far", "r", cls(id=f"f{i}", content=content))
+    finally:
+        await storage.close()
+    window = await open_window(tmp_path)
+    c = window.controller
+    for _round in range(2):
+        await _search(window, "lighthouse")
+        window.search_results.choose_row(0)
+        await until(
+            lambda: c.current == "far"
+            and window.transcript.marked_view() is not None
+            and "lighthouse" in window.transcript.marked_view().message_text().toPlainText()
+        )
+        model = c.transcript("far")
+        assert model.newer and model.rowCount() <= 60
+        keys = [i.key for i in model.items()]
+        assert keys.index("f10") == len(keys) - 20  # the hit, with 19 messages under it
+        assert window.search.latest_button.isVisible()
+        view = window.transcript.marked_view()
+        await until(lambda v=view: _in_viewport(window, v), what="the hit scrolled into view")
+        if _round == 0:
+            window.search.latest_button.click()
+            await until(lambda m=model: not m.newer and m.items()[-1].key == "f1999")
+            assert not window.search.latest_button.isVisible()
+    # Sending from the page around the hit: the answer goes under the latest message.
+    window.session_filter.clear()
+    window.composer.setPlainText("And now?")
+    window.send_button.click()
+    await until(lambda: not model.newer and any(i.text == "And now?" for i in model.items()))
+    keys = [i.key for i in model.items()]
+    assert keys.index("f1999") < len(keys) - 1

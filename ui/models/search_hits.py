@@ -21,6 +21,8 @@ from PySide6.QtCore import (
     Qt,
 )
 
+from ..markdown import tooltip_text
+
 if TYPE_CHECKING:
     from engine.storage.search import SearchHit
 
@@ -74,7 +76,10 @@ class SearchHitsModel(QAbstractListModel):
             return f"{self._title_of(hit.session_id)} · {_date(hit.created_at)}"
         if role in (Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.AccessibleTextRole):
             note = "" if hit.on_active_path else " " + hidden_branch_text()
-            return f"{self._title_of(hit.session_id)}, {_date(hit.created_at)}: {hit.snippet}{note}"
+            text = f"{self._title_of(hit.session_id)}, {_date(hit.created_at)}: {hit.snippet}{note}"
+            # A snippet is a message's words (a tool's HTML, say): a tooltip shows it as text,
+            # never as rich text that would load its images.
+            return tooltip_text(text) if role == Qt.ItemDataRole.ToolTipRole else text
         if role == HIT_ROLE:
             return hit
         if role == SNIPPET_ROLE:

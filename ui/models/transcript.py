@@ -240,6 +240,9 @@ class TranscriptModel(QAbstractListModel):
         self._live_started = 0.0  # time.monotonic() when the live answer began
         self.first_seq: int | None = None  # lowest stored seq loaded (None: none yet)
         self.has_more = False  # older messages exist before first_seq
+        # the later messages of the path are not loaded: a page around a search hit is shown
+        # (`Conversations.open_at`); a request shows the latest page first
+        self.newer = False
         self._pending: TranscriptItem | None = None  # a streamed change not yet announced
         self._announce = QTimer(self)
         self._announce.setSingleShot(True)
@@ -292,9 +295,13 @@ class TranscriptModel(QAbstractListModel):
 
     # Loading ------------------------------------------------------------------------
 
-    def reset_records(self, records: Sequence[StoredMessage], has_more: bool) -> None:
-        """Show these stored messages (the latest page of the history)."""
+    def reset_records(
+        self, records: Sequence[StoredMessage], has_more: bool, *, newer: bool = False
+    ) -> None:
+        """Show these stored messages: the latest page of the history, or with ``newer`` a
+        page further up, the later ones not loaded."""
         self.announce_pending()
+        self.newer = newer
         self.beginResetModel()
         self._items = items_from_messages(records)
         self._live = None
@@ -342,11 +349,17 @@ class TranscriptModel(QAbstractListModel):
                 item.versions = found
                 self._changed(item)
 
+    @property
+    def last_seq(self) -> int | None:
+        """The highest stored seq loaded (None: none)."""
+        return max((i.seq for i in self._items if i.seq is not None), default=None)
+
     def cut_after(self, key: str) -> None:
         """Remove the rows after the row ``key`` (a regenerate answers it again)."""
         row = self.row_of(key)
         if row < 0:
             return
+        self.newer = False  # what came later is on the old branch now
         for item in list(self._items[row + 1 :]):
             self._remove(item)
 
@@ -355,6 +368,7 @@ class TranscriptModel(QAbstractListModel):
         row = self.row_of(key)
         if row < 0:
             return
+        self.newer = False
         for item in list(self._items[row:]):
             self._remove(item)
 

@@ -24,6 +24,7 @@ class StorageNotice(QFrame):
     """A persistent notice about the conversation file; objectName ``storageNotice``."""
 
     retryRequested = Signal()  # noqa: N815 (Qt naming): the person pressed Try again
+    restoreRequested = Signal()  # noqa: N815: "Restore from a backup…" (a page only)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -49,8 +50,13 @@ class StorageNotice(QFrame):
         self.retry_button = QPushButton(self)
         self.retry_button.setObjectName("storageRetryButton")
         self.retry_button.clicked.connect(self.retryRequested.emit)
+        # A file that cannot be used at start-up: a backup can take its place (`ui.archive_actions`).
+        self.restore_button = QPushButton(self)
+        self.restore_button.setObjectName("storageRestoreButton")
+        self.restore_button.clicked.connect(self.restoreRequested.emit)
         row = QHBoxLayout()
         row.addStretch(1)
+        row.addWidget(self.restore_button)
         row.addWidget(self.retry_button)
         for widget in (self.title, self.message, self.advice, self.file):
             layout.addWidget(widget)
@@ -85,6 +91,7 @@ class StorageNotice(QFrame):
     def _draw(self) -> None:
         message, action, path = self._state
         self.setVisible(bool(message))
+        self.restore_button.setVisible(self._page)
         if not message:
             return
         self.title.setText(self.title_text(action))
@@ -130,6 +137,7 @@ class StorageNotice(QFrame):
     def retranslate(self) -> None:
         self.setAccessibleName(self.tr("Problem with the conversation file"))
         self.retry_button.setText(self.tr("Try again"))
+        self.restore_button.setText(self.tr("Restore from a backup…"))
         self._draw()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802

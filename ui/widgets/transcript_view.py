@@ -246,8 +246,9 @@ class TranscriptView(QScrollArea):
         self._stick = False
         self._reveal(view)
         # The layout of rows just built settles over the next turns of the event loop.
-        QTimer.singleShot(0, lambda: self._reveal(view))
-        QTimer.singleShot(50, lambda: self._reveal(view))
+        # (the view as the timers' context: a closed window cancels them)
+        QTimer.singleShot(0, self, lambda: self._reveal(view))
+        QTimer.singleShot(50, self, lambda: self._reveal(view))
         return view
 
     def _reveal(self, view: QWidget) -> None:

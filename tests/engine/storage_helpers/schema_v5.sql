@@ -53,7 +53,7 @@ INSERT INTO "schema_migrations" VALUES('0001_core_tables',1764399999.0);
 INSERT INTO "schema_migrations" VALUES('0002_drafts',1764400010.0);
 INSERT INTO "schema_migrations" VALUES('0003_tool_starts',1764400020.0);
 INSERT INTO "schema_migrations" VALUES('0004_message_tree',1.79615855011267876628e+09);
-INSERT INTO "schema_migrations" VALUES('0005_search_index',1.79616625831679677964e+09);
+INSERT INTO "schema_migrations" VALUES('0005_search_index',1796170000.0);
 CREATE TABLE sessions (
             id TEXT PRIMARY KEY,
             title TEXT,
@@ -73,10 +73,10 @@ INSERT INTO "tool_starts" VALUES('chat-1','call_1',1764400001.5);
 CREATE INDEX sessions_by_updated ON sessions(updated_at);
 CREATE INDEX messages_by_parent ON messages(session_id, parent_seq, seq);
 CREATE INDEX messages_by_id ON messages(session_id, id, seq);
-CREATE VIEW message_text(rid, text) AS SELECT rowid, CASE WHEN messages.type IN ('user', 'assistant', 'tool', 'system') THEN json_extract(messages.body, '$.content') END FROM messages;
-CREATE TRIGGER message_indexed AFTER INSERT ON messages BEGIN INSERT INTO message_index(rowid, text) VALUES (new.rowid, CASE WHEN new.type IN ('user', 'assistant', 'tool', 'system') THEN json_extract(new.body, '$.content') END); END;
-CREATE TRIGGER message_unindexed AFTER DELETE ON messages BEGIN INSERT INTO message_index(message_index, rowid, text) VALUES ('delete', old.rowid, CASE WHEN old.type IN ('user', 'assistant', 'tool', 'system') THEN json_extract(old.body, '$.content') END); END;
-CREATE TRIGGER message_reindexed AFTER UPDATE OF body, type ON messages BEGIN INSERT INTO message_index(message_index, rowid, text) VALUES ('delete', old.rowid, CASE WHEN old.type IN ('user', 'assistant', 'tool', 'system') THEN json_extract(old.body, '$.content') END); INSERT INTO message_index(rowid, text) VALUES (new.rowid, CASE WHEN new.type IN ('user', 'assistant', 'tool', 'system') THEN json_extract(new.body, '$.content') END); END;
+CREATE VIEW message_text(rid, text) AS SELECT rowid, CASE WHEN messages.type IN ('user', 'assistant', 'tool', 'system') AND json_valid(messages.body) THEN json_extract(messages.body, '$.content') END FROM messages;
+CREATE TRIGGER message_indexed AFTER INSERT ON messages BEGIN INSERT INTO message_index(rowid, text) VALUES (new.rowid, CASE WHEN new.type IN ('user', 'assistant', 'tool', 'system') AND json_valid(new.body) THEN json_extract(new.body, '$.content') END); END;
+CREATE TRIGGER message_unindexed AFTER DELETE ON messages BEGIN INSERT INTO message_index(message_index, rowid, text) VALUES ('delete', old.rowid, CASE WHEN old.type IN ('user', 'assistant', 'tool', 'system') AND json_valid(old.body) THEN json_extract(old.body, '$.content') END); END;
+CREATE TRIGGER message_reindexed AFTER UPDATE OF body, type ON messages BEGIN INSERT INTO message_index(message_index, rowid, text) VALUES ('delete', old.rowid, CASE WHEN old.type IN ('user', 'assistant', 'tool', 'system') AND json_valid(old.body) THEN json_extract(old.body, '$.content') END); INSERT INTO message_index(rowid, text) VALUES (new.rowid, CASE WHEN new.type IN ('user', 'assistant', 'tool', 'system') AND json_valid(new.body) THEN json_extract(new.body, '$.content') END); END;
 CREATE INDEX imports_by_session ON imports(session_id);
 CREATE VIRTUAL TABLE message_index USING fts5(text, content = 'message_text', content_rowid = 'rid', tokenize = 'trigram');
 INSERT INTO message_index(message_index) VALUES ('rebuild');
