@@ -259,3 +259,23 @@ async def test_a_hit_far_up_opens_as_one_page_and_a_send_goes_under_the_latest(
     await until(lambda: not model.newer and any(i.text == "And now?" for i in model.items()))
     keys = [i.key for i in model.items()]
     assert keys.index("f1999") < len(keys) - 1
+
+
+def test_the_hits_model_passes_the_model_tester_and_its_tooltips_are_text(qtmodeltester) -> None:
+    from engine.storage.search import SearchHit
+    from ui.models.search_hits import SearchHitsModel
+
+    hostile = SearchHit(
+        "s", 2, "m", "tool", 0.0, '<img src="/dev/zero" width=900> & <b>bold</b>', ((0, 4),), False
+    )
+    plain = SearchHit("s", 1, "q", "user", 0.0, "plain words", ((0, 5),), True)
+    model = SearchHitsModel(lambda sid: "<i>Title</i>")
+    model.set_hits("img", [hostile, plain])
+    qtmodeltester.check(model)
+    tip = model.index(0, 0).data(Qt.ItemDataRole.ToolTipRole)
+    assert tip.startswith("<qt>") and "<img" not in tip and "&lt;img" in tip
+    assert "&lt;i&gt;Title" in tip and "another version" in tip
+    other = model.index(1, 0).data(Qt.ItemDataRole.ToolTipRole)
+    assert "plain words" in other and "<i>" not in other  # the title's tag is text too
+    model.clear()
+    qtmodeltester.check(model)
