@@ -252,3 +252,25 @@ async def test_regenerate_with_another_model_from_the_arrow(tmp_path, provider_s
     assert provider_server.chat_requests()[-1].body["model"] == "loopback-think"
     assert "loopback-think" in window.model_picker.currentText()  # the conversation keeps it
     await close_window(window)
+
+
+def test_an_answer_of_another_day_says_its_date(qtbot) -> None:
+    """An imported history's answers are years old: their line says the date, not only
+    the time; today's say the time."""
+    import time
+
+    from PySide6.QtCore import QDateTime, QLocale
+
+    from ui.models.items import TranscriptItem
+    from ui.widgets.message_actions import MessageActions
+
+    bar = MessageActions(ItemKind.ASSISTANT)
+    qtbot.addWidget(bar)
+    old = 1705317540.0  # 2024-01-15
+    item = TranscriptItem(ItemKind.ASSISTANT, "a", model="gpt-4", created_at=old)
+    day = QLocale().toString(QDateTime.fromSecsSinceEpoch(int(old)).date(), QLocale.FormatType.ShortFormat)
+    clock = time.strftime("%H:%M", time.localtime(old))
+    assert bar.meta_text(item) == f"gpt-4 · {day} {clock}"
+    now = time.time()
+    item.created_at = now
+    assert bar.meta_text(item) == f"gpt-4 · {time.strftime('%H:%M', time.localtime(now))}"

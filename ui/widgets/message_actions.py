@@ -161,7 +161,7 @@ class MessageActions(QWidget):
         if item.model:
             parts.append(item.model)
         if item.created_at:
-            parts.append(time.strftime("%H:%M", time.localtime(item.created_at)))
+            parts.append(_when(item.created_at))
         if item.output_tokens:
             parts.append(self.tr("{count} tokens").format(count=item.output_tokens))
             if item.seconds and item.seconds > 0.05:
@@ -188,3 +188,14 @@ class MessageActions(QWidget):
             entry.triggered.connect(lambda _=False, action=action: self.triggered.emit(action))
             actions.append(entry)
         return actions
+
+
+def _when(created_at: float) -> str:
+    """The time for today's messages; the date too for older ones (an imported history)."""
+    from PySide6.QtCore import QDateTime, QLocale
+
+    when = QDateTime.fromSecsSinceEpoch(int(created_at))
+    clock = time.strftime("%H:%M", time.localtime(created_at))
+    if when.date() == QDateTime.currentDateTime().date():
+        return clock
+    return f"{QLocale().toString(when.date(), QLocale.FormatType.ShortFormat)} {clock}"
