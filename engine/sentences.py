@@ -336,6 +336,19 @@ _SENTENCES: dict[str, tuple[str, str]] = {
         "again.",
         "文件 {path} 不是完整的导出文件：{detail}。没有导入任何内容；请重新导出。",
     ),
+    "archive.too_deep": (
+        "The file {path} is nested too deeply to be read: {problem} (around byte {offset}). "
+        "Nothing was imported.",
+        "文件 {path} 嵌套过深，无法读取：{problem}（约在第 {offset} 字节处）。没有导入任何内容。",
+    ),
+    "archive.too_deep.levels": (
+        "its lists and objects are nested more than {limit} levels deep",
+        "其中的列表和对象嵌套超过 {limit} 层",
+    ),
+    "archive.too_deep.keys": (
+        "the keys leading to one of its lists or objects add up to more than {limit} bytes",
+        "通向其中某个列表或对象的各层键名合计超过 {limit} 字节",
+    ),
     "archive.bad_zip": (
         "The file {path} is a damaged zip archive ({detail}), so nothing was imported.",
         "文件 {path} 是一个损坏的 zip 压缩包（{detail}），因此没有导入任何内容。",

@@ -51,6 +51,7 @@ from ..errors import ArchiveError
 from ..messages import AssistantMessage, Message, SystemMessage, UserMessage
 from ..sentences import Phrase
 from ..text import clean
+from ._guard import DepthGuard, TooDeep
 from .records import ImportedConversation, ImportedMessage, ImportSkip
 
 __all__ = ["SOURCE", "read_conversations"]
@@ -81,7 +82,10 @@ def read_conversations(
             JSON, JSON that is not a list, or a list whose first item is not a ChatGPT
             conversation (its ``problem`` says which); ``archive.zip_without_conversations``;
             ``archive.bad_zip``; ``archive.damaged`` — the JSON breaks off or is malformed
-            before its first conversation (after it, a last `ImportSkip` says so instead).
+            before its first conversation (after it, a last `ImportSkip` says so instead);
+            ``archive.too_deep`` — it nests lists and objects too deeply for the parser to
+            read within bounded memory (`engine.archive._guard`; after the first
+            conversation, a last `ImportSkip` too).
     """
     path = name or _name_of(source)
     with ExitStack() as stack:
@@ -247,11 +251,21 @@ _DAMAGE = (ijson.JSONError, UnicodeDecodeError, zipfile.BadZipFile, zlib.error, 
 
 def _read(stream: _SurrogateFilter, path: str) -> Iterator[ImportedConversation | ImportSkip]:
     count = 0
-    items = ijson.items(stream, "item", use_float=True)
+    items = ijson.items(DepthGuard(stream), "item", use_float=True)
     while True:
         try:
             item = next(items)
         except StopIteration:
+            return
+        except TooDeep as exc:
+            if count == 0:
+                raise exc.error(path) from exc
+            yield ImportSkip(
+                None,
+                None,
+                f"The rest of the file could not be read: after conversation {count}, it is "
+                f"nested too deeply ({exc}).",
+            )
             return
         except _DAMAGE as exc:
             if count == 0:

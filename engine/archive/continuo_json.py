@@ -28,6 +28,7 @@ import ijson  # type: ignore[import-untyped, unused-ignore]
 from ..errors import ArchiveError, ContinuoError
 from ..messages import message_from_dict
 from ..sentences import ErrorAction, sentence
+from ._guard import DepthGuard, TooDeep
 from .export import EXPORT_FORMAT, EXPORT_VERSION
 from .records import ImportedConversation, ImportedMessage, ImportSkip
 
@@ -53,17 +54,21 @@ def read_conversations(
     Raises:
         ArchiveError: the file is not a complete Continuo export this version reads
             (``archive.empty``, ``archive.not_continuo``, ``archive.newer``,
-            ``archive.damaged``); raised before the first conversation is yielded.
+            ``archive.damaged``), or nests too deeply to be read within bounded memory
+            (``archive.too_deep``, `engine.archive._guard`); raised before the first
+            conversation is yielded.
     """
     path = name if name is not None else str(getattr(file, "name", "the file"))
     start = file.tell()
     _check(file, path)
     file.seek(start)
     try:
-        for raw in ijson.items(file, "conversations.item", use_float=True):
+        for raw in ijson.items(DepthGuard(file), "conversations.item", use_float=True):
             yield _conversation(raw)
     except ijson.JSONError as exc:  # the file changed since it was checked
         raise _damaged(path, exc, file) from exc
+    except TooDeep as exc:
+        raise exc.error(path) from exc
 
 
 def _check(file: BinaryIO, path: str) -> None:
@@ -71,7 +76,7 @@ def _check(file: BinaryIO, path: str) -> None:
     found_format: Any = None
     version: Any = None
     header_done = False
-    events = ijson.parse(file, use_float=True)
+    events = ijson.parse(DepthGuard(file), use_float=True)
     try:
         first = next(events, None)
         if first is None:
@@ -98,6 +103,8 @@ def _check(file: BinaryIO, path: str) -> None:
         if header_done:
             raise _damaged(path, exc, file) from exc
         raise _not_continuo(path, "it is not JSON") from exc
+    except TooDeep as exc:
+        raise exc.error(path) from exc
     if not header_done:
         _check_header(path, found_format, version)
         raise ArchiveError(

@@ -21,7 +21,11 @@ Invariants:
   running; `progress` is called on the caller's loop between pages.
 * The target is written whole or not at all: the export goes to a temporary file beside it
   (``.name.partial-<random>``), is flushed and fsynced, then renamed onto it. On any error,
-  and on cancellation, the temporary file is removed and the target is as it was.
+  and on cancellation, the temporary file is removed and the target is as it was. The rename
+  is the line: a cancel before the final rename leaves nothing; after it, the export stands
+  (`export_conversations` returns its report, declining the cancel). The last step (flush,
+  fsync, rename) runs in a thread that cannot be stopped, so a cancel that arrives during it
+  finds the rename done.
 * No secret leaves: conversation metadata loses every key whose name looks like a
   credential (`is_secret_name`), and key-shaped values are redacted (`engine.redaction`).
 * The file is created private (0600), like the database it comes from.
@@ -29,6 +33,7 @@ Invariants:
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import html
 import json
@@ -56,6 +61,7 @@ from ..messages import (
 from ..redaction import Redactor
 from ..sentences import ErrorAction, Phrase, describe_stop
 from ..storage.archive import ArchivedMessage, ArchivedSession
+from ..storage.backup import is_database_file
 from ._thread import in_thread
 
 if TYPE_CHECKING:
@@ -158,10 +164,13 @@ async def export_conversations(
             written), or the database's own faults (an unreadable message): the target is
             unchanged.
         ValueError: `fmt` is not a format.
+        asyncio.CancelledError: the task was cancelled before the final step; the target
+            is unchanged. A cancel that arrives during that step (which ends with the rename)
+            is declined: the export stands, and its report is returned.
     """
     kind = ExportFormat(fmt)
     target = Path(path)
-    if _is_database(target, storage.path):
+    if is_database_file(target, storage.path):
         raise ArchiveError(
             str(target),
             key="archive.cannot_write",
@@ -215,11 +224,19 @@ async def export_conversations(
             await in_thread(sink.add, formatter.end_conversation)
             conversations += 1
         await in_thread(sink.add, formatter.end)
-        size = await in_thread(sink.commit)
+        await in_thread(sink.commit)
+    except asyncio.CancelledError:
+        if not sink.committed:
+            sink.discard()
+            raise
+        # Cancelled after the rename: the file is in place, whole, so the export is done.
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
     except BaseException:
         sink.discard()
         raise
-    return ExportReport(conversations, done, target, size)
+    return ExportReport(conversations, done, target, sink.size)
 
 
 # ---------------------------------------------------------------------------- the file
@@ -238,6 +255,12 @@ class _Sink:
         self._pending: list[bytes] = []
         self._pending_size = 0
         self._written = 0
+        self.committed = False  #: renamed onto the target: the export is in place
+
+    @property
+    def size(self) -> int:
+        """The bytes written so far (the file's size, once committed)."""
+        return self._written
 
     def open(self) -> None:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
@@ -261,6 +284,7 @@ class _Sink:
             self._file.close()
             os.replace(self.temp, self.target)
         self._file = None
+        self.committed = True
         _sync_folder(self.target.parent)
         return self._written
 
@@ -295,16 +319,6 @@ class _Sink:
                 params={"reason": exc.strerror or str(exc)},
                 action=ErrorAction.CHECK_FOLDER,
             ) from exc
-
-
-def _is_database(target: Path, database: Path) -> bool:
-    """True when `target` is the database file or one of its companions (-wal, -shm...)."""
-    try:
-        here, there = target.resolve(), database.resolve()
-    except OSError:
-        return False
-    companions = {there.name + suffix for suffix in ("", "-wal", "-shm", "-journal")}
-    return here.parent == there.parent and here.name in companions
 
 
 def _sync_folder(folder: Path) -> None:
@@ -453,7 +467,8 @@ _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 def _images_as_links(text: str) -> str:
     """Markdown image syntax turned into links (outside code blocks): an export loads
-    nothing by itself, not even when opened in a viewer that renders Markdown."""
+    nothing by itself, not even when opened in a viewer that renders Markdown (`_Inert`
+    makes sure of it, and of raw HTML)."""
     if "![" not in text:
         return text
     lines = text.split("\n")
@@ -470,6 +485,111 @@ def _images_as_links(text: str) -> str:
                 lambda m: f"[image: {m.group(1)}]" if m.group(1) else "[image]", line
             )
     return "\n".join(lines)
+
+
+# What could load something in a viewer that renders Markdown: raw HTML (which CommonMark
+# passes through: ``<img src=https://...>``) and images.
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")  # a tag, comment, declaration or autolink
+_TOP_FENCE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})", re.MULTILINE)
+_LOADING = frozenset({"html_block", "html_inline", "image"})
+_END_PROBE = "\n\n<!-- -->\n"  # raw HTML after a text: shows whether the text left code open
+
+
+def _defused(text: str) -> str:
+    """`text` with nothing that starts a tag or an image: ``<b`` made ``&lt;b``, ``![``
+    made ``!\\[``."""
+    return _TAG_START.sub("&lt;", text).replace("![", "!\\[")
+
+
+def _defused_line(line: str) -> str:
+    """`_defused`, but a ``<`` inside an inline code span on the line stays (`Vec<T>`).
+
+    The spans are told apart simply (a run of backticks to the next run as long): where
+    that is wrong, markdown-it still finds the tag afterwards, and `_Inert` escapes it.
+    """
+    if "`" not in line:
+        return _defused(line)
+    parts = re.split(r"(`+)", line)
+    out: list[str] = []
+    number = 0
+    while number < len(parts):
+        part = parts[number]
+        if part.startswith("`") and part in parts[number + 1 :]:
+            end = parts.index(part, number + 1)
+            out.append(part + "".join(parts[number + 1 : end]).replace("![", "!\\[") + part)
+            number = end + 1
+            continue
+        out.append(_defused(part))
+        number += 1
+    return "".join(out)
+
+
+def _loads(tokens: Sequence[Token]) -> bool:
+    return any(
+        t.type in _LOADING or any(c.type in _LOADING for c in t.children or ()) for t in tokens
+    )
+
+
+def _defused_outside_code(text: str, tokens: Sequence[Token]) -> str:
+    """`_defused` on each line of `text` that is not in a code block of `tokens`."""
+    code: set[int] = set()
+    for token in tokens:
+        if token.type in ("fence", "code_block") and token.map:
+            code.update(range(*token.map))
+    lines = text.split("\n")
+    return "\n".join(line if n in code else _defused_line(line) for n, line in enumerate(lines))
+
+
+class _Inert:
+    """Message text as Markdown that loads nothing, even in a viewer that renders Markdown
+    with raw HTML (most do), and that leaves no code block open over what follows it.
+
+    Text is kept as written where it is plain: images become links (`_images_as_links`), and
+    markdown-it (CommonMark) is asked only about text with a tag, an image or a fence left.
+    Where it finds raw HTML or an image, each ``<`` that starts a tag and each ``![`` outside
+    code blocks is escaped (inside them text shows as written; if the escaping changed what
+    is code, everywhere). A fence the text leaves open is closed: the next message's fence
+    cannot end it, turning what was checked as code into text.
+    """
+
+    def __init__(self) -> None:
+        self._md: MarkdownIt | None = None  # CommonMark, raw HTML on: it is what is looked for
+        self._blocks: MarkdownIt | None = None  # the same, blocks only (three times faster)
+
+    def __call__(self, text: str) -> str:
+        text = _images_as_links(text)
+        # "![" left: an image may use a link definition in another message.
+        risky = _TAG_START.search(text) is not None or "![" in text
+        if not (risky or _TOP_FENCE.search(text)):
+            return text
+        if self._md is None or self._blocks is None:
+            from markdown_it import MarkdownIt  # imported by an export that needs it only
+
+            self._md = MarkdownIt("commonmark")
+            self._blocks = MarkdownIt("commonmark").disable("inline")
+        text = text.replace("\r\n", "\n").replace("\r", "\n")  # markdown-it's lines
+        if risky:
+            tokens = self._md.parse(text)
+            if _loads(tokens) or "![" in text:
+                text = _defused_outside_code(text, tokens)
+                tokens = self._md.parse(text)
+                if _loads(tokens) or _defused_outside_code(text, tokens) != text:
+                    text = _defused(text)
+        if _TOP_FENCE.search(text):
+            tokens = self._blocks.parse(text + _END_PROBE)
+            if tokens[-1].type != "html_block":  # the probe was taken into an open fence
+                fences = [t for t in tokens if t.type == "fence" and t.level == 0]
+                if fences:
+                    text += "\n" + fences[-1].markup
+        return text
+
+
+def _code_span(text: str) -> str:
+    """`text` (a tool's name) as an inline code span that no backtick in it can end."""
+    text = _one_line(text)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    return f"{fence} {text} {fence}" if longest else f"{fence}{text}{fence}"
 
 
 def _fenced(text: str, language: str = "") -> str:
@@ -490,10 +610,15 @@ def _quoted(text: str) -> str:
 
 
 class _Markdown:
-    """Readable Markdown: the shown version, headings per speaker, tools as code blocks."""
+    """Readable Markdown: the shown version, headings per speaker, tools as code blocks.
+
+    Like the HTML, it loads nothing when a viewer renders it: every text of a message goes
+    through `_Inert`, what the export writes itself through `_inline` or a code block.
+    """
 
     def __init__(self) -> None:
         self._first = True
+        self._inert = _Inert()
 
     def begin(self, exported_at: float) -> str:
         return f"<!-- Exported from Continuo on {_when(exported_at)} -->\n\n"
@@ -517,29 +642,30 @@ class _Markdown:
         return "".join(self._message(item.message) for item in page)
 
     def _message(self, m: Message) -> str:
+        inert = self._inert
         if isinstance(m, UserMessage):
-            return f"## You\n\n{_images_as_links(m.content)}\n\n"
+            return f"## You\n\n{inert(m.content)}\n\n"
         if isinstance(m, AssistantMessage):
             parts = ["## Assistant" + (f" ({_inline(m.model)})" if m.model else "") + "\n\n"]
             if m.reasoning:
-                parts.append(_quoted("**Reasoning**\n\n" + m.reasoning) + "\n\n")
+                parts.append(_quoted("**Reasoning**\n\n" + inert(m.reasoning)) + "\n\n")
             if m.content:
-                parts.append(_images_as_links(m.content) + "\n\n")
+                parts.append(inert(m.content) + "\n\n")
             for call in m.tool_calls:
-                parts.append(
-                    f"**Tool call:** `{call.name}`\n\n{_fenced(_arguments(call.arguments), 'json')}\n"
-                )
+                arguments = _fenced(_arguments(call.arguments), "json")
+                parts.append(f"**Tool call:** {_code_span(call.name)}\n\n{arguments}\n")
             stop = _stop_line(m)
             if stop:
                 parts.append(f"{_inline(_one_line(stop))}\n\n")
             return "".join(parts)
         if isinstance(m, ToolMessage):
             outcome = m.outcome.value if m.outcome is not None else "ok"
-            return f"### Tool result: `{m.name}` ({outcome})\n\n{_fenced(m.content)}\n"
+            name = _code_span(m.name)
+            return f"### Tool result: {name} ({_inline(outcome)})\n\n{_fenced(m.content)}\n"
         if isinstance(m, InternalMessage):
-            return _quoted(f"*Continuo:* {m.content}") + "\n\n"
+            return _quoted(f"*Continuo:* {inert(m.content)}") + "\n\n"
         if isinstance(m, SystemMessage):
-            return f"## System\n\n{m.content}\n\n"
+            return f"## System\n\n{inert(m.content)}\n\n"
         return ""
 
     def end_conversation(self) -> str:

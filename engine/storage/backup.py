@@ -11,7 +11,12 @@ Invariants:
   ``-wal``/``-shm`` beside it), is private (0600), and passes ``PRAGMA quick_check`` before
   it is renamed to the chosen name. Until then it is a temporary file beside the destination,
   removed on any failure or cancellation: a failed or cancelled backup leaves no file, and an
-  existing file of that name is replaced only by a complete, checked copy.
+  existing file of that name is replaced only by a complete, checked copy. The rename is the
+  line: a cancel before the final rename leaves nothing; after it, the backup stands
+  (`backup_database` returns it, declining the cancel).
+* A backup is never written over the conversation file, nor over a file SQLite keeps beside
+  it (``-wal``, ``-shm``, ``-journal``: SQLite would delete or replay it), and a restore never
+  reads one of those as the backup (`is_database_file`).
 * A copy holds no leases. A lease names the process writing the original file; in the copy
   nobody writes, and a lease naming this (live) process would keep every conversation that
   was answering busy forever. Without it the copy behaves as after a crash: an answer that was
@@ -54,6 +59,7 @@ __all__ = [
     "BackupSummary",
     "backup_database",
     "inspect_backup",
+    "is_database_file",
     "restore_database",
 ]
 
@@ -88,8 +94,9 @@ async def backup_database(
 
     The copy is made from a separate read-only connection (see the module docstring), in a
     worker thread; the storage keeps working meanwhile. Cancelling the task stops the copy
-    and removes what was written (once the checked copy has been renamed into place it is
-    complete, and stays).
+    and removes what was written. A cancel before the final rename leaves nothing; after it,
+    the backup stands: the checked copy is complete, and ``destination`` is returned (the
+    cancel is declined).
 
     Args:
         storage: the open store whose file is backed up (opened here if it was not yet).
@@ -100,12 +107,15 @@ async def backup_database(
         ``destination``.
 
     Raises:
-        ValueError: ``destination`` is the conversation file itself.
+        ValueError: ``destination`` is the conversation file itself, or a file SQLite keeps
+            beside it (``-wal``, ``-shm``, ``-journal``).
+        asyncio.CancelledError: the task was cancelled before the copy was renamed into
+            place; no file was written.
         StorageError: the conversation file cannot be read, or the destination written
             (`StorageFullError`, `StorageReadOnlyError`, `StoragePermissionError`...).
     """
     destination = Path(destination)
-    if _same_file(destination, storage.path):
+    if is_database_file(destination, storage.path):
         raise ValueError("a backup cannot replace the conversation file it copies")
     # Opens, checks and migrates the file if the storage has not yet: the copy is of a file
     # this version wrote, never of one it would refuse.
@@ -128,9 +138,13 @@ async def backup_database(
         while not copy.done():
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.wait({copy})
-        if not copy.cancelled():
-            copy.exception()  # seen: the copy's own stop (or failure) ends with the cancel
-        raise
+        if copy.cancelled() or copy.exception() is not None:
+            raise  # the copy's own stop (or failure), seen, ends with the cancel
+        # It was renamed into place before the cancel reached it: the backup is done.
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+        return copy.result()
 
 
 def inspect_backup(path: Path) -> BackupSummary:
@@ -173,12 +187,13 @@ def restore_database(data_path: Path, backup_path: Path) -> Path | None:
         CorruptDatabaseError: the backup is damaged, is not SQLite, is another program's or
             holds no Continuo database. Nothing was changed.
         NewerSchemaError: a newer Continuo wrote the backup. Nothing was changed.
-        ValueError: ``backup_path`` is the conversation file itself.
+        ValueError: ``backup_path`` is the conversation file itself, or a file SQLite keeps
+            beside it (``-wal``, ``-shm``, ``-journal``).
         StorageError: the disk refused (`StorageFullError`, `StorageReadOnlyError`...).
             The current file is where it was.
     """
     data_path, backup_path = Path(data_path), Path(backup_path)
-    if _same_file(backup_path, data_path):
+    if is_database_file(backup_path, data_path):
         raise ValueError("the backup is the conversation file itself")
     _check_backup(backup_path)
     refuse_unusable(data_path)
@@ -388,9 +403,15 @@ def _sync_folder(folder: Path) -> None:
             os.close(fd)
 
 
-def _same_file(a: Path, b: Path) -> bool:
+def is_database_file(path: Path, database: Path) -> bool:
+    """True when ``path`` is the database ``database`` (by name, through a link, or the same
+    file under another name) or one of the files SQLite keeps beside it (``-wal``, ``-shm``,
+    ``-journal``): a file that a backup or an export must not replace, nor a restore read."""
     try:
-        return a.resolve() == b.resolve() or (a.exists() and b.exists() and a.samefile(b))
+        here, there = path.resolve(), database.resolve()
+        if here.parent == there.parent and here.name in {there.name + s for s in ("", *_BESIDE)}:
+            return True
+        return path.exists() and database.exists() and path.samefile(database)
     except OSError:
         return False
 

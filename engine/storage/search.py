@@ -31,6 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..text import clean
 from .tree import FROM_ACTIVE, path_sql
 
 __all__ = ["SNIPPET_CHARS", "MessageSearch", "SearchHit", "casefold", "search_terms"]
@@ -76,9 +77,15 @@ class SearchHit:
 
 
 def search_terms(query: str) -> list[str]:
-    """The terms of a query: its words, without duplicates (case-insensitively)."""
+    """The terms of a query: its words, without duplicates (case-insensitively).
+
+    The query is made storable text first, as every message is: a lone surrogate becomes
+    U+FFFD (`engine.text.clean`; it is not UTF-8, so SQLite cannot take it) and NUL
+    characters are dropped (the full-text index's query syntax ends at one), so whatever is
+    typed or pasted searches instead of failing.
+    """
     seen: dict[str, str] = {}
-    for word in query.split():
+    for word in clean(query).replace("\x00", "").split():
         seen.setdefault(word.casefold(), word)
     return list(seen.values())
 

@@ -262,6 +262,70 @@ async def test_a_backup_replaces_an_older_file_and_refuses_the_data_file(tmp_pat
     assert _leftovers(tmp_path) == []
 
 
+async def test_a_cancel_after_the_final_rename_leaves_the_backup_standing(tmp_path, monkeypatch):
+    """The rename is the line: cancelled after it (while the folder is synced), the backup
+    is complete and in place, and says so rather than "no file was written"."""
+    storage = SQLiteSessionStorage(tmp_path / "data" / "continuo.sqlite3")
+    destination = tmp_path / "out" / "backup.db"
+    destination.parent.mkdir()
+    loop = asyncio.get_running_loop()
+    sync_folder = backup_module._sync_folder
+
+    def sync_then_cancel(folder: Path) -> None:  # in the copy's worker thread
+        sync_folder(folder)
+        loop.call_soon_threadsafe(task.cancel)  # reaches the task before the copy's end does
+
+    try:
+        await _seed(storage, {"a": 3})
+        monkeypatch.setattr(backup_module, "_sync_folder", sync_then_cancel)
+        task = asyncio.ensure_future(backup_database(storage, destination))
+        assert await task == destination
+        assert not task.cancelled() and task.cancelling() == 0
+    finally:
+        await storage.close()
+    assert _raw(destination, "SELECT COUNT(*) FROM messages") == [(3,)]
+    assert sorted(p.name for p in destination.parent.iterdir()) == ["backup.db"]
+
+
+async def test_a_backup_never_replaces_a_file_sqlite_keeps_beside_the_data(tmp_path):
+    """SQLite deletes or replays its -wal, -shm and -journal: a backup there would vanish,
+    or be taken for the data's own journal."""
+    data = tmp_path / "continuo.sqlite3"
+    storage = SQLiteSessionStorage(data)
+    try:
+        await _seed(storage, {"a": 2})
+        for suffix in ("-wal", "-shm", "-journal"):
+            with pytest.raises(ValueError, match="cannot replace the conversation file"):
+                await backup_database(storage, _beside(data, suffix))
+        await storage.append("a", "later", UserMessage(content="after the refusals"))
+    finally:
+        await storage.close()
+    assert _names(data) == {"continuo.sqlite3"} and _leftovers(tmp_path) == []
+    assert await _sessions(data) == {"a": 3}
+
+
+async def test_a_restore_never_reads_a_file_sqlite_keeps_beside_the_data(tmp_path):
+    backups = tmp_path / "backups"
+    backups.mkdir()
+    backup = await _backup_of(backups, {"old": 2})
+    data = tmp_path / "data" / "continuo.sqlite3"
+    storage = SQLiteSessionStorage(data)
+    try:
+        await _seed(storage, {"current": 1})
+    finally:
+        await storage.close()
+    digest = _digest(data)
+    for suffix in ("-wal", "-shm", "-journal"):
+        beside = _beside(data, suffix)
+        beside.write_bytes(backup.read_bytes())  # a real backup, under a name SQLite uses
+        with pytest.raises(ValueError, match="is the conversation file itself"):
+            await asyncio.to_thread(restore_database, data, beside)
+        assert sorted(p.name for p in data.parent.iterdir()) == sorted([data.name, beside.name])
+        assert _digest(data) == digest and _digest(beside) == _digest(backup)
+        beside.unlink()
+    assert await _sessions(data) == {"current": 1}
+
+
 async def test_a_backup_where_no_file_can_be_written_is_a_storage_error(tmp_path):
     """The destination's folder is a file (the refusal the disk gives, as root too: the
     suite runs as root, where permission bits refuse nothing)."""

@@ -21,8 +21,10 @@ from typing import Any
 import pytest
 
 from engine.archive import ExportFormat, export_conversations
+from engine.archive import export as export_module
 from engine.archive.export import EXPORT_FORMAT, EXPORT_VERSION, public_metadata
 from engine.errors import ArchiveError, StorageError, UnknownMessageTypeError
+from engine.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
 from engine.storage.sqlite import SQLiteSessionStorage
 from tests.engine.archive_helpers import (
     METADATA,
@@ -183,6 +185,60 @@ async def test_markdown_notes_a_stopped_answer(
     assert "# Untitled conversation\n" in empty and "This conversation has no messages." in empty
 
 
+def _loading(markdown: str) -> list[str]:
+    """What in `markdown` a viewer that renders Markdown with raw HTML would load or run
+    (CommonMark, as markdown-it reads it): raw HTML and images, but the export's own
+    comment at the top."""
+    from markdown_it import MarkdownIt
+
+    found = []
+    for token in MarkdownIt("commonmark").enable(["table"]).parse(markdown):
+        for t in (token, *(token.children or ())):
+            if t.type in ("html_block", "html_inline", "image"):
+                found.append(t.content or str(t.attrs.get("src")))
+    own = re.compile(r"<!-- Exported from Continuo on [^<>]* -->\n")
+    return [f for f in found if not own.fullmatch(f)]
+
+
+async def test_markdown_loads_nothing_even_where_raw_html_renders(
+    storage: SQLiteSessionStorage, tmp_path: Path
+) -> None:
+    await seed(storage)  # "hostile": <script>, <img onerror>, <iframe>, <svg>, <style>...
+    question = (
+        "Why does `Vec<T>` break <b>here</b>? <img src=https://example.com/pixel.png>\n\n"
+        "```html\n<img src=https://example.com/in-code.png>\n```\n\n![a [b]](https://e.x/1.png)"
+    )
+    await storage.append("code", "r", UserMessage(content=question))
+    # An answer cut inside a code block, then a message whose own block would close it and
+    # turn what it holds as code into page content.
+    await storage.append("code", "r", AssistantMessage(content="Look:\n\n```\ncut off"))
+    await storage.append(
+        "code", "r", UserMessage(content="```\n<img src=https://example.com/after.png>\n```")
+    )
+    text = await export(storage, tmp_path / "all.md", ExportFormat.MARKDOWN)
+    assert _loading(text) == []
+    assert "&lt;script>alert(1)&lt;/script>\n\n&lt;img src=x onerror=alert(1)>" in text
+    # Text is kept as written where it loads nothing: code blocks, inline code, plain text.
+    assert "Why does `Vec<T>` break &lt;b>here&lt;/b>? &lt;img src=https://example.com/" in text
+    assert "```html\n<img src=https://example.com/in-code.png>\n```" in text
+    assert "## Assistant\n\nLook:\n\n```\ncut off\n```\n\n" in text  # closed where it ends
+    assert "```\n<img src=https://example.com/after.png>\n```" in text
+    assert "Morning: Fourvière. Afternoon: the old town…" in text
+
+
+async def test_a_tool_name_cannot_leave_its_code_span(
+    storage: SQLiteSessionStorage, tmp_path: Path
+) -> None:
+    name = "x` <img src=https://example.com/t.png> `y"
+    await storage.append(
+        "t", "r", AssistantMessage(content="", tool_calls=(ToolCall("c1", name, {}),))
+    )
+    await storage.append("t", "r", ToolMessage(tool_call_id="c1", name=name, content="done"))
+    text = await export(storage, tmp_path / "t.md", ExportFormat.MARKDOWN)
+    assert _loading(text) == []
+    assert f"**Tool call:** `` {name} ``" in text and f"### Tool result: `` {name} `` (ok)" in text
+
+
 # ---------------------------------------------------------------------------- HTML
 
 
@@ -310,6 +366,30 @@ async def test_a_cancelled_export_leaves_the_target_as_it_was(
     assert calls == [(500, 1500)]
     assert target.read_text() == "the earlier export"
     assert files_in(tmp_path) == {"out"}  # no partial file left beside it
+
+
+async def test_a_cancel_after_the_final_rename_leaves_the_export_standing(
+    storage: SQLiteSessionStorage, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rename is the line: cancelled during the last step (after the rename, while the
+    folder is synced), the export is done and says so; it does not claim no file was written."""
+    await seed(storage)
+    target = tmp_path / "out.md"
+    target.write_text("the earlier export")
+    loop = asyncio.get_running_loop()
+    sync_folder = export_module._sync_folder
+
+    def sync_then_cancel(folder: Path) -> None:  # in the commit's worker thread
+        sync_folder(folder)
+        loop.call_soon_threadsafe(task.cancel)  # reaches the task before the step's end does
+
+    monkeypatch.setattr(export_module, "_sync_folder", sync_then_cancel)
+    task = asyncio.ensure_future(export_conversations(storage, target, "markdown"))
+    report = await task
+    assert not task.cancelled() and task.cancelling() == 0
+    assert report.path == target and report.bytes == target.stat().st_size > 0
+    assert target.read_text().startswith("<!-- Exported from Continuo on ")
+    assert files_in(tmp_path) == {"out.md"}
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

@@ -17,12 +17,15 @@ from typing import Any
 
 import pytest
 
+from engine.archive import import_file
+from engine.archive._guard import MAX_DEPTH
 from engine.archive.chatgpt import read_conversations
 from engine.archive.records import ImportedConversation, ImportSkip
 from engine.errors import ArchiveError
 from engine.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
 from engine.sentences import Phrase
 from engine.storage.sqlite import SQLiteSessionStorage
+from tests.engine.archive_helpers import snapshot
 
 FIXTURES = Path(__file__).parent / "chatgpt_exports"
 
@@ -429,6 +432,110 @@ def test_surrogate_escapes_are_fixed_whatever_the_reads(step: int) -> None:
     ).encode().replace(b"@", tail.encode())  # fmt: skip
     (conv,) = read_conversations(_Trickle(data, step))  # type: ignore[arg-type]
     assert _conv(conv).messages[0].message.content == expect
+
+
+# ---------------------------------------------------------------------------- nesting
+
+
+def _conversation_with_parts(cid: str, parts: str) -> str:
+    """One conversation of one user message whose ``parts`` is the JSON text `parts`."""
+    node = {"id": "u", "parent": None, "children": [], "message": {
+        "author": {"role": "user"}, "create_time": 1.7e9,
+        "content": {"content_type": "text", "parts": ["@"]}}}  # fmt: skip
+    conversation = {"id": cid, "title": cid, "mapping": {"u": node}}
+    return json.dumps(conversation).replace('["@"]', parts)
+
+
+def _nested(levels: int) -> str:
+    return "[" * levels + "]" * levels
+
+
+async def _import_measured(storage: SQLiteSessionStorage, path: Path) -> tuple[Any, int]:
+    """What importing `path` raises (or returns), and the peak of Python's memory meanwhile."""
+    tracemalloc.start()
+    try:
+        try:
+            outcome: Any = await import_file(storage, path)
+        except ArchiveError as exc:
+            outcome = exc
+        return outcome, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [
+        _nested(5_000),  # ijson would hold 60 MB of prefixes for it, 1 GB at 20,000 levels
+        # 100 objects whose keys are 4 KB each: ijson holds each key once per level below it
+        "[" + ('{"' + "k" * 4_000 + '": ') * 100 + "1" + "}" * 100 + "]",
+    ],
+    ids=["deep", "long keys"],
+)
+async def test_a_too_deeply_nested_export_is_refused_in_little_memory(
+    tmp_path: Path, parts: str
+) -> None:
+    storage = SQLiteSessionStorage(tmp_path / "continuo.sqlite3")
+    try:
+        await storage.append("mine", "r", UserMessage(content="keep me"))
+        before = snapshot(storage.path)
+        path = tmp_path / "conversations.json"
+        path.write_text(f"[{_conversation_with_parts('deep', parts)}]")
+        error, peak = await _import_measured(storage, path)
+        assert isinstance(error, ArchiveError), error
+        assert error.key == "archive.too_deep" and error.path == str(path)
+        assert str(error).startswith(f"The file {path} is nested too deeply to be read: ")
+        assert str(error).endswith("Nothing was imported.")
+        assert f"文件 {path} 嵌套过深" in error.sentence("zh_CN")
+        assert snapshot(storage.path) == before
+        assert peak < 4_000_000, f"peak {peak} bytes"
+    finally:
+        await storage.close()
+
+
+async def test_nesting_after_good_conversations_ends_the_import_with_a_skip(tmp_path: Path) -> None:
+    """Like JSON that breaks off: what came before is imported, the rest is one skip."""
+    good = [_conversation_with_parts(f"good{n}", json.dumps(["x" * 1000])) for n in range(80)]
+    deep = _conversation_with_parts("deep", _nested(MAX_DEPTH + 1))
+    path = tmp_path / "conversations.json"
+    path.write_text("[" + ",".join([*good, deep]) + "]")  # the deep part past the first read
+    storage = SQLiteSessionStorage(tmp_path / "continuo.sqlite3")
+    try:
+        report = await import_file(storage, path)
+        assert report.imported == 80
+        ((name, reason),) = report.skipped
+        assert reason.startswith(
+            "The rest of the file could not be read: after conversation 80, it is nested too "
+            f"deeply (its lists and objects are nested more than {MAX_DEPTH} levels deep, "
+            "around byte "
+        )
+    finally:
+        await storage.close()
+
+
+@pytest.mark.parametrize("step", [1, 2, 3, 5, 7, 11, 13, 1 << 16])
+def test_brackets_in_strings_do_not_count_and_real_ones_do_whatever_the_reads(step: int) -> None:
+    """Brackets inside strings (after escaped quotes and backslashes, too) are text; the
+    guard follows strings across reads of any size."""
+    text = '\\"' + "[" * 300 + "\\\\" + "{" * 300 + '\\\\\\"' + "[" * 300
+    parts = json.dumps([json.loads(f'"{text}"')], ensure_ascii=False)
+    data = f"[{_conversation_with_parts('c', parts)}]".encode()
+    (conv,) = read_conversations(_Trickle(data, step))  # type: ignore[arg-type]
+    assert _conv(conv).messages[0].message.content == json.loads(f'"{text}"')
+
+    # The parts list is 6 levels down (export, conversation, mapping, node, message, content).
+    at_limit = f"[{_conversation_with_parts('c', _nested(MAX_DEPTH - 6))}]".encode()
+    assert len(list(read_conversations(_Trickle(at_limit, step)))) == 1  # type: ignore[arg-type]
+    over = f"[{_conversation_with_parts('c', _nested(MAX_DEPTH - 5))}]".encode()
+    with pytest.raises(ArchiveError) as caught:
+        list(read_conversations(_Trickle(over, step)))  # type: ignore[arg-type]
+    assert caught.value.key == "archive.too_deep"
+    where = over.index(b"[" * 10) + MAX_DEPTH - 6  # the bracket one level too deep
+    assert caught.value.sentence("en") == (
+        "The file conversations.json is nested too deeply to be read: its lists and objects "
+        f"are nested more than {MAX_DEPTH} levels deep (around byte {where:,}). "
+        "Nothing was imported."
+    )
 
 
 # ---------------------------------------------------------------------------- size

@@ -11,6 +11,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import tracemalloc
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -374,6 +375,47 @@ async def test_a_file_that_is_not_an_export_changes_nothing(
     error = await _refused(occupied, _bad(tmp_path, content))
     assert error.key == key
     assert says in str(error)
+
+
+def _export_holding(metadata: str) -> bytes:
+    """A Continuo export of one conversation whose metadata is the JSON text `metadata`."""
+    head = '{"format": "continuo-export", "version": 1, "conversations": [{"id": "deep", '
+    return (head + f'"created_at": 1, "updated_at": 1, "metadata": {metadata}, '
+            '"messages": []}]}').encode()  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        '{"a": ' + "[" * 5_000 + "]" * 5_000 + "}",  # 60 MB for ijson, 1 GB at 20,000 levels
+        ('{"' + "k" * 4_000 + '": ') * 100 + "1" + "}" * 100,  # keys held once a level below
+    ],
+    ids=["deep", "long keys"],
+)
+async def test_a_too_deeply_nested_export_is_refused_in_little_memory(
+    occupied: SQLiteSessionStorage, tmp_path: Path, metadata: str
+) -> None:
+    path = _bad(tmp_path, _export_holding(metadata))
+    tracemalloc.start()
+    try:
+        error = await _refused(occupied, path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert error.key == "archive.too_deep"
+    assert str(error).startswith(f"The file {path} is nested too deeply to be read: ")
+    assert peak < 4_000_000, f"peak {peak} bytes"
+
+
+async def test_metadata_nested_3000_deep_is_damage_not_a_recursion_error(
+    occupied: SQLiteSessionStorage, tmp_path: Path
+) -> None:
+    """Storing such metadata would recurse (cleaning it, writing it as JSON): it never gets
+    that far."""
+    path = _bad(tmp_path, _export_holding('{"a": ' * 3_000 + "1" + "}" * 3_000))
+    error = await _refused(occupied, path)
+    assert error.key == "archive.too_deep"
+    assert "its lists and objects are nested more than 200 levels deep" in str(error)
 
 
 async def test_a_cut_export_changes_nothing(

@@ -241,3 +241,24 @@ async def test_every_script_is_found_in_any_case(storage: SQLiteSessionStorage) 
         assert [h.session_id for h in await storage.search_messages(query)] == ["ru"], query
     assert await storage.search_titles("привет") == ["ru"]
     assert await storage.search_titles("ПРИВЕТ МИР") == ["ru"]
+
+
+async def test_a_query_with_nul_or_a_lone_surrogate_searches_instead_of_failing(
+    storage: SQLiteSessionStorage,
+) -> None:
+    """What is pasted into the field may hold NUL or half an emoji's surrogate pair: the
+    query is cleaned like any text (NUL dropped, a lone surrogate U+FFFD), never a
+    StorageError about the file."""
+    await storage.append("a", "r", UserMessage(content="abc and more"))
+    await storage.append("b", "r", UserMessage(content="x\ufffdx broken emoji"))
+    await storage.rename_session("a", "abc title")
+    assert search_terms("\x00abc ab\x00c \ud800x") == ["abc", "\ufffdx"]
+    for query in ("\x00abc", "ab\x00c", "abc\x00", "\x00", "\ud800abc", "abc \udfff"):
+        hits = await storage.search_messages(query)
+        assert all(h.session_id in ("a", "b") for h in hits), query
+        await storage.find_on_path("a", query)
+        await storage.search_titles(query)
+    assert [h.session_id for h in await storage.search_messages("\x00abc")] == ["a"]
+    assert [h.session_id for h in await storage.search_messages("\ud800x")] == ["b"]
+    assert await storage.search_titles("ab\x00c") == ["a"]
+    assert await storage.search_messages("\x00") == []
