@@ -57,6 +57,7 @@ class WindowSearch(QObject):
         self._timer.setInterval(DEBOUNCE_MS)
         self._timer.timeout.connect(self._search_now)
         window.session_filter.textChanged.connect(self._typed)
+        window.session_filter.installEventFilter(self)  # Down: into the hits
         window.search_results.hitChosen.connect(self.choose)
         # find in the open conversation
         self.found: list[SearchHit] = []
@@ -77,6 +78,25 @@ class WindowSearch(QObject):
         window.transcript.add_footer_widget(self.latest_button)
         self._watched: Any = None  # the transcript model whose resets move the button
         self._show_results()
+
+    def eventFilter(self, watched: Any, event: Any) -> bool:  # noqa: N802
+        from PySide6.QtCore import QEvent, Qt
+
+        # Down from the field goes into the message hits when the titles are not shown
+        # (the list of titles takes Down itself when it is).
+        if (
+            watched is self._w.session_filter
+            and event.type() == QEvent.Type.KeyPress
+            and event.key() == Qt.Key.Key_Down
+            and self._w.search_results.isVisible()
+            and not self._w.session_list.isVisible()
+        ):
+            view = self._w.search_results
+            view.setFocus(Qt.FocusReason.OtherFocusReason)
+            if not view.currentIndex().isValid():
+                view.setCurrentIndex(self.hits.index(0, 0))
+            return True
+        return super().eventFilter(watched, event)
 
     def _title_of(self, sid: str) -> str:
         from .models.sessions import session_title

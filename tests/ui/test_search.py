@@ -99,9 +99,12 @@ async def test_the_list_search_finds_message_text_and_opens_the_hit(tmp_path: Pa
         assert [m.cursor.selectedText() for m in marks] == ["weather"]
         await until(lambda v=view: _in_viewport(window, v), what="the hit scrolled into view")
         assert c.transcript("long").first_seq <= 4
-        # Enter on the other hit (the keyboard's way) opens the short conversation.
-        window.search_results.setFocus()
-        window.search_results.setCurrentIndex(window.search.hits.index(1, 0))
+        # The keyboard's way: Down from the field into the hits, Down, Enter.
+        window.session_filter.setFocus()
+        QTest.keyClick(window.session_filter, Qt.Key.Key_Down)
+        assert QApplication.focusWidget() is window.search_results
+        assert window.search_results.currentIndex().row() == 0
+        QTest.keyClick(window.search_results, Qt.Key.Key_Down)
         QTest.keyClick(window.search_results, Qt.Key.Key_Return)
         await until(
             lambda: c.current == "trip"
