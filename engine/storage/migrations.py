@@ -289,7 +289,7 @@ def _create_search_index(db: sqlite3.Connection, progress: Progress | None = Non
             )
             done += max(cursor.rowcount, 0)
             if progress is not None:
-                progress(min(done / count, 1.0))
+                progress(min(done / count, 0.99))  # 1.0 is said after the commit
     # Which conversation of another file or program an imported one is: a second import of
     # the same export adds nothing (engine.archive).
     db.execute(
@@ -458,8 +458,9 @@ def _migrate(db: sqlite3.Connection, path: Path, progress: Progress | None) -> i
                 "CREATE TABLE IF NOT EXISTS schema_migrations "
                 "(name TEXT PRIMARY KEY, applied_at REAL NOT NULL)"
             )
+            told: list[float] = []
             if step.apply_with_progress is not None and progress is not None:
-                step.apply_with_progress(db, progress)
+                step.apply_with_progress(db, _fed(progress, told))
             else:
                 step.apply(db)
             db.execute(
@@ -469,11 +470,23 @@ def _migrate(db: sqlite3.Connection, path: Path, progress: Progress | None) -> i
             db.execute(f"PRAGMA user_version = {number}")
             db.execute("COMMIT")
             applied += 1
+            if told and progress is not None:
+                progress(1.0)  # done means committed: said only once the step is in the file
         except BaseException:
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise
     return applied
+
+
+def _fed(progress: Progress, told: list[float]) -> Progress:
+    """`progress`, also noting each fraction in `told` (so the end is said after the commit)."""
+
+    def tell(done: float) -> None:
+        told.append(done)
+        progress(done)
+
+    return tell
 
 
 def _is_busy(exc: sqlite3.Error) -> bool:

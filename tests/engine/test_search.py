@@ -193,8 +193,17 @@ async def test_an_older_file_is_indexed_by_its_migration_with_progress(tmp_path:
         raw.executemany("INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
     raw.close()
     seen: list[float] = []
+    versions_when_done: list[int] = []
+
+    def progress(done: float) -> None:
+        seen.append(done)
+        if done == 1.0:  # said only once the step is committed: another reader sees it
+            with sqlite3.connect(path) as other:
+                versions_when_done.append(other.execute("PRAGMA user_version").fetchone()[0])
+            other.close()
+
     storage = SQLiteSessionStorage(path)
-    storage.on_migration_progress = seen.append
+    storage.on_migration_progress = progress
     try:
         hits = await storage.search_messages("files")
         assert [(h.session_id, h.message_id) for h in hits] == [("chat-1", "m4"), ("chat-1", "m1")]
@@ -202,6 +211,7 @@ async def test_an_older_file_is_indexed_by_its_migration_with_progress(tmp_path:
     finally:
         await storage.close()
     assert seen == sorted(seen) and len(seen) >= 2 and seen[-1] == 1.0
+    assert versions_when_done == [5] and 1.0 not in seen[:-1]
     assert MIGRATIONS[-1].name == "0005_search_index"
 
 
