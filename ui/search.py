@@ -52,6 +52,7 @@ class WindowSearch(QObject):
         self.hits = SearchHitsModel(self._title_of, self)
         window.search_results.setModel(self.hits)
         self._generation = 0
+        self.searched = ""  # the query whose hits are listed (tests wait on it)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(DEBOUNCE_MS)
@@ -147,9 +148,8 @@ class WindowSearch(QObject):
         try:
             hits = await self._w.controller.storage.search_messages(query, limit=_LIST_HITS)
         except StorageError as exc:  # said in the status bar; the titles still filter
-            log.warning("search failed: %s", exc)
             if generation == self._generation:
-                self._w.statusBar().showMessage(str(exc), 8000)
+                self._say_failed(exc)
             return
         if generation != self._generation:
             return  # a newer query is on its way
@@ -157,7 +157,13 @@ class WindowSearch(QObject):
         self._show_results()
         self.searched = query
 
-    searched = ""  # the query whose hits are listed (tests wait on it)
+    def _say_failed(self, exc: BaseException) -> None:
+        """A search the file refused: the engine's sentence, in the window's language."""
+        from .errors import describe_error
+
+        log.warning("search failed: %s", exc)
+        message, _action = describe_error(exc, self._w.controller.language)
+        self._w.statusBar().showMessage(message, 8000)
 
     def _show_results(self) -> None:
         w = self._w
@@ -258,7 +264,8 @@ class WindowSearch(QObject):
         try:
             found = await self._w.controller.storage.find_on_path(sid, query)
         except StorageError as exc:
-            log.warning("find failed: %s", exc)
+            if generation == self._find_generation:
+                self._say_failed(exc)
             return
         if generation != self._find_generation or sid != self._w.controller.current:
             return

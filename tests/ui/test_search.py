@@ -282,3 +282,31 @@ def test_the_hits_model_passes_the_model_tester_and_its_tooltips_are_text(qtmode
     assert "plain words" in other and "<i>" not in other  # the title's tag is text too
     model.clear()
     qtmodeltester.check(model)
+
+
+async def test_a_search_the_file_refuses_is_said_in_a_sentence(tmp_path: Path) -> None:
+    import sqlite3
+
+    await _seed(tmp_path)
+    window = await open_window(tmp_path)
+    bar = window.statusBar()
+    with sqlite3.connect(tmp_path / DB_FILE_NAME) as raw:  # the index is gone: queries fail
+        raw.execute("DROP TABLE message_index")
+    raw.close()
+
+    def said() -> str:
+        return bar.currentMessage()
+
+    for query in ("weather", "weather again"):  # twice: each failure is said
+        bar.clearMessage()
+        window.session_filter.clear()
+        QTest.keyClicks(window.session_filter, query)
+        window.search.flush()
+        await until(lambda: "conversation file" in said(), what=said)
+        assert window.search.hits.rowCount() == 0 and window.session_list.isVisible()
+    await window.controller.open_session("trip")
+    window.search.open_find()
+    bar.clearMessage()
+    window.find_bar.field.setText("coat")
+    window.find_bar.flush()
+    await until(lambda: "conversation file" in said(), what=said)
