@@ -11,6 +11,8 @@ ContinuoError
  ├─ StorageError
  │   ├─ SessionExistsError            create_session with an id already used
  │   ├─ CorruptDatabaseError          the file is not a readable Continuo database
+ │   │   └─ ForeignSchemaError(kind, name)  it holds a trigger, view, table or index of another
+ │   │                                    program (or one of Continuo's, changed)
  │   ├─ NewerSchemaError              written by a newer Continuo; refused, not touched
  │   ├─ UnknownMessageTypeError       a stored message of a type this version cannot read
  │   ├─ LeaseLostError(holder)        another process took the request's lease over
@@ -51,7 +53,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .sentences import ErrorAction, Phrase, sentence
+from .sentences import ErrorAction, Phrase, has_sentence, sentence
 
 __all__ = [
     "AgentBusyError",
@@ -62,6 +64,7 @@ __all__ = [
     "ContinuoError",
     "CorruptDatabaseError",
     "ErrorAction",
+    "ForeignSchemaError",
     "LeaseLostError",
     "MCPConfigError",
     "MCPError",
@@ -224,6 +227,28 @@ class CorruptDatabaseError(StorageError):
         super().__init__(
             key="storage.corrupt",
             params={"path": path, "detail": f" ({detail})" if detail else ""},
+        )
+
+
+class ForeignSchemaError(CorruptDatabaseError):
+    """The file holds a table, index, trigger or view that this version of Continuo does not
+    create for its schema version (`.kind`, `.name`), or one of its own with other SQL
+    (`.changed`). Refused, never kept and never dropped: the file is left untouched."""
+
+    def __init__(self, path: str, kind: str, name: str, *, changed: bool = False) -> None:
+        self.kind = kind
+        self.name = name
+        self.changed = changed
+        self.path = path
+        known = has_sentence(f"storage.kind.{kind}")  # a table, an index, a trigger, a view
+        ContinuoError.__init__(
+            self,
+            key="storage.foreign_changed" if changed else "storage.foreign",
+            params={
+                "path": path,
+                "kind": Phrase(f"storage.kind.{kind}") if known else kind,
+                "name": repr(name),
+            },
         )
 
 

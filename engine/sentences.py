@@ -190,6 +190,24 @@ _SENTENCES: dict[str, tuple[str, str]] = {
         "was not changed; restore it from a backup or move it aside to start afresh.",
         "对话文件 {path} 已损坏或不是 Continuo 数据库{detail}。文件没有被改动；请从备份恢复，或把它移走后重新开始。",
     ),
+    "storage.foreign": (
+        "The conversation file {path} holds the {kind} {name}, which Continuo does not create: "
+        "another program put it there, and it could change or delete conversations as they "
+        "are saved. The file was not opened and not changed; restore a backup you trust, or "
+        "move the file aside to start afresh.",
+        "对话文件 {path} 含有{kind} {name}，这不是 Continuo 创建的：它是别的程序放进去的，可能在保存对话时改动或删除对话。文件没有被打开，也没有被改动；请从可信的备份恢复，或把它移走后重新开始。",
+    ),
+    "storage.foreign_changed": (
+        "The conversation file {path} holds a {kind} {name} that differs from the one "
+        "Continuo creates: another program changed it, and it could change or delete "
+        "conversations as they are saved. The file was not opened and not changed; restore a "
+        "backup you trust, or move the file aside to start afresh.",
+        "对话文件 {path} 中的{kind} {name} 与 Continuo 创建的不同：它被别的程序改过，可能在保存对话时改动或删除对话。文件没有被打开，也没有被改动；请从可信的备份恢复，或把它移走后重新开始。",
+    ),
+    "storage.kind.table": ("table", "表"),
+    "storage.kind.index": ("index", "索引"),
+    "storage.kind.trigger": ("trigger", "触发器"),
+    "storage.kind.view": ("view", "视图"),
     "storage.newer": (
         "The conversation file {path} was written by a newer Continuo (schema {found}, this "
         "version reads up to {supported}). It was not changed; update Continuo to open it.",

@@ -24,8 +24,10 @@ Invariants:
   Resume writes again.
 * Restoring checks the backup read-only with the checks every open makes (the migrations'
   inspection: SQLite header, Continuo's application id, a schema this version reads,
-  ``quick_check``), so a bad, foreign or newer file is refused with `CorruptDatabaseError` or
-  `NewerSchemaError` and the current data is not touched. The current file (and any
+  ``quick_check``, and a schema exactly as this version creates it: a trigger, view, table
+  or index of another program is `ForeignSchemaError`, by name), so a bad, foreign or newer
+  file is refused with `CorruptDatabaseError` or `NewerSchemaError` and the current data is
+  not touched. The copy's schema is checked again before the copy is written to. The current file (and any
   ``-wal``/``-shm``/``-journal`` left beside it, renamed with it so that SQLite would still
   find them) is moved aside as ``<name>.before-restore-<timestamp>``, never deleted; the
   backup comes in as a checked copy renamed into place.
@@ -51,7 +53,7 @@ from pathlib import Path
 from ..errors import CorruptDatabaseError, StorageError
 from ..sentences import Phrase
 from .files import _os_refusal, make_private, refuse_unusable, storage_error
-from .migrations import _inspect_read_only
+from .migrations import _inspect_read_only, check_schema
 from .sqlite import SQLiteSessionStorage
 
 __all__ = [
@@ -185,7 +187,8 @@ def restore_database(data_path: Path, backup_path: Path) -> Path | None:
 
     Raises:
         CorruptDatabaseError: the backup is damaged, is not SQLite, is another program's or
-            holds no Continuo database. Nothing was changed.
+            holds no Continuo database. Nothing was changed. (`ForeignSchemaError`, one of
+            them: it holds a trigger, view, table or index Continuo does not create.)
         NewerSchemaError: a newer Continuo wrote the backup. Nothing was changed.
         ValueError: ``backup_path`` is the conversation file itself, or a file SQLite keeps
             beside it (``-wal``, ``-shm``, ``-journal``).
@@ -277,6 +280,11 @@ def _copy(
                 # the file it is about (a full disk is the copy's).
                 raise storage_error(exc, named) from exc
             try:
+                # The copy's schema is checked again before anything is written to it: a
+                # trigger that came in with the pages would run on the DELETE below (the
+                # source was checked, but it could have changed since).
+                version = target.execute("PRAGMA user_version").fetchone()[0]
+                check_schema(target, source, version)
                 target.execute("DELETE FROM leases")
                 # The copy carried the source's WAL flag: back to one self-contained file.
                 mode = target.execute("PRAGMA journal_mode = DELETE").fetchone()[0]

@@ -7,7 +7,14 @@ refuse it — so a file that is refused is never changed, not even by switching 
 2. a read-only connection (``file:...?mode=ro``) reads it: the header is intact, the
    ``application_id`` is ours or unset, ``PRAGMA quick_check`` passes (for files up to
    `QUICK_CHECK_LIMIT` bytes), and the tables are Continuo's;
-3. ``PRAGMA user_version`` is not newer than `SCHEMA_VERSION`.
+3. ``PRAGMA user_version`` is not newer than `SCHEMA_VERSION`;
+4. its schema (``sqlite_master``: tables, indexes, triggers, views) is exactly the one this
+   code creates for that version (`expected_schema`). A trigger, view, table or index that
+   Continuo does not create — or one of its own, changed — is refused by name
+   (`ForeignSchemaError`): a trigger planted in a file (a backup to restore, say) would run
+   inside every later write, rewriting or deleting conversations. Reading ``sqlite_master``
+   is cheap (a few dozen rows, no scan of the data); the reference is built once per
+   process, in memory, by the same steps that migrate a file.
 
 Then the file is switched to WAL and each pending step of `MIGRATIONS` runs in its own
 ``BEGIN IMMEDIATE`` transaction, which also records the step in ``schema_migrations`` and
@@ -35,13 +42,20 @@ every earlier version stays proven.
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import CorruptDatabaseError, ErrorAction, NewerSchemaError, StorageError
+from ..errors import (
+    CorruptDatabaseError,
+    ErrorAction,
+    ForeignSchemaError,
+    NewerSchemaError,
+    StorageError,
+)
 from .files import storage_error
 
 __all__ = [
@@ -54,7 +68,9 @@ __all__ = [
     "is_corruption",
     "MINIMUM_SQLITE",
     "Progress",
+    "check_schema",
     "check_sqlite",
+    "expected_schema",
     "prepare_database",
 ]
 
@@ -339,6 +355,99 @@ MIGRATIONS: tuple[Migration, ...] = (
 #: The newest schema version this code reads and writes.
 SCHEMA_VERSION = len(MIGRATIONS)
 
+#: the record of applied steps, created by the first step's transaction
+_SCHEMA_MIGRATIONS = (
+    "CREATE TABLE IF NOT EXISTS schema_migrations "
+    "(name TEXT PRIMARY KEY, applied_at REAL NOT NULL)"
+)
+
+#: One object of a schema as ``sqlite_master`` lists it: (type, name, table, SQL with its
+#: white space folded; None for an index SQLite makes for a key).
+SchemaObject = tuple[str, str, str, str | None]
+
+#: Tables SQLite itself may add to a file of ours, with the only SQL it gives them: the
+#: statistics ``ANALYZE`` (or ``PRAGMA optimize``, run by hand) keeps. Nothing runs from them.
+_SQLITE_OWN: frozenset[SchemaObject] = frozenset(
+    {
+        ("table", "sqlite_stat1", "sqlite_stat1", "CREATE TABLE sqlite_stat1(tbl,idx,stat)"),
+        (
+            "table",
+            "sqlite_stat4",
+            "sqlite_stat4",
+            "CREATE TABLE sqlite_stat4(tbl,idx,neq,nlt,ndlt,sample)",
+        ),
+    }
+)
+
+
+def _folded(sql: str | None) -> str | None:
+    return " ".join(sql.split()) if sql is not None else None
+
+
+def _schema_of(db: sqlite3.Connection) -> set[SchemaObject]:
+    return {
+        (str(kind), str(name), str(table), _folded(sql))
+        for kind, name, table, sql in db.execute(
+            "SELECT type, name, tbl_name, sql FROM sqlite_master"
+        )
+    }
+
+
+@functools.cache
+def expected_schema(version: int) -> frozenset[SchemaObject]:
+    """The schema this code gives a file at `version`: its steps applied to an empty
+    database in memory (a few milliseconds, once per version and process)."""
+    db = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        if version > 0:
+            db.execute(_SCHEMA_MIGRATIONS)
+        for step in MIGRATIONS[:version]:
+            step.apply(db)
+        return frozenset(_schema_of(db))
+    finally:
+        db.close()
+
+
+def _shadow_tables(schema: frozenset[SchemaObject]) -> frozenset[str]:
+    """The tables a full-text index keeps its data in (``message_index_data``...): named
+    after their virtual table; their SQL is FTS5's own, which may differ between SQLite
+    releases, so only their names are compared."""
+    virtual = [
+        o[1] for o in schema if o[0] == "table" and (o[3] or "").startswith("CREATE VIRTUAL")
+    ]
+    return frozenset(
+        o[1]
+        for o in schema
+        if o[0] == "table" and any(o[1].startswith(f"{name}_") for name in virtual)
+    )
+
+
+def check_schema(db: sqlite3.Connection, path: Path, version: int) -> None:
+    """Raise unless the schema of the file open on `db` is the one `version` has.
+
+    Raises:
+        ForeignSchemaError: it holds an object this code does not create for `version`, or
+            one of its own with other SQL (named in the sentence).
+        CorruptDatabaseError: an object of that version is missing.
+    """
+    expected = expected_schema(version)
+    found = _schema_of(db)
+    if found == expected:
+        return
+    shadows = _shadow_tables(expected)
+    names = {(o[0], o[1]): o for o in expected}
+    extra = sorted((o for o in found - expected if o not in _SQLITE_OWN), key=lambda o: o[:2])
+    for kind, name, table, _sql in extra:
+        own = names.get((kind, name))
+        if own is not None and name in shadows and own[2] == table:
+            continue  # a shadow table of the index, as this SQLite's FTS5 writes it
+        raise ForeignSchemaError(str(path), kind, name, changed=own is not None)
+    seen = {(o[0], o[1]) for o in found}
+    missing = sorted(key for key in names if key not in seen)
+    if missing:
+        kind, name = missing[0]
+        raise CorruptDatabaseError(str(path), f"its {kind} {name} is missing")
+
 
 def prepare_database(
     path: Path, *, busy_timeout: float = 5.0, progress: Progress | None = None
@@ -352,6 +461,8 @@ def prepare_database(
     Raises:
         CorruptDatabaseError: the file is not SQLite, is damaged, or is another program's
             database. The file is not changed.
+        ForeignSchemaError: the file holds a table, index, trigger or view this version does
+            not create (or one of its own, changed). The file is not changed.
         NewerSchemaError: the file was written by a newer version. The file is not changed.
         StorageFullError, StorageReadOnlyError, StoragePermissionError, StorageIOError: the
             disk or the operating system refused (see `engine.storage.files`).
@@ -430,6 +541,7 @@ def _inspect_read_only(path: Path) -> None:
             raise CorruptDatabaseError(str(path), "it holds tables of another program")
         if found > 0 and "schema_migrations" not in tables:
             raise CorruptDatabaseError(str(path), "its migration record is missing")
+        check_schema(ro, path, found)
     except sqlite3.DatabaseError as exc:
         if _is_busy(exc):
             raise  # retried by prepare_database
@@ -454,10 +566,7 @@ def _migrate(db: sqlite3.Connection, path: Path, progress: Progress | None) -> i
             if current >= number:
                 db.execute("ROLLBACK")
                 continue
-            db.execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations "
-                "(name TEXT PRIMARY KEY, applied_at REAL NOT NULL)"
-            )
+            db.execute(_SCHEMA_MIGRATIONS)
             told: list[float] = []
             if step.apply_with_progress is not None and progress is not None:
                 step.apply_with_progress(db, _fed(progress, told))

@@ -382,9 +382,20 @@ def _bad_file(kind: str, path: Path, good: Path | None = None) -> None:
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
         db.commit()
         db.close()
+    elif kind == "planted trigger":
+        # An honest backup with a trigger that rewrites each saved message: refused by name.
+        assert good is not None
+        path.write_bytes(good.read_bytes())
+        db = sqlite3.connect(path)
+        db.execute(
+            "CREATE TRIGGER hijack AFTER INSERT ON messages BEGIN UPDATE messages SET "
+            "body = json_set(body, '$.content', 'HIJACKED') WHERE rowid = new.rowid; END"
+        )
+        db.commit()
+        db.close()
 
 
-@pytest.mark.parametrize("kind", ["garbage", "foreign", "newer", "the data file"])
+@pytest.mark.parametrize("kind", ["garbage", "foreign", "newer", "the data file", "planted trigger"])
 async def test_a_refused_backup_leaves_everything_as_it_was(tmp_path, provider_server, kind):
     data = tmp_path / "data"
     window = await _window(data, provider_server)
@@ -406,6 +417,8 @@ async def test_a_refused_backup_leaves_everything_as_it_was(tmp_path, provider_s
             assert details == describe_error(error, "en")[0]
         elif kind == "the data file":
             assert "conversation file in use" in details and str(bad) in details
+        elif kind == "planted trigger":
+            assert str(bad) in details and "trigger 'hijack'" in details, details
         else:
             assert details.startswith(describe_error(CorruptDatabaseError(str(bad)), "en")[0][:40])
             assert str(bad) in details
