@@ -11,7 +11,9 @@
   file that runs nothing and loads nothing: no scripts, no event attributes, no external
   resources (a Content-Security-Policy says so to the browser too), all text escaped,
   assistant Markdown rendered without raw HTML, links only to ``http``/``https``/``mailto``,
-  images shown as links.
+  images shown as links. Markdown keeps the same links live and no others: a link, an
+  autolink, a link definition or an image whose address is ``javascript:``, ``data:``,
+  ``vbscript:``, ``file:``... is written as text (`engine.archive._inert`).
 
 Invariants:
 
@@ -62,6 +64,7 @@ from ..redaction import Redactor
 from ..sentences import ErrorAction, Phrase, describe_stop
 from ..storage.archive import ArchivedMessage, ArchivedSession
 from ..storage.backup import is_database_file
+from ._inert import SAFE_SCHEMES, SCHEME, Inert
 from ._thread import in_thread
 
 if TYPE_CHECKING:
@@ -461,129 +464,6 @@ def _one_line(text: str) -> str:
 
 # Markdown ------------------------------------------------------------------------------
 
-_IMAGE = re.compile(r"!\[([^\]\n]*)\](?=[(\[])")
-_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-
-
-def _images_as_links(text: str) -> str:
-    """Markdown image syntax turned into links (outside code blocks): an export loads
-    nothing by itself, not even when opened in a viewer that renders Markdown (`_Inert`
-    makes sure of it, and of raw HTML)."""
-    if "![" not in text:
-        return text
-    lines = text.split("\n")
-    fence: str | None = None
-    for number, line in enumerate(lines):
-        opened = _FENCE_OPEN.match(line)
-        if fence is None and opened:
-            fence = opened.group(1)
-        elif fence is not None:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = None
-        elif "![" in line:
-            lines[number] = _IMAGE.sub(
-                lambda m: f"[image: {m.group(1)}]" if m.group(1) else "[image]", line
-            )
-    return "\n".join(lines)
-
-
-# What could load something in a viewer that renders Markdown: raw HTML (which CommonMark
-# passes through: ``<img src=https://...>``) and images.
-_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")  # a tag, comment, declaration or autolink
-_TOP_FENCE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})", re.MULTILINE)
-_LOADING = frozenset({"html_block", "html_inline", "image"})
-_END_PROBE = "\n\n<!-- -->\n"  # raw HTML after a text: shows whether the text left code open
-
-
-def _defused(text: str) -> str:
-    """`text` with nothing that starts a tag or an image: ``<b`` made ``&lt;b``, ``![``
-    made ``!\\[``."""
-    return _TAG_START.sub("&lt;", text).replace("![", "!\\[")
-
-
-def _defused_line(line: str) -> str:
-    """`_defused`, but a ``<`` inside an inline code span on the line stays (`Vec<T>`).
-
-    The spans are told apart simply (a run of backticks to the next run as long): where
-    that is wrong, markdown-it still finds the tag afterwards, and `_Inert` escapes it.
-    """
-    if "`" not in line:
-        return _defused(line)
-    parts = re.split(r"(`+)", line)
-    out: list[str] = []
-    number = 0
-    while number < len(parts):
-        part = parts[number]
-        if part.startswith("`") and part in parts[number + 1 :]:
-            end = parts.index(part, number + 1)
-            out.append(part + "".join(parts[number + 1 : end]).replace("![", "!\\[") + part)
-            number = end + 1
-            continue
-        out.append(_defused(part))
-        number += 1
-    return "".join(out)
-
-
-def _loads(tokens: Sequence[Token]) -> bool:
-    return any(
-        t.type in _LOADING or any(c.type in _LOADING for c in t.children or ()) for t in tokens
-    )
-
-
-def _defused_outside_code(text: str, tokens: Sequence[Token]) -> str:
-    """`_defused` on each line of `text` that is not in a code block of `tokens`."""
-    code: set[int] = set()
-    for token in tokens:
-        if token.type in ("fence", "code_block") and token.map:
-            code.update(range(*token.map))
-    lines = text.split("\n")
-    return "\n".join(line if n in code else _defused_line(line) for n, line in enumerate(lines))
-
-
-class _Inert:
-    """Message text as Markdown that loads nothing, even in a viewer that renders Markdown
-    with raw HTML (most do), and that leaves no code block open over what follows it.
-
-    Text is kept as written where it is plain: images become links (`_images_as_links`), and
-    markdown-it (CommonMark) is asked only about text with a tag, an image or a fence left.
-    Where it finds raw HTML or an image, each ``<`` that starts a tag and each ``![`` outside
-    code blocks is escaped (inside them text shows as written; if the escaping changed what
-    is code, everywhere). A fence the text leaves open is closed: the next message's fence
-    cannot end it, turning what was checked as code into text.
-    """
-
-    def __init__(self) -> None:
-        self._md: MarkdownIt | None = None  # CommonMark, raw HTML on: it is what is looked for
-        self._blocks: MarkdownIt | None = None  # the same, blocks only (three times faster)
-
-    def __call__(self, text: str) -> str:
-        text = _images_as_links(text)
-        # "![" left: an image may use a link definition in another message.
-        risky = _TAG_START.search(text) is not None or "![" in text
-        if not (risky or _TOP_FENCE.search(text)):
-            return text
-        if self._md is None or self._blocks is None:
-            from markdown_it import MarkdownIt  # imported by an export that needs it only
-
-            self._md = MarkdownIt("commonmark")
-            self._blocks = MarkdownIt("commonmark").disable("inline")
-        text = text.replace("\r\n", "\n").replace("\r", "\n")  # markdown-it's lines
-        if risky:
-            tokens = self._md.parse(text)
-            if _loads(tokens) or "![" in text:
-                text = _defused_outside_code(text, tokens)
-                tokens = self._md.parse(text)
-                if _loads(tokens) or _defused_outside_code(text, tokens) != text:
-                    text = _defused(text)
-        if _TOP_FENCE.search(text):
-            tokens = self._blocks.parse(text + _END_PROBE)
-            if tokens[-1].type != "html_block":  # the probe was taken into an open fence
-                fences = [t for t in tokens if t.type == "fence" and t.level == 0]
-                if fences:
-                    text += "\n" + fences[-1].markup
-        return text
-
-
 def _code_span(text: str) -> str:
     """`text` (a tool's name) as an inline code span that no backtick in it can end."""
     text = _one_line(text)
@@ -601,8 +481,9 @@ def _fenced(text: str, language: str = "") -> str:
 
 def _inline(text: str) -> str:
     """Text of our own making (a title, a model's name) as Markdown that shows it as is: a
-    viewer that renders raw HTML in Markdown must not meet a tag there."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    viewer that renders raw HTML in Markdown must not meet a tag there, nor a link."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace("[", "\\[").replace("]", "\\]")
 
 
 def _quoted(text: str) -> str:
@@ -613,12 +494,12 @@ class _Markdown:
     """Readable Markdown: the shown version, headings per speaker, tools as code blocks.
 
     Like the HTML, it loads nothing when a viewer renders it: every text of a message goes
-    through `_Inert`, what the export writes itself through `_inline` or a code block.
+    through `Inert`, what the export writes itself through `_inline` or a code block.
     """
 
     def __init__(self) -> None:
         self._first = True
-        self._inert = _Inert()
+        self._inert = Inert()
 
     def begin(self, exported_at: float) -> str:
         return f"<!-- Exported from Continuo on {_when(exported_at)} -->\n\n"
@@ -694,8 +575,6 @@ table { border-collapse: collapse; } td, th { border: 1px solid #ccc; padding: .
 hr { margin: 3em 0; border: 0; border-top: 1px solid #ddd; }
 """
 
-_SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
-_SCHEME = re.compile(r"^([a-z][a-z0-9+.\-]*):")
 
 
 def _safe_link(url: str) -> bool:
@@ -705,8 +584,8 @@ def _safe_link(url: str) -> bool:
     url = url.strip().lower()
     if url.startswith("#"):
         return True
-    scheme = _SCHEME.match(url)
-    return scheme is not None and scheme.group(1) in _SAFE_SCHEMES
+    scheme = SCHEME.match(url)
+    return scheme is not None and scheme.group(1) in SAFE_SCHEMES
 
 
 def _image_as_link(

@@ -239,6 +239,81 @@ async def test_a_tool_name_cannot_leave_its_code_span(
     assert f"**Tool call:** `` {name} ``" in text and f"### Tool result: `` {name} `` (ok)" in text
 
 
+#: links whose address could run or load something, in each way Markdown writes a link
+_UNSAFE_LINKS = [
+    "[click](javascript:alert(1))",
+    "[Mixed](JaVaScRiPt:alert(2))",
+    "[spelled](java&#115;cript:alert(3))",
+    "[bracketed](<javascript:alert(4)>)",
+    "[next line](\njavascript:alert(5))",
+    "[spaced]( data:text/html,<b>hi</b> )",
+    "[basic](vbscript:msgbox(6))",
+    "[local](file:///etc/passwd)",
+    "<javascript:alert(7)>",
+    "<vbscript:msgbox(8)>",
+    "![pixel](data:image/png;base64,iVBORw0KGgo=)",
+    "![tracker](javascript:alert(9))",
+    "[a reference][evil]\n\n[evil]: javascript:alert(10)",
+    "[collapsed][]\n\n[collapsed]: data:text/html,hi",
+    "[shortcut]\n\n[shortcut]:\n  vbscript:msgbox(11)",
+    "[outer [inner](javascript:alert(12)) text](https://example.com/fine)",
+]
+
+
+def _unsafe_in(markdown: str) -> list[str]:
+    """Every link, image or link definition in `markdown` whose address is not http, https
+    or mailto, as a CommonMark reader that takes every address as a link sees it."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark")
+    md.validateLink = lambda url: True  # type: ignore[method-assign]
+    env: dict[str, Any] = {}
+    addresses = []
+    for token in md.parse(markdown, env):
+        for t in token.children or ():
+            if t.type == "link_open":
+                addresses.append(str(t.attrs["href"]))
+            elif t.type == "image":
+                addresses.append(str(t.attrs["src"]))
+    addresses += [str(ref["href"]) for ref in (env.get("references") or {}).values()]
+    return [a for a in addresses if not re.match(r"(https?|mailto):|#", a, re.IGNORECASE)]
+
+
+@pytest.mark.parametrize("where", ["user", "assistant", "title"])
+async def test_markdown_writes_links_that_could_run_as_text(
+    storage: SQLiteSessionStorage, tmp_path: Path, where: str
+) -> None:
+    """javascript:, data:, vbscript: and file: links stay readable but are no links (as in
+    the HTML export); http, https and mailto links stay links; code stays as written."""
+    safe = "[docs](https://example.com/docs) <https://example.com/auto> [mail](mailto:a@b.c)"
+    code = "`[x](javascript:alert(0))` and\n\n```\n[y](javascript:alert(0))\n```"
+    for number, link in enumerate(_UNSAFE_LINKS):
+        text = f"Before {link} after.\n\n{safe}\n\n{code}"
+        sid = f"c{number}"
+        if where == "title":
+            await storage.create_session(sid, title=link.replace("\n", " "))
+            await storage.append(sid, "r", UserMessage(content="hello"))
+        elif where == "user":
+            await storage.append(sid, "r", UserMessage(content=text))
+        else:
+            await storage.append(sid, "r", AssistantMessage(content=text))
+    markdown = await export(storage, tmp_path / "links.md", ExportFormat.MARKDOWN)
+
+    assert _unsafe_in(markdown) == []
+    assert _loading(markdown) == []
+    # Written as text: what the link was is still there to read.
+    for needle in ("javascript:alert(1)", "data:text/html", "vbscript:msgbox(6)", "file:///etc"):
+        assert needle in markdown
+    if where != "title":
+        live = re.findall(r"\((https://example\.com/docs|mailto:a@b\.c)\)", markdown)
+        assert len(live) == 2 * len(_UNSAFE_LINKS)
+        # (the message whose link held raw HTML, <b>, has every tag start escaped once the
+        # link is undone: its autolink too)
+        assert markdown.count("<https://example.com/auto>") == len(_UNSAFE_LINKS) - 1
+        assert markdown.count("`[x](javascript:alert(0))`") == len(_UNSAFE_LINKS)
+        assert markdown.count("```\n[y](javascript:alert(0))\n```") == len(_UNSAFE_LINKS)
+
+
 # ---------------------------------------------------------------------------- HTML
 
 
