@@ -21,6 +21,8 @@ ContinuoError
  │   ├─ StorageReadOnlyError(reason)  the file or its folder can be read but not written
  │   ├─ StoragePermissionError        the file or its folder cannot be opened at all
  │   └─ StorageIOError                the disk reported an error reading or writing
+ ├─ QueryError                      a query (a search...) SQLite refused: not the disk's or
+ │                                    the file's fault, nothing changed
  ├─ ProviderError(provider)
  │   ├─ ProviderConnectionError       could not reach the server, or it hung up
  │   ├─ ProviderTimeoutError          the server stopped answering
@@ -83,6 +85,7 @@ __all__ = [
     "ProviderResponseError",
     "ProviderStatusError",
     "ProviderTimeoutError",
+    "QueryError",
     "SessionExistsError",
     "StepLimitError",
     "StorageError",
@@ -360,6 +363,20 @@ class StorageIOError(StorageError):
     def __init__(self, path: str, detail: str) -> None:
         self.path = path
         super().__init__(key="storage.io", params={"path": path, "detail": detail})
+
+
+class QueryError(ContinuoError):
+    """SQLite refused a query Continuo made (a full-text search it could not read, a
+    statement it could not run): a fault of the query, never of the disk or the file, which
+    are as they were. Not a `StorageError`, so no host tells it as one (no "check the disk",
+    no notice that the file cannot be used); `.detail` is SQLite's words."""
+
+    action = ErrorAction.NONE
+
+    def __init__(self, path: str, detail: str) -> None:
+        self.path = path
+        self.detail = detail
+        super().__init__(key="storage.query", params={"path": path, "detail": detail})
 
 
 # ---------------------------------------------------------------------------- providers

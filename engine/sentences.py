@@ -304,6 +304,12 @@ _SENTENCES: dict[str, tuple[str, str]] = {
         "The message could not be saved: {detail}.",
         "消息没能保存：{detail}。",
     ),
+    "storage.query": (
+        "Continuo could not run a query on the conversation file {path} ({detail}). This is a "
+        "fault in the query, not in the disk or the file: nothing was changed. Try other "
+        "words; if it happens again, please report it.",
+        "Continuo 无法在对话文件 {path} 上执行一个查询（{detail}）。这是查询本身的问题，与磁盘和文件无关：没有任何改动。请换个说法再试；如果再次出现，请报告这个问题。",
+    ),
     "storage.cannot_open": (
         "The conversation file {path} could not be opened: {detail}.",
         "无法打开对话文件 {path}：{detail}。",

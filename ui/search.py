@@ -14,6 +14,10 @@ the open conversation.
 * Ctrl+F opens the find bar: the hits on the shown path, oldest first; Enter / Shift+Enter
   (F3 / Shift+F3) go to the next / previous one, loading older pages as needed.
 
+A query holds at most `MAX_QUERY_CHARS` characters (the engine searches no more): what is typed
+or pasted past them is cut in the field, and the status bar says so. A search SQLite cannot run
+(`QueryError`) is said as what it is, never as a fault of the file.
+
 A newer query makes an older one's answer moot: each search carries a generation number and an
 answer that arrives late is dropped. Searches run as controller tasks (storage does the work on
 its own thread): the GUI thread never waits on the file. The engine is imported when a search
@@ -35,12 +39,15 @@ if TYPE_CHECKING:
 
     from .main_window import MainWindow
 
-__all__ = ["DEBOUNCE_MS", "WindowSearch"]
+__all__ = ["DEBOUNCE_MS", "MAX_QUERY_CHARS", "WindowSearch"]
 
 log = logging.getLogger(__name__)
 
 DEBOUNCE_MS = 150  # the pause in typing after which the messages are searched
 _LIST_HITS = 50  # hits listed under the conversation list
+#: the characters a query holds: `engine.storage.search.MAX_QUERY_CHARS` (the engine is not
+#: imported with the first frame; a test holds the two equal)
+MAX_QUERY_CHARS = 1000
 
 
 class WindowSearch(QObject):
@@ -57,6 +64,13 @@ class WindowSearch(QObject):
         self._timer.setSingleShot(True)
         self._timer.setInterval(DEBOUNCE_MS)
         self._timer.timeout.connect(self._search_now)
+        # One more than a query holds: a longer paste is cut by the field at once (a megabyte
+        # never sits in it), and the extra character tells that it was cut.
+        for field in (window.session_filter, window.find_bar.field):
+            field.setMaxLength(MAX_QUERY_CHARS + 1)
+        window.find_bar.field.textChanged.connect(
+            lambda text: self._cut(window.find_bar.field, text)
+        )
         window.session_filter.textChanged.connect(self._typed)
         window.session_filter.installEventFilter(self)  # Down: into the hits
         window.search_results.hitChosen.connect(self.choose)
@@ -108,7 +122,21 @@ class WindowSearch(QObject):
 
     # ------------------------------------------------------------------ every conversation
 
+    def _cut(self, field: Any, text: str) -> bool:
+        """Cut what `field` holds to `MAX_QUERY_CHARS`, saying so; True when it was cut."""
+        if len(text) <= MAX_QUERY_CHARS:
+            return False
+        field.setText(text[:MAX_QUERY_CHARS])  # (which searches for what is left)
+        self._w.statusBar().showMessage(
+            self.tr("Only the first {count} characters are searched; the rest was left out.")
+            .format(count=f"{MAX_QUERY_CHARS:,}"),
+            8000,
+        )
+        return True
+
     def _typed(self, text: str) -> None:
+        if self._cut(self._w.session_filter, text):
+            return
         self._generation += 1
         self.searched = ""
         if not text.strip():
@@ -143,11 +171,11 @@ class WindowSearch(QObject):
         controller.spawn(self._search(self._w.session_filter.text(), self._generation), "search")
 
     async def _search(self, query: str, generation: int) -> None:
-        from engine import StorageError
+        from engine import QueryError, StorageError
 
         try:
             hits = await self._w.controller.storage.search_messages(query, limit=_LIST_HITS)
-        except StorageError as exc:  # said in the status bar; the titles still filter
+        except (StorageError, QueryError) as exc:  # said in the status bar; titles still filter
             if generation == self._generation:
                 self._say_failed(exc)
             return
@@ -158,7 +186,8 @@ class WindowSearch(QObject):
         self.searched = query
 
     def _say_failed(self, exc: BaseException) -> None:
-        """A search the file refused: the engine's sentence, in the window's language."""
+        """A search that failed: the engine's sentence, in the window's language (a query
+        SQLite could not run says so; only the disk's or the file's faults speak of them)."""
         from .errors import describe_error
 
         log.warning("search failed: %s", exc)
@@ -259,11 +288,11 @@ class WindowSearch(QObject):
         c.spawn(self._find_in(sid, query, self._find_generation), "find")
 
     async def _find_in(self, sid: str, query: str, generation: int) -> None:
-        from engine import StorageError
+        from engine import QueryError, StorageError
 
         try:
             found = await self._w.controller.storage.find_on_path(sid, query)
-        except StorageError as exc:
+        except (StorageError, QueryError) as exc:
             if generation == self._find_generation:
                 self._say_failed(exc)
             return

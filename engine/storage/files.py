@@ -12,7 +12,9 @@ Invariants:
   `StoragePermissionError`), with the path and the reason.
 * SQLite's own result codes are mapped once, here (`storage_error`): a full disk, a read-only
   file, a refused open and an I/O error are distinct errors with distinct sentences; only
-  ``SQLITE_CORRUPT``/``SQLITE_NOTADB`` mean damage.
+  ``SQLITE_CORRUPT``/``SQLITE_NOTADB`` mean damage. ``SQLITE_ERROR`` (a statement SQLite
+  could not run: a full-text query it cannot read, a fault in our SQL) is a `QueryError`,
+  never told as a fault of the disk or the file (whose schema was checked when it opened).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from pathlib import Path
 
 from ..errors import (
     CorruptDatabaseError,
+    QueryError,
     StorageError,
     StorageFullError,
     StorageIOError,
@@ -46,7 +49,7 @@ __all__ = [
 COMPANIONS = ("-wal", "-shm")
 
 # SQLite primary result codes (the low byte of an extended code).
-_PERM, _BUSY, _LOCKED, _READONLY, _IOERR = 3, 5, 6, 8, 10
+_ERROR, _PERM, _BUSY, _LOCKED, _READONLY, _IOERR = 1, 3, 5, 6, 8, 10
 _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 11, 13, 14, 26
 
 
@@ -152,10 +155,13 @@ def refuse_unusable(path: Path) -> None:
             )
 
 
-def storage_error(exc: sqlite3.Error, path: Path) -> StorageError:
-    """Return the `StorageError` that says what SQLite's `exc` means for the file at `path`."""
+def storage_error(exc: sqlite3.Error, path: Path) -> StorageError | QueryError:
+    """Return the `StorageError` that says what SQLite's `exc` means for the file at `path`
+    (a `QueryError` when it is about the statement, not the disk or the file)."""
     code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
     where = str(path)
+    if code == _ERROR:
+        return QueryError(where, str(exc))
     if code in (_CORRUPT, _NOTADB):
         return CorruptDatabaseError(where, str(exc))
     if code == _FULL:

@@ -7,6 +7,9 @@ the moment it is saved, and never before.
 
 How a query is read:
 
+* Only its first `MAX_QUERY_CHARS` characters are searched: the trigram index reads a term as
+  a phrase of all its trigrams, so a pasted megabyte took seconds of the storage thread (a
+  host says so when it cuts what was typed).
 * It is split on white space into terms; a message is a hit when it holds every term,
   anywhere, case-insensitively (ASCII and the other scripts the tokenizer folds). A term of
   three characters or more is looked up in the index (a trigram phrase: a substring match,
@@ -34,7 +37,17 @@ from typing import TYPE_CHECKING, Any
 from ..text import clean
 from .tree import FROM_ACTIVE, path_sql
 
-__all__ = ["SNIPPET_CHARS", "MessageSearch", "SearchHit", "casefold", "search_terms"]
+__all__ = [
+    "MAX_QUERY_CHARS",
+    "SNIPPET_CHARS",
+    "MessageSearch",
+    "SearchHit",
+    "casefold",
+    "search_terms",
+]
+
+#: the characters of a query that are searched; the rest is left out
+MAX_QUERY_CHARS = 1000
 
 #: about how many characters of a message a snippet shows
 SNIPPET_CHARS = 160
@@ -79,13 +92,14 @@ class SearchHit:
 def search_terms(query: str) -> list[str]:
     """The terms of a query: its words, without duplicates (case-insensitively).
 
-    The query is made storable text first, as every message is: a lone surrogate becomes
-    U+FFFD (`engine.text.clean`; it is not UTF-8, so SQLite cannot take it) and NUL
-    characters are dropped (the full-text index's query syntax ends at one), so whatever is
-    typed or pasted searches instead of failing.
+    Only the first `MAX_QUERY_CHARS` characters of the query count. They are made storable
+    text first, as every message is: a lone surrogate becomes U+FFFD (`engine.text.clean`;
+    it is not UTF-8, so SQLite cannot take it) and NUL characters are dropped (the full-text
+    index's query syntax ends at one), so whatever is typed or pasted searches instead of
+    failing.
     """
     seen: dict[str, str] = {}
-    for word in clean(query).replace("\x00", "").split():
+    for word in clean(query[:MAX_QUERY_CHARS]).replace("\x00", "").split():
         seen.setdefault(word.casefold(), word)
     return list(seen.values())
 
@@ -135,7 +149,12 @@ class MessageSearch:
 
         Every branch is searched; `SearchHit.on_active_path` tells which hits the
         conversation shows. With `session_id`, only that conversation is searched.
-        An empty query finds nothing.
+        An empty query finds nothing; only its first `MAX_QUERY_CHARS` characters count.
+
+        Raises:
+            StorageError: the file could not be read (the disk, damage).
+            QueryError: SQLite could not run the search (never the disk's or the file's
+                fault).
         """
         terms = search_terms(query)
         if not terms or limit <= 0:

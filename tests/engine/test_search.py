@@ -272,3 +272,62 @@ async def test_a_query_with_nul_or_a_lone_surrogate_searches_instead_of_failing(
     assert [h.session_id for h in await storage.search_messages("\ud800x")] == ["b"]
     assert await storage.search_titles("ab\x00c") == ["a"]
     assert await storage.search_messages("\x00") == []
+
+
+async def test_an_unbalanced_quote_searches(storage: SQLiteSessionStorage) -> None:
+    """Typing `"hello` (the closing quote not yet typed) finds what holds it, in messages,
+    titles and the open conversation, as every half-typed query must."""
+    await storage.append("q", "r", UserMessage(content='She said "hello there'))
+    await storage.append("q", "r", UserMessage(content="hello without quotes"))
+    await storage.rename_session("q", 'A "hello title')
+    for query in ('"hello', 'hello"', '"', '""', '"he', 'said "hello', '"hello" "'):
+        hits = await storage.search_messages(query)
+        assert all(h.session_id == "q" for h in hits), query
+        await storage.find_on_path("q", query)
+        await storage.search_titles(query)
+    assert [h.seq for h in await storage.search_messages('"hello')] == [1]
+    assert [h.seq for h in await storage.search_messages('"he')] == [1]
+    assert await storage.search_titles('"hello') == ["q"]
+
+
+async def test_only_the_first_thousand_characters_of_a_query_are_searched(
+    storage: SQLiteSessionStorage,
+) -> None:
+    """A pasted megabyte is cut to `MAX_QUERY_CHARS`: a message holding those characters is
+    found (the whole query would have found nothing, after seconds of the storage thread)."""
+    from engine.storage.search import MAX_QUERY_CHARS
+
+    assert MAX_QUERY_CHARS == 1000
+    await storage.append("long", "r", UserMessage(content="x" * 1500 + " end"))
+    [hit] = await storage.search_messages("x" * 1_000_000)
+    assert hit.session_id == "long"
+    assert await storage.search_titles("y" * 1_000_000) == []
+    assert search_terms("abcd " * 1_000_000) == ["abcd"]
+    assert sum(map(len, search_terms(" ".join(f"w{n}" for n in range(100_000))))) < 1000
+
+
+async def test_a_query_sqlite_refuses_is_a_query_error_never_a_storage_fault(
+    storage: SQLiteSessionStorage, tmp_path: Path
+) -> None:
+    """An FTS5 query SQLite cannot read (here an unbalanced phrase, as the search would send
+    if its quoting broke) is `QueryError`: its own sentence, no advice about the disk or the
+    file, and not a `StorageError` that a window tells as the file failing."""
+    from engine import QueryError
+
+    await storage.append("a", "r", UserMessage(content="hello there"))
+    with pytest.raises(QueryError) as caught:
+        await storage._read(
+            "SELECT rowid FROM message_index WHERE message_index MATCH ?", ('"hello',)
+        )
+    error = caught.value
+    assert not isinstance(error, StorageError)
+    assert error.action.value == "none"
+    for language in ("en", "zh_CN"):
+        assert str(storage.path) in error.sentence(language)
+    said = error.sentence("en")
+    assert "not in the disk or the file" in said  # what it is not, said plainly
+    assert "has space" not in said and "writable" not in said and "backup" not in said
+    assert "磁盘" in error.sentence("zh_CN") and "无关" in error.sentence("zh_CN")
+    # The store goes on: the same search, quoted as the search quotes it, works.
+    assert [h.seq for h in await storage.search_messages('"hello')] == []
+    assert [h.seq for h in await storage.search_messages("hello")] == [1]

@@ -262,6 +262,19 @@ async def test_raw_sqlite_errors_map_to_distinct_errors(tmp_path: Path) -> None:
         "SQLITE_READONLY": StorageReadOnlyError,
         "SQLITE_IOERR": StorageIOError,
     }
+    # A statement SQLite could not run (here a full-text query it cannot read) is about the
+    # query: its own error, with no advice about the disk or the file.
+    from engine.errors import QueryError, StorageError
+
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
+    with pytest.raises(sqlite3.OperationalError) as raised:
+        db.execute("SELECT * FROM t WHERE t MATCH ?", ('"unbalanced',)).fetchall()
+    db.close()
+    error = storage_error(raised.value, path)
+    assert isinstance(error, QueryError) and not isinstance(error, StorageError)
+    assert "disk" in error.sentence("en") and "not in the disk or the file" in error.sentence("en")
+    assert "space" not in error.sentence("en") and "writable" not in error.sentence("en")
 
 
 async def test_a_message_larger_than_the_page_cache_on_a_full_disk_says_full(
@@ -325,12 +338,19 @@ def test_only_a_full_disk_says_to_free_space(tmp_path: Path) -> None:
         "LeaseLostError:storage.lease_lost": ErrorAction.NONE,
     }
     mapped = {}
-    for code, name in ((13, "SQLITE_FULL"), (5, "SQLITE_BUSY"), (1, "SQLITE_ERROR")):
+    for code, name in (
+        (13, "SQLITE_FULL"),
+        (5, "SQLITE_BUSY"),
+        (1, "SQLITE_ERROR"),
+        (18, "SQLITE_TOOBIG"),
+    ):
         exc = sqlite3.OperationalError(name)
         exc.sqlite_errorcode = code  # type: ignore[attr-defined]
         mapped[name] = storage_error(exc, tmp_path / "x.sqlite3").action
     assert mapped == {
         "SQLITE_FULL": ErrorAction.FREE_SPACE,
         "SQLITE_BUSY": ErrorAction.CLOSE_OTHER,
-        "SQLITE_ERROR": ErrorAction.CHECK_FOLDER,  # "check that the disk has space and ..."
+        # a statement SQLite could not run (a query error): no advice about the disk
+        "SQLITE_ERROR": ErrorAction.NONE,
+        "SQLITE_TOOBIG": ErrorAction.CHECK_FOLDER,  # "check that the disk has space and ..."
     }

@@ -310,3 +310,49 @@ async def test_a_search_the_file_refuses_is_said_in_a_sentence(tmp_path: Path) -
     window.find_bar.field.setText("coat")
     window.find_bar.flush()
     await until(lambda: "conversation file" in said(), what=said)
+
+
+async def test_an_unbalanced_quote_searches_and_a_pasted_megabyte_is_cut_and_said(
+    tmp_path: Path,
+) -> None:
+    """Typing `"hello` (the closing quote not yet typed) lists what holds it, with no word of
+    the disk; a pasted megabyte is cut to the characters a query holds, and the window says
+    so, in the list's search and in Ctrl+F's find."""
+    from engine.storage.search import MAX_QUERY_CHARS as ENGINE_LIMIT
+    from ui.search import MAX_QUERY_CHARS
+
+    assert MAX_QUERY_CHARS == ENGINE_LIMIT == 1000
+    storage = SQLiteSessionStorage(tmp_path / DB_FILE_NAME)
+    try:
+        await storage.create_session(session_id="q", title="Quotes")
+        await storage.append("q", "r", UserMessage(id="q1", content='She said "hello there'))
+        await storage.append("q", "r", AssistantMessage(id="q2", content="x" * 1200))
+    finally:
+        await storage.close()
+    window = await open_window(tmp_path)
+    bar = window.statusBar()
+    for _round in range(2):
+        bar.clearMessage()
+        await _search(window, '"hello')
+        assert [h[0] for h in _hits(window)] == ["q1"]
+        assert "disk" not in bar.currentMessage() and "file" not in bar.currentMessage()
+        # A megabyte pasted: the field holds the first 1,000 characters, which are searched.
+        window.session_filter.clear()
+        QApplication.clipboard().setText("x" * 1_000_000)
+        window.session_filter.paste()
+        await until(lambda: window.search.searched == "x" * 1000, what="the cut query searched")
+        assert len(window.session_filter.text()) == 1000
+        assert [h[0] for h in _hits(window)] == ["q2"]
+        assert "first 1,000 characters" in bar.currentMessage()
+    await window.controller.open_session("q")
+    window.search.open_find()
+    bar.clearMessage()
+    window.find_bar.field.setText('"hello')
+    window.find_bar.flush()
+    await until(lambda: [h.message_id for h in window.search.found] == ["q1"], what="find")
+    window.find_bar.field.clear()
+    window.find_bar.field.paste()
+    assert len(window.find_bar.field.text()) == 1000
+    assert "first 1,000 characters" in bar.currentMessage()
+    window.find_bar.flush()
+    await until(lambda: [h.message_id for h in window.search.found] == ["q2"], what="find cut")
