@@ -34,6 +34,7 @@ details (``_map_errors``, ``_context_raw``) and the model list (``_models_url``,
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import email.utils
 import json
@@ -314,6 +315,7 @@ class HTTPModel:
                 url.password,
                 *_credentials(headers or {}),
                 *_query_credentials(url),
+                *_basic_credentials(url),
             ]
         )
         self._client = httpx.AsyncClient(
@@ -931,6 +933,16 @@ def _query_credentials(url: httpx.URL) -> list[str]:
         for name, value in url.params.multi_items()
         if re.search(r"(?i)key|token|secret|passw|pwd|sig|auth|credential", name)
     ]
+
+
+def _basic_credentials(url: httpx.URL) -> list[str]:
+    """The Basic credentials a base URL's userinfo is sent as (base64 of ``user:password``),
+    to hide where a server echoes them (the Redactor also hides the password in base64 at
+    any alignment, but a short one only in this exact form)."""
+    if not url.userinfo:
+        return []
+    pair = f"{url.username}:{url.password}".encode()
+    return [base64.b64encode(pair).decode("ascii")]
 
 
 def _credentials(headers: Mapping[str, str]) -> list[str]:

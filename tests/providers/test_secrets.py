@@ -318,3 +318,61 @@ async def test_a_query_key_echoed_on_its_own_is_hidden(make_adapter) -> None:
     error = model._status_error(400, "API key QUERYSECRET-0123456789 is not valid", {})
     assert "QUERYSECRET" not in everything_about(error)
     assert "API key [redacted] is not valid" in str(error)
+
+
+@pytest.mark.parametrize("where", ["userinfo", "api_key"])
+async def test_an_echoed_authorization_header_and_base64_forms_of_the_key_never_show(
+    server, make_adapter, protocol, where
+) -> None:
+    """A server echoing the credential headers it got (Basic for a key in the base URL's
+    userinfo, Bearer / x-api-key for a configured key), and the key in base64 at every
+    alignment: nothing of the key is left readable, in any language."""
+    import base64
+
+    from tests.support.provider_server import echoing_credentials
+
+    server.default = echoing_credentials(400)
+    if where == "userinfo":
+        base = {"openai": server.openai_url, "anthropic": server.anthropic_url}.get(
+            protocol, server.ollama_url
+        )
+        url = base.replace("http://", f"http://me:{USERINFO_KEY}@")
+        model = make_adapter(protocol, base_url=url, api_key=None, max_attempts=1)
+        key, sent = USERINFO_KEY, f"me:{USERINFO_KEY}"
+    else:
+        model = make_adapter(protocol, max_attempts=1)
+        key, sent = SECRET_KEY, SECRET_KEY
+    with pytest.raises(ProviderError) as info:
+        async for _ in model.stream(ask()):
+            pass
+    # The server did get the credential (userinfo as Basic auth, as httpx sends it).
+    headers = server.chat_requests()[-1].headers
+    got = headers.get("authorization") or headers.get("x-api-key") or ""
+    if got.startswith("Basic "):
+        got = base64.b64decode(got.split()[-1]).decode()
+    assert key in got
+    error = info.value
+    echoed = str(error)
+    assert "Refused. You sent" in echoed, "the server's words are quoted"
+    forms = {
+        base64.b64encode(sent.encode()).decode(),
+        base64.b64encode(key.encode()).decode(),
+        base64.b64encode(b"k=" + key.encode()).decode(),
+        base64.urlsafe_b64encode(b"x" + key.encode()).decode(),
+    }
+    for text in (everything_about(error), error.sentence("zh_CN")):
+        assert key not in text and key[-12:] not in text
+        for form in forms:
+            assert form.rstrip("=")[4:-4] not in text, (form, text)
+    assert "[redacted]" in echoed
+
+
+def test_basic_credentials_are_hidden_without_any_secret_and_words_are_not() -> None:
+    import base64
+
+    redact = Redactor()
+    pair = base64.b64encode(b"me:pw").decode()
+    assert redact(f"Authorization: Basic {pair}") == "Authorization: Basic [redacted]"
+    assert redact(f'{{"authorization": "basic {pair}"}}') == '{"authorization": "basic [redacted]"}'
+    for words in ("Basic usage of the API", "Basic auth is off", "basic QUJD (ABC, no colon)"):
+        assert redact(words) == words

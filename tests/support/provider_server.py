@@ -30,6 +30,7 @@ Run it by hand: ``python -m tests.support.provider_server [--port 8765]``.
 from __future__ import annotations
 
 import argparse
+import base64
 import contextlib
 import json
 import socket
@@ -70,6 +71,7 @@ __all__ = [
     "ScriptedCall",
     "Turn",
     "echo_turn",
+    "echoing_credentials",
     "main",
     "render",
 ]
@@ -124,6 +126,31 @@ class RecordedRequest:
         for tool in (self.body or {}).get("tools") or ():
             names.append((tool.get("function") or tool).get("name", ""))
         return names
+
+
+def echoing_credentials(status: int = 401) -> Callable[[RecordedRequest], Turn]:
+    """A hostile server's answer: an error whose text quotes the credential headers it got,
+    as sent (``Authorization: Basic <base64 of user:key>``, ``Bearer <key>``, ``x-api-key``)
+    and in base64 (alone, after a prefix, in URL-safe base64), as debugging proxies do."""
+
+    def answer(request: RecordedRequest) -> Turn:
+        quoted = []
+        for name in ("authorization", "x-api-key", "api-key"):
+            value = request.headers.get(name)
+            if value is None:
+                continue
+            secret = value.split()[-1].encode()
+            if value.lower().startswith("basic "):
+                secret = base64.b64decode(secret)  # user:key
+            quoted += [
+                f"{name}: {value}",
+                f"b64={base64.b64encode(secret).decode()}",
+                f"prefixed={base64.b64encode(b'k=' + secret).decode()}",
+                f"urlsafe={base64.urlsafe_b64encode(b'x' + secret).decode()}",
+            ]
+        return Turn(status=status, error="Refused. You sent " + "; ".join(quoted))
+
+    return answer
 
 
 def echo_turn(request: RecordedRequest) -> Turn:
