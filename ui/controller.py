@@ -81,6 +81,9 @@ class Controller(QObject):
     modelsChanged = Signal(object, object)  # noqa: N815
     # the current conversation's system prompt (after opening it)
     systemPromptChanged = Signal(str)  # noqa: N815
+    # the system prompt the current conversation was imported with, waiting for the person
+    # to accept it (not used until then); "" when none waits
+    importedPromptChanged = Signal(str)  # noqa: N815
     # settings loaded or changed: (Settings)
     settingsLoaded = Signal(object)  # noqa: N815
     # a start-up or storage problem the person must see (plain words)
@@ -394,6 +397,14 @@ class Controller(QObject):
 
     async def set_system_prompt(self, text: str) -> None:
         await self.conversations.set_system_prompt(text)
+
+    async def accept_imported_prompt(self) -> None:
+        """Make the shown conversation's imported system prompt its own (used from now on)."""
+        await self.conversations.settle_imported_prompt(accept=True)
+
+    async def discard_imported_prompt(self) -> None:
+        """Drop the shown conversation's imported system prompt, unused."""
+        await self.conversations.settle_imported_prompt(accept=False)
 
     async def refresh_resume(self, sid: str) -> None:
         await self.resume_points.refresh(sid)

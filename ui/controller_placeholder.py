@@ -65,6 +65,12 @@ class ControllerPlaceholder:
     async def set_system_prompt(self, text: str) -> None:
         pass
 
+    async def accept_imported_prompt(self) -> None:
+        pass
+
+    async def discard_imported_prompt(self) -> None:
+        pass
+
     async def rename_session(self, session_id: str, title: str) -> None:
         pass
 

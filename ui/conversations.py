@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QCoreApplication
 
 from engine import ContinuoError, StorageError
+from engine.archive import IMPORTED_SYSTEM_PROMPT
 
 from .errors import KEPT_UNSENT, NoProviderError, describe_error, error_record, error_text
 from .models.sessions import SESSION_ID_ROLE
@@ -178,6 +179,8 @@ class Conversations:
         self._metadata[session_id] = metadata
         c.currentChanged.emit(session_id, model)
         c.systemPromptChanged.emit(str(metadata.get("system_prompt") or ""))
+        # A prompt that came with an import: shown, marked, not used until accepted.
+        c.importedPromptChanged.emit(str(metadata.get(IMPORTED_SYSTEM_PROMPT) or ""))
         c.catalog.select_for(metadata)
         if unreadable is not None:
             message, action = describe_error(unreadable, c.language)
@@ -284,6 +287,25 @@ class Conversations:
         if not sid or str(self.metadata(sid).get("system_prompt") or "") == text:
             return
         await self.update_metadata(sid, {"system_prompt": text or None})
+
+    async def settle_imported_prompt(self, *, accept: bool) -> None:
+        """Accept the shown conversation's imported system prompt (it becomes the prompt
+        every request is sent with) or discard it."""
+        c = self._c
+        sid = self.current
+        if not sid:
+            return
+        imported = str(self.metadata(sid).get(IMPORTED_SYSTEM_PROMPT) or "")
+        if not imported:
+            return
+        changes: dict[str, Any] = {IMPORTED_SYSTEM_PROMPT: None}
+        if accept:
+            changes["system_prompt"] = imported
+        await self.update_metadata(sid, changes)
+        if sid == self.current:
+            if accept:
+                c.systemPromptChanged.emit(imported)
+            c.importedPromptChanged.emit("")
 
     async def set_error(self, sid: str, exc: BaseException | None, kept: str = "") -> None:
         """Keep (and announce) a request's failure, or clear the kept one (``exc`` None)."""

@@ -144,6 +144,7 @@ class MainWindow(QMainWindow):
         c.busyChanged.connect(self._on_busy)
         c.modelsChanged.connect(self._on_models)
         c.systemPromptChanged.connect(self._on_system_prompt)
+        c.importedPromptChanged.connect(self.imported_prompt.show_prompt)
         c.settingsLoaded.connect(self._on_settings)
         c.problem.connect(self._on_problem)
         c.messageStored.connect(self._on_message_stored)
@@ -240,6 +241,11 @@ class MainWindow(QMainWindow):
         self.system_prompt.setMaximumHeight(90)
         self.system_prompt.hide()
         right_layout.addWidget(self.system_prompt)
+        # A system prompt that came with an imported conversation, waiting to be accepted.
+        from .widgets.imported_prompt import ImportedPromptBar
+
+        self.imported_prompt = ImportedPromptBar(right)
+        right_layout.addWidget(self.imported_prompt)
 
         # A conversation file that cannot be used: a page at start-up, a banner later.
         self.storage_notice = StorageNotice(right)
@@ -391,6 +397,16 @@ class MainWindow(QMainWindow):
         self._prompt_timer.setInterval(600)
         self._prompt_timer.timeout.connect(self._save_prompt)
         self.system_prompt.textChanged.connect(self._prompt_timer.start)
+        self.imported_prompt.accepted.connect(
+            lambda: self.controller.spawn(
+                self.controller.accept_imported_prompt(), "accept the imported prompt"
+            )
+        )
+        self.imported_prompt.discarded.connect(
+            lambda: self.controller.spawn(
+                self.controller.discard_imported_prompt(), "discard the imported prompt"
+            )
+        )
         self.transcript.olderWanted.connect(self._load_older)
         self.transcript.messageAction.connect(self._on_message_action)
         picker = self.model_picker
@@ -554,6 +570,7 @@ class MainWindow(QMainWindow):
         if not session_id:
             self._on_resume("", None, "")
             self._on_error("", "", "", "")
+            self.imported_prompt.show_prompt("")
 
     def _select_in_list(self, session_id: str) -> None:
         from PySide6.QtCore import QItemSelectionModel

@@ -45,8 +45,8 @@ log = logging.getLogger(__name__)
 
 DEBOUNCE_MS = 150  # the pause in typing after which the messages are searched
 _LIST_HITS = 50  # hits listed under the conversation list
-#: the characters a query holds: `engine.storage.search.MAX_QUERY_CHARS` (the engine is not
-#: imported with the first frame; a test holds the two equal)
+# The characters a query holds: `engine.storage.search.MAX_QUERY_CHARS` (the engine is not
+# imported with the first frame; a test holds the two equal).
 MAX_QUERY_CHARS = 1000
 
 

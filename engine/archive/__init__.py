@@ -4,15 +4,20 @@ ChatGPT's data export) and backup.
 `export_conversations` writes conversations to one file (`engine.archive.export`);
 `import_file` reads a Continuo export or a ChatGPT data export back in
 (`engine.archive.importer`), each conversation handed to storage whole as an
-`ImportedConversation` (`engine.archive.records`). ``python -m engine.export`` and
+`ImportedConversation` (`engine.archive.records`), keeping of its metadata only what
+`IMPORT_KEEPS` names (an imported system prompt waits as `IMPORTED_SYSTEM_PROMPT` until the
+person accepts it; see `engine.storage.archive`). ``python -m engine.export`` and
 ``python -m engine.archive import`` do the same from a terminal.
 """
 
+from ..storage.archive import IMPORT_KEEPS, IMPORTED_SYSTEM_PROMPT, imported_metadata
 from .export import ExportFormat, ExportProgress, ExportReport, export_conversations
 from .importer import ImportProgress, ImportReport, import_file
 from .records import ImportedConversation, ImportedMessage, ImportSkip
 
 __all__ = [
+    "IMPORTED_SYSTEM_PROMPT",
+    "IMPORT_KEEPS",
     "ExportFormat",
     "ExportProgress",
     "ExportReport",
@@ -23,4 +28,5 @@ __all__ = [
     "ImportedMessage",
     "export_conversations",
     "import_file",
+    "imported_metadata",
 ]

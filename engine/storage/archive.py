@@ -18,6 +18,13 @@ transaction: the session, its messages, its active leaf, its tool start records 
   parent is an earlier message of the same conversation, the active leaf is one of its
   messages. A conversation that breaks one is refused whole (``archive.bad_tree``).
 * The search index is kept by the triggers of schema version 5, in the same transaction.
+* An import keeps conversations, not the state of the app that exported them: of the
+  metadata only the keys of `IMPORT_KEEPS` are stored (the model it used, the tool servers
+  it did not offer, what a reader notes about the import), each of the type the app writes; everything else — ``last_error`` (an
+  error banner with its links), keys a later version adds, keys of another program — is
+  dropped. A system prompt is kept but not applied: it is stored as
+  `IMPORTED_SYSTEM_PROMPT`, which a host shows, marked as imported, until the person
+  accepts it (as the conversation's ``system_prompt``) or discards it.
 """
 
 from __future__ import annotations
@@ -42,12 +49,57 @@ if TYPE_CHECKING:
     from ..extensions import StoredMessage
     from .sqlite import SessionInfo
 
-__all__ = ["PAGE_SIZE", "ArchivedMessage", "ArchivedSession", "ConversationArchive"]
+__all__ = [
+    "IMPORTED_SYSTEM_PROMPT",
+    "IMPORT_KEEPS",
+    "PAGE_SIZE",
+    "ArchivedMessage",
+    "ArchivedSession",
+    "ConversationArchive",
+    "imported_metadata",
+]
 
 _T = TypeVar("_T")
 
 #: messages read per page while exporting (one read on the connection each)
 PAGE_SIZE = 500
+
+#: The metadata keys an import keeps, and the type of each value (docs/export-format.md):
+#: what the conversation used, never the state of the app that exported it.
+IMPORT_KEEPS: dict[str, type] = {
+    "provider_id": str,  # the provider it was answered by (one of this app's, if it has it)
+    "model": str,  # the model it was answered by
+    "tool_servers_off": list,  # the tool servers it did not offer (names)
+    # what another program's reader notes about the import (engine.archive.chatgpt)
+    "imported_from": str,  # "chatgpt"
+    "imported_model": str,  # the model that program named
+    "imported_reasoning_dropped": int,  # reasoning steps not carried
+}
+#: Where an imported conversation's system prompt waits, shown but not applied, until the
+#: person accepts it (a host moves it to ``system_prompt``) or discards it.
+IMPORTED_SYSTEM_PROMPT = "imported_system_prompt"
+#: the metadata key of a conversation's own system prompt (what a request is sent with)
+_SYSTEM_PROMPT = "system_prompt"
+
+
+def imported_metadata(metadata: Any) -> dict[str, Any]:
+    """What an import stores of a conversation's metadata (see the module docstring)."""
+    if not isinstance(metadata, dict):
+        return {}
+    kept = {
+        key: metadata[key]
+        for key, kind in IMPORT_KEEPS.items()
+        if isinstance(metadata.get(key), kind) and not isinstance(metadata.get(key), bool)
+    }
+    if "tool_servers_off" in kept:
+        kept["tool_servers_off"] = [n for n in kept["tool_servers_off"] if isinstance(n, str)]
+    # The exporting app's own prompt, or one it had imported and not yet accepted.
+    for key in (_SYSTEM_PROMPT, IMPORTED_SYSTEM_PROMPT):
+        prompt = metadata.get(key)
+        if isinstance(prompt, str) and prompt.strip():
+            kept[IMPORTED_SYSTEM_PROMPT] = prompt
+            break
+    return kept
 
 # The session row as `SQLiteSessionStorage._session_info` reads it (text as bytes, so one
 # damaged row is reported rather than raising at fetch time), then the active leaf.
@@ -259,7 +311,9 @@ class ConversationArchive:
                 key="storage.unwritable_value", params={"path": str(self.path), "detail": str(exc)}
             ) from exc
         title = clean(conversation.title) if conversation.title is not None else None
-        metadata = json.dumps(clean_data(dict(conversation.metadata)), ensure_ascii=False)
+        metadata = json.dumps(
+            clean_data(imported_metadata(dict(conversation.metadata))), ensure_ascii=False
+        )
         starts = [(sid, clean(call), float(at)) for call, at in conversation.tool_starts]
         source, source_id = clean(conversation.source), clean(conversation.source_id)
 
