@@ -144,17 +144,45 @@ async def _search_medians(path: Path, queries: list[str]) -> tuple[float, list[i
         await storage.close()
 
 
-async def _appends_per_second(path: Path, synchronous: str) -> float:
+_INDEX_TRIGGERS = ("message_indexed", "message_unindexed", "message_reindexed")
+
+
+async def _appends_per_second(path: Path, synchronous: str, *, index: bool = True) -> float:
+    """Appends per second; without `index`, the triggers that keep the index are dropped
+    once the file is open (a file without them is refused on open: its schema is not the
+    one Continuo creates) and put back before it closes."""
     storage = SQLiteSessionStorage(path, synchronous=synchronous)  # type: ignore[arg-type]
     rng = random.Random(5)
     messages = [UserMessage(content=_text(rng, i)) for i in range(_APPENDS)]
+    triggers: list[str] = []
     try:
         await storage.append("warm", "r", messages[0])
+        if not index:
+            db = sqlite3.connect(path, isolation_level=None)
+            try:
+                for name in _INDEX_TRIGGERS:
+                    triggers += [
+                        row[0]
+                        for row in db.execute(
+                            "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?",
+                            (name,),
+                        )
+                    ]
+                    db.execute(f"DROP TRIGGER {name}")
+            finally:
+                db.close()
         start = time.perf_counter()
         for message in messages:
             await storage.append("appends", "r", message)
         return _APPENDS / (time.perf_counter() - start)
     finally:
+        if triggers:
+            db = sqlite3.connect(path, isolation_level=None)
+            try:
+                for sql in triggers:
+                    db.execute(sql)
+            finally:
+                db.close()
         await storage.close()
 
 
@@ -206,16 +234,11 @@ async def _run() -> list[str]:
             storage = SQLiteSessionStorage(path, synchronous="NORMAL")
             await storage.create_session("prepare")
             await storage.close()
-        db = sqlite3.connect(without)
-        for name in ("message_indexed", "message_unindexed", "message_reindexed"):
-            db.execute(f"DROP TRIGGER {name}")
-        db.commit()
-        db.close()
         for mode in ("FULL", "NORMAL"):
             rates: dict[str, list[float]] = {"with": [], "without": []}
             for _ in range(3):  # interleaved, so that a busy moment of the machine hits both
                 rates["with"].append(await _appends_per_second(with_index, mode))
-                rates["without"].append(await _appends_per_second(without, mode))
+                rates["without"].append(await _appends_per_second(without, mode, index=False))
             ours, base = statistics.median(rates["with"]), statistics.median(rates["without"])
             cost = base / ours
             gated = mode == "FULL"

@@ -373,6 +373,23 @@ _SENTENCES: dict[str, tuple[str, str]] = {
         "the keys leading to one of its lists or objects add up to more than {limit} bytes",
         "通向其中某个列表或对象的各层键名合计超过 {limit} 字节",
     ),
+    "archive.too_large": (
+        "The file {path} holds a text longer than {limit} outside its conversations (around "
+        "byte {offset}), more than an import reads, so nothing was imported.",
+        "文件 {path} 在对话之外含有一段超过 {limit} 的文本（约在第 {offset} 字节处），超出了导入能读取的大小，因此没有导入任何内容。",
+    ),
+    "archive.too_large.string": (
+        "it holds a text longer than {limit}, more than an import reads",
+        "其中有一段文本超过 {limit}，超出了导入能读取的大小",
+    ),
+    "archive.too_large.conversation": (
+        "it is larger than {limit}, more than an import reads as one conversation",
+        "它大于 {limit}，超出了导入能作为一个对话读取的大小",
+    ),
+    "archive.conversation_number": (
+        "number {number} of the file",
+        "文件中的第 {number} 个",
+    ),
     "archive.bad_zip": (
         "The file {path} is a damaged zip archive ({detail}), so nothing was imported.",
         "文件 {path} 是一个损坏的 zip 压缩包（{detail}），因此没有导入任何内容。",

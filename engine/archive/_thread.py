@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -18,8 +19,13 @@ __all__ = ["in_thread"]
 _T = TypeVar("_T")
 
 
-async def in_thread(func: Callable[..., _T], *args: Any) -> _T:
+async def in_thread(
+    func: Callable[..., _T], *args: Any, stop: threading.Event | None = None
+) -> _T:
     """``await asyncio.to_thread(func, *args)``, but a cancellation waits for `func` to end.
+
+    With `stop`, a cancellation sets it first: `func` is expected to look at it often (an
+    import reads its file in small steps) and end soon.
 
     Raises:
         asyncio.CancelledError: the caller was cancelled (after `func` ended, whatever it
@@ -29,6 +35,8 @@ async def in_thread(func: Callable[..., _T], *args: Any) -> _T:
     try:
         return await asyncio.shield(task)
     except asyncio.CancelledError:
+        if stop is not None:
+            stop.set()
         while not task.done():
             with contextlib.suppress(Exception, asyncio.CancelledError):
                 await asyncio.shield(task)

@@ -15,11 +15,18 @@ It reads with ``ijson``, so only one conversation is in memory at a time, in two
    message of a type this version does not know, a missing field) becomes an `ImportSkip`
    saying why; the others still come.
 
+Both passes read through `engine.archive._guard.StreamGuard`: in time linear in the file,
+without nesting that would exhaust memory, and passing over a conversation larger than
+`MAX_CONVERSATION_BYTES` or holding a string longer than `MAX_STRING_BYTES` (an
+`ImportSkip` naming it). With a `stop` event, setting it ends the reading within one read
+(`Cancelled`), whatever the conversation being read.
+
 Blocking: run it in a worker thread (`engine.archive.importer` does).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Mapping
 from typing import Any, BinaryIO
 
@@ -27,8 +34,16 @@ import ijson  # type: ignore[import-untyped, unused-ignore]
 
 from ..errors import ArchiveError, ContinuoError
 from ..messages import message_from_dict
-from ..sentences import ErrorAction, sentence
-from ._guard import DepthGuard, TooDeep
+from ..sentences import ErrorAction, Phrase, sentence
+from ._guard import (
+    Cancelled,
+    Skipped,
+    StreamGuard,
+    TooDeep,
+    TooLarge,
+    guarded_events,
+    guarded_items,
+)
 from .export import EXPORT_FORMAT, EXPORT_VERSION
 from .records import ImportedConversation, ImportedMessage, ImportSkip
 
@@ -44,39 +59,56 @@ _SCALARS = frozenset({"string", "number", "boolean", "null"})
 
 
 def read_conversations(
-    file: BinaryIO, name: str | None = None
+    file: BinaryIO, name: str | None = None, *, stop: threading.Event | None = None
 ) -> Iterator[ImportedConversation | ImportSkip]:
     """Yield each conversation of the export in `file` (binary, seekable), in file order.
 
     Args:
         name: the file's name for sentences (default: ``file.name``).
+        stop: when set, reading ends within one read of the file (`Cancelled`).
 
     Raises:
         ArchiveError: the file is not a complete Continuo export this version reads
             (``archive.empty``, ``archive.not_continuo``, ``archive.newer``,
             ``archive.damaged``), or nests too deeply to be read within bounded memory
             (``archive.too_deep``, `engine.archive._guard`); raised before the first
-            conversation is yielded.
+            conversation is yielded; ``archive.too_large``: a string longer than
+            `MAX_STRING_BYTES` outside the conversations.
+        Cancelled: `stop` was set (nothing more is read).
     """
     path = name if name is not None else str(getattr(file, "name", "the file"))
     start = file.tell()
-    _check(file, path)
+    _check(file, path, stop)
     file.seek(start)
+    guard = StreamGuard(file, items=("conversations",), stop=stop)
     try:
-        for raw in ijson.items(DepthGuard(file), "conversations.item", use_float=True):
-            yield _conversation(raw)
+        for raw in guarded_items(guard, "conversations.item"):
+            yield _too_large(raw) if isinstance(raw, Skipped) else _conversation(raw, stop)
     except ijson.JSONError as exc:  # the file changed since it was checked
         raise _damaged(path, exc, file) from exc
-    except TooDeep as exc:
+    except (TooDeep, TooLarge) as exc:
         raise exc.error(path) from exc
 
 
-def _check(file: BinaryIO, path: str) -> None:
+def _too_large(skipped: Skipped) -> ImportSkip:
+    """The `ImportSkip` of a conversation the guard passed over."""
+    name = repr(skipped.title or skipped.source_id) if skipped.title or skipped.source_id else (
+        str(Phrase("archive.conversation_number", {"number": skipped.number}))
+    )
+    return ImportSkip(
+        title=skipped.title,
+        source_id=skipped.source_id,
+        reason=sentence("archive.bad_conversation", "en", name=name, problem=skipped.problem),
+        number=skipped.number,
+    )
+
+
+def _check(file: BinaryIO, path: str, stop: threading.Event | None) -> None:
     """Read the whole file once, building nothing; raise at its first problem."""
     found_format: Any = None
     version: Any = None
     header_done = False
-    events = ijson.parse(DepthGuard(file), use_float=True)
+    events = guarded_events(StreamGuard(file, items=("conversations",), stop=stop))
     try:
         first = next(events, None)
         if first is None:
@@ -103,7 +135,7 @@ def _check(file: BinaryIO, path: str) -> None:
         if header_done:
             raise _damaged(path, exc, file) from exc
         raise _not_continuo(path, "it is not JSON") from exc
-    except TooDeep as exc:
+    except (TooDeep, TooLarge) as exc:
         raise exc.error(path) from exc
     if not header_done:
         _check_header(path, found_format, version)
@@ -153,8 +185,16 @@ class _Unreadable(Exception):
     """What in a conversation of the export cannot be read (an English phrase)."""
 
 
-def _conversation(raw: Any) -> ImportedConversation | ImportSkip:
-    """The conversation `raw` (as ijson built it), or why it cannot be imported."""
+#: messages converted between two looks at the stop event
+_STOP_EVERY = 1000
+
+
+def _conversation(raw: Any, stop: threading.Event | None) -> ImportedConversation | ImportSkip:
+    """The conversation `raw` (as ijson built it), or why it cannot be imported.
+
+    Raises:
+        Cancelled: `stop` was set (looked at every `_STOP_EVERY` messages).
+    """
     title = raw.get("title") if isinstance(raw, dict) else None
     sid = raw.get("id") if isinstance(raw, dict) else None
     title = title if isinstance(title, str) else None
@@ -177,7 +217,7 @@ def _conversation(raw: Any) -> ImportedConversation | ImportSkip:
             title=title,
             created_at=_number(raw, "created_at"),
             updated_at=_number(raw, "updated_at"),
-            messages=tuple(_message(item) for item in _list(raw, "messages")),
+            messages=tuple(_messages(_list(raw, "messages"), stop)),
             active_seq=active,
             metadata=dict(metadata),
             tool_starts=tuple(_tool_start(item) for item in _list(raw, "tool_starts")),
@@ -190,6 +230,13 @@ def _conversation(raw: Any) -> ImportedConversation | ImportSkip:
         source_id=sid,
         reason=sentence("archive.bad_conversation", "en", name=name, problem=problem),
     )
+
+
+def _messages(items: list[Any], stop: threading.Event | None) -> Iterator[ImportedMessage]:
+    for number, item in enumerate(items):
+        if stop is not None and number % _STOP_EVERY == 0 and stop.is_set():
+            raise Cancelled
+        yield _message(item)
 
 
 def _message(item: Any) -> ImportedMessage:

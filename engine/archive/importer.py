@@ -24,16 +24,26 @@ Invariants:
 * Parsing blocks, so the reader runs in a worker thread, a batch of conversations a hop;
   the loop only stores. `progress(bytes read, bytes to read)` is called on the caller's
   loop after each batch (a file read through twice counts twice).
-* Cancelling the task stops the import between two conversations: those already stored
-  stay (each is whole), the one being stored is finished first, and no report is made.
+* Cancelling the task stops the import at once: the reader looks at a stop event at every
+  read of the file (64 KiB) and every thousand messages it converts, so a conversation
+  being parsed is left where it is (`engine.archive._guard`). Those already stored stay
+  (each is whole), the one being stored is finished first, and no report is made.
+* One conversation is read within bounds: a string longer than `MAX_STRING_BYTES` (16 MB)
+  or a conversation larger than `MAX_CONVERSATION_BYTES` (256 MB) is not read; it is
+  skipped and named in the report (its title or id, else its place in the file), in time
+  linear in the file.
+* Progress is also told while the bytes are read (every `_PROGRESS_BYTES`), so a long
+  conversation moves the bar too.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import os
 import stat
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,13 +51,20 @@ from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import ArchiveError, StorageError
 from ..sentences import ErrorAction
+from ._guard import MAX_CONVERSATION_BYTES, MAX_STRING_BYTES
 from ._thread import in_thread
 from .records import ImportedConversation, ImportSkip
 
 if TYPE_CHECKING:
     from ..storage.sqlite import SQLiteSessionStorage
 
-__all__ = ["ImportProgress", "ImportReport", "import_file"]
+__all__ = [
+    "MAX_CONVERSATION_BYTES",
+    "MAX_STRING_BYTES",
+    "ImportProgress",
+    "ImportReport",
+    "import_file",
+]
 
 #: ``progress(bytes_read, bytes_to_read)``, called on the caller's loop
 ImportProgress = Callable[[int, int], None]
@@ -56,6 +73,8 @@ ImportProgress = Callable[[int, int], None]
 #: reaches it), and conversations at most
 _BATCH_MESSAGES = 2000
 _BATCH_CONVERSATIONS = 64
+#: bytes read between two progress reports from the reading thread
+_PROGRESS_BYTES = 4 * 1024 * 1024
 
 _BOM = b"\xef\xbb\xbf"
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
@@ -90,17 +109,23 @@ async def import_file(
         asyncio.CancelledError: the task was cancelled; the conversations stored before it
             stay, and there is no report.
     """
-    source = await in_thread(_open, Path(path))
+    stop = threading.Event()
+    source = await in_thread(_open, Path(path), stop, stop=stop)
+    if progress is not None:
+        loop = asyncio.get_running_loop()
+        source.counter.on_read = lambda count: loop.call_soon_threadsafe(
+            _tell, progress, stop, count, source.total
+        )
     imported = already = placeholders = messages = done = 0
     skipped: list[tuple[str, str]] = []
     try:
         while True:
-            batch = await in_thread(_take, source.items)
+            batch = await in_thread(_take, source.items, stop=stop)
             if not batch:
                 break
             for item in batch:
                 if isinstance(item, ImportSkip):
-                    skipped.append((item.title or item.source_id or _NO_NAME, item.reason))
+                    skipped.append((_name_of(item), item.reason))
                     continue
                 try:
                     stored = await storage.import_conversation(item)
@@ -125,6 +150,21 @@ async def import_file(
     return ImportReport(imported, already, tuple(skipped), placeholders, messages)
 
 
+def _tell(progress: ImportProgress, stop: threading.Event, count: int, total: int) -> None:
+    """A progress report from the reading thread, on the loop (none once cancelled)."""
+    if not stop.is_set():
+        progress(min(count, total), total)
+
+
+def _name_of(skip: ImportSkip) -> str:
+    """How the report names a conversation it skipped: its title, its id, its place."""
+    if skip.title or skip.source_id:
+        return skip.title or skip.source_id or _NO_NAME
+    if skip.number is not None:
+        return f"(conversation {skip.number} of the file)"
+    return _NO_NAME
+
+
 def _take(items: Iterator[ImportedConversation | ImportSkip]) -> list[Any]:
     """The next batch of the reader's conversations ([] at the end); in the worker thread."""
     batch: list[Any] = []
@@ -147,6 +187,9 @@ class _Counting(io.RawIOBase):
         super().__init__()
         self._inner = inner
         self.count = 0
+        #: called (in the reading thread) each time another `_PROGRESS_BYTES` were read
+        self.on_read: Callable[[int], object] | None = None
+        self._told = 0
 
     def readable(self) -> bool:
         return True
@@ -158,6 +201,9 @@ class _Counting(io.RawIOBase):
         data = self._inner.read(len(buffer))
         buffer[: len(data)] = data
         self.count += len(data)
+        if self.on_read is not None and self.count - self._told >= _PROGRESS_BYTES:
+            self._told = self.count
+            self.on_read(self.count)
         return len(data)
 
     def seek(self, offset: int, whence: int = 0) -> int:
@@ -188,7 +234,7 @@ class _Source:
                 step()
 
 
-def _open(path: Path) -> _Source:
+def _open(path: Path, stop: threading.Event) -> _Source:
     """Open the file, tell what it is and start its reader; in the worker thread."""
     name = str(path)
     try:
@@ -217,14 +263,14 @@ def _open(path: Path) -> _Source:
         if first == b"{":
             from . import continuo_json
 
-            items = continuo_json.read_conversations(file, name)
+            items = continuo_json.read_conversations(file, name, stop=stop)
             return _Source(items, counter, info.st_size * continuo_json.PASSES, [file.close])
         if first in (b"PK", b"["):
             # The ChatGPT reader opens the zip itself, checks that the JSON is a list of
             # its conversations, and says what else it found (archive.chatgpt_*).
             from .chatgpt import read_conversations as read_chatgpt
 
-            items = read_chatgpt(file, name=name)
+            items = read_chatgpt(file, name=name, stop=stop)
             return _Source(items, counter, info.st_size, [file.close])
         raise ArchiveError(name, key="archive.unknown_format")
     except OSError as exc:

@@ -62,3 +62,6 @@ class ImportSkip:
     title: str | None  #: its title in the source, when it could be read
     source_id: str | None  #: its id in the source, when it could be read
     reason: str  #: one sentence saying why, in English (what the report shows)
+    #: its place among the source's conversations (1: the first), when neither its title
+    #: nor its id could be read (one passed over for its size: `engine.archive._guard`)
+    number: int | None = None

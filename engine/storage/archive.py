@@ -29,6 +29,7 @@ transaction: the session, its messages, its active leaf, its tool start records 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 import uuid
@@ -275,8 +276,10 @@ class ConversationArchive:
         """Store `conversation` whole in one transaction; return its session id.
 
         Returns None, adding nothing, when its ``(source, source_id)`` was imported before
-        or its ``session_id`` is already a conversation here. Once called, the write
-        completes even if the caller is cancelled.
+        or its ``session_id`` is already a conversation here. Its rows are made (its tree
+        checked, each message written as JSON) in a worker thread when it is long, so the
+        caller's loop (a window's) keeps running; once its write has begun, the write
+        completes even if the caller is cancelled (cancelled before, nothing is written).
 
         Raises:
             StorageError: ``archive.bad_tree`` — its messages do not form a tree (a seq
@@ -284,6 +287,49 @@ class ConversationArchive:
                 active leaf that is not one of its messages); nothing was written. Or the
                 file's own faults, as for any write.
         """
+        if len(conversation.messages) > _ROWS_INLINE:
+            rows = await asyncio.to_thread(self._import_rows, conversation)
+        else:
+            rows = self._import_rows(conversation)
+        sid = rows.sid
+
+        async def body(db: aiosqlite.Connection) -> str | None:
+            if await db.execute_fetchall(
+                "SELECT 1 FROM imports WHERE source = ? AND source_id = ?",
+                (rows.source, rows.source_id),
+            ):
+                return None
+            if await db.execute_fetchall("SELECT 1 FROM sessions WHERE id = ?", (sid,)):
+                return None
+            await db.execute(
+                "INSERT INTO sessions (id, title, created_at, updated_at, metadata, active_seq) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    sid,
+                    rows.title,
+                    float(conversation.created_at),
+                    float(conversation.updated_at),
+                    rows.metadata,
+                    conversation.active_seq,
+                ),
+            )
+            await db.executemany(_INSERT_MESSAGE, rows.messages)
+            await db.executemany(
+                "INSERT OR IGNORE INTO tool_starts (session_id, tool_call_id, started_at) "
+                "VALUES (?, ?, ?)",
+                rows.starts,
+            )
+            await db.execute(
+                "INSERT INTO imports (source, source_id, session_id, imported_at) "
+                "VALUES (?, ?, ?, ?)",
+                (rows.source, rows.source_id, sid, time.time()),
+            )
+            return sid
+
+        return await self._write(body)
+
+    def _import_rows(self, conversation: ImportedConversation) -> _ImportRows:
+        """The rows `import_conversation` writes (blocking: in a thread when long)."""
         problem = _tree_problem(conversation)
         name = conversation.title or conversation.source_id
         if problem is not None:
@@ -293,7 +339,7 @@ class ConversationArchive:
             )
         sid = conversation.session_id or uuid.uuid4().hex
         try:
-            rows = [
+            messages = [
                 (
                     sid,
                     item.seq,
@@ -310,46 +356,34 @@ class ConversationArchive:
             raise StorageError(
                 key="storage.unwritable_value", params={"path": str(self.path), "detail": str(exc)}
             ) from exc
-        title = clean(conversation.title) if conversation.title is not None else None
-        metadata = json.dumps(
-            clean_data(imported_metadata(dict(conversation.metadata))), ensure_ascii=False
+        return _ImportRows(
+            sid=sid,
+            title=clean(conversation.title) if conversation.title is not None else None,
+            metadata=json.dumps(
+                clean_data(imported_metadata(dict(conversation.metadata))), ensure_ascii=False
+            ),
+            messages=messages,
+            starts=[(sid, clean(call), float(at)) for call, at in conversation.tool_starts],
+            source=clean(conversation.source),
+            source_id=clean(conversation.source_id),
         )
-        starts = [(sid, clean(call), float(at)) for call, at in conversation.tool_starts]
-        source, source_id = clean(conversation.source), clean(conversation.source_id)
 
-        async def body(db: aiosqlite.Connection) -> str | None:
-            if await db.execute_fetchall(
-                "SELECT 1 FROM imports WHERE source = ? AND source_id = ?", (source, source_id)
-            ):
-                return None
-            if await db.execute_fetchall("SELECT 1 FROM sessions WHERE id = ?", (sid,)):
-                return None
-            await db.execute(
-                "INSERT INTO sessions (id, title, created_at, updated_at, metadata, active_seq) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    sid,
-                    title,
-                    float(conversation.created_at),
-                    float(conversation.updated_at),
-                    metadata,
-                    conversation.active_seq,
-                ),
-            )
-            await db.executemany(_INSERT_MESSAGE, rows)
-            await db.executemany(
-                "INSERT OR IGNORE INTO tool_starts (session_id, tool_call_id, started_at) "
-                "VALUES (?, ?, ?)",
-                starts,
-            )
-            await db.execute(
-                "INSERT INTO imports (source, source_id, session_id, imported_at) "
-                "VALUES (?, ?, ?, ?)",
-                (source, source_id, sid, time.time()),
-            )
-            return sid
 
-        return await self._write(body)
+@dataclass(frozen=True, slots=True)
+class _ImportRows:
+    """What an imported conversation is written as."""
+
+    sid: str
+    title: str | None
+    metadata: str
+    messages: list[tuple[Any, ...]]
+    starts: list[tuple[str, str, float]]
+    source: str
+    source_id: str
+
+
+#: conversations with more messages than this have their rows made in a worker thread
+_ROWS_INLINE = 500
 
 
 def _tree_problem(conversation: ImportedConversation) -> str | None:
