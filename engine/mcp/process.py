@@ -38,6 +38,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp import types
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
+from pydantic_core import from_json
 
 from ..text import clean_data
 from .config import MAX_LINE_BYTES
@@ -382,17 +383,19 @@ class Unreadable:
 def parse_line(line: bytes) -> types.JSONRPCMessage | Unreadable:
     """One line from a server as a message, its text cleaned (a lone surrogate, escaped or
     not valid UTF-8, becomes U+FFFD), or `Unreadable`."""
-    try:  # the usual case: valid, and no surrogate to clean (this parser refuses lone ones)
-        return types.JSONRPCMessage.model_validate_json(line)
-    except ValidationError:
-        pass
+    # Parsed first, then validated: the SDK's model_validate_json tries the message union's
+    # members on the JSON text itself, 7x slower on a 100 MB result. This parser refuses
+    # lone surrogates and bad UTF-8 (rare): those lines are parsed again and cleaned.
     try:
-        data = clean_data(json.loads(line.decode("utf-8", "replace")))
-    except ValueError as exc:
-        detail = f"it is not valid JSON ({str(exc).split(':', 1)[0]})"
-        return Unreadable(detail, reply_id(line[:_KEPT], line[-_KEPT:]))
-    except RecursionError:
-        return Unreadable("it is nested too deeply", reply_id(line[:_KEPT], line[-_KEPT:]))
+        data = from_json(line)
+    except ValueError:
+        try:
+            data = clean_data(json.loads(line.decode("utf-8", "replace")))
+        except ValueError as exc:
+            detail = f"it is not valid JSON ({str(exc).split(':', 1)[0]})"
+            return Unreadable(detail, reply_id(line[:_KEPT], line[-_KEPT:]))
+        except RecursionError:
+            return Unreadable("it is nested too deeply", reply_id(line[:_KEPT], line[-_KEPT:]))
     try:
         return types.JSONRPCMessage.model_validate(data)
     except ValidationError as exc:
