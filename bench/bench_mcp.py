@@ -8,6 +8,12 @@ First use of a Python stdio server (enter an `MCPToolset`, `list_tools`: the pro
 imports the SDK and answers ``initialize`` and ``tools/list``), median of `STARTS`, under 2 s.
 Entering an `MCPToolset` without listing starts no server (start-up stays as fast as it was):
 under 20 ms. The published ``mcp-server-time`` (test extra) first start is reported too.
+
+One-line results (issue 18): a text result of 10, 20 and 100 MB in a single line from the
+hostile test server (``tests/support/hostile_mcp_server.py``, line limit raised to 128 MiB),
+through `MCPToolset.call`; each printed with its ratio to the 10 MB read of the same run. The
+reader was quadratic (10 MB 4.6 s, 20 MB 14.4 s, 100 MB past the 300 s timeout): target, the
+100 MB read within 25x the 10 MB one (10x is linear, 100x quadratic).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from engine.tools import Tool
 
 REPO = Path(__file__).resolve().parent.parent
 SERVER = REPO / "tests" / "support" / "mcp_server.py"
+HOSTILE = REPO / "tests" / "support" / "hostile_mcp_server.py"
 
 CALLS = 300  #: counted round trips of each kind
 WARM = 20  #: uncounted calls first (the server's and our own first-call costs)
@@ -32,6 +39,8 @@ STARTS = 5  #: counted first starts
 ROUND_TRIP_TARGET = 0.010
 FIRST_START_TARGET = 2.0
 ENTER_TARGET = 0.020
+LINE_SIZES_MB = (10, 20, 100)  #: one-line results read, the first being the baseline
+LINE_RATIO_TARGET = 25.0  #: the largest read against the baseline (linear: 10x, quadratic: 100x)
 
 
 def _config(name: str, command: str, args: list[str]) -> MCPServerConfig:
@@ -113,6 +122,37 @@ async def first_start(config: MCPServerConfig, log_dir: Path) -> tuple[float, fl
     return statistics.median(starts[1:]), statistics.median(enters[1:])
 
 
+async def one_line_reads(log_dir: Path) -> list[float]:
+    """Seconds of `MCPToolset.call` returning a text result of each of `LINE_SIZES_MB` in one
+    line (best of two, the server warm)."""
+    (config,) = load_mcp_config(
+        {
+            "mcpServers": {
+                "big": {
+                    "command": sys.executable,
+                    "args": [str(HOSTILE)],
+                    "maxLineBytes": 128 * 1024 * 1024,
+                }
+            }
+        }
+    )
+    times = []
+    async with MCPToolset([config], log_dir=log_dir) as toolset:
+        await toolset.list_tools()
+        assert not toolset.failures, dict(toolset.failures)
+        await toolset.call("big", "big", {"bytes": 1024})
+        for size in LINE_SIZES_MB:
+            best = float("inf")
+            for _ in range(2):
+                start = time.perf_counter()
+                text = await toolset.call("big", "big", {"bytes": size * 1024 * 1024})
+                best = min(best, time.perf_counter() - start)
+                assert len(text) == size * 1024 * 1024
+                del text
+            times.append(best)
+    return times
+
+
 _IMPORT_TIMER = """
 import time
 t0 = time.perf_counter()
@@ -160,7 +200,9 @@ async def main() -> list[str]:
             f" target < {ROUND_TRIP_TARGET * 1e3:g} ms)"
         )
         if median > ROUND_TRIP_TARGET:
-            missed.append(f"stdio round trip {median * 1e3:.2f} ms > {ROUND_TRIP_TARGET * 1e3:g} ms")
+            missed.append(
+                f"stdio round trip {median * 1e3:.2f} ms > {ROUND_TRIP_TARGET * 1e3:g} ms"
+            )
 
         start, enter = await first_start(test_server(), logs)
         print(
@@ -181,6 +223,21 @@ async def main() -> list[str]:
             f"first use of mcp-server-time (PyPI), median of {STARTS}:"
             f" {third * 1e3:7.0f} ms  (reported; {third / start:.2f}x the test server)"
         )
+        reads = await one_line_reads(logs)
+        for size, seconds in zip(LINE_SIZES_MB, reads, strict=True):
+            print(
+                f"a {size} MB result in one line through a stdio server, best of 2:"
+                f" {seconds * 1e3:8.0f} ms  ({seconds / reads[0]:.2f}x the"
+                f" {LINE_SIZES_MB[0]} MB read; {size / seconds:.0f} MB/s)"
+            )
+        ratio = reads[-1] / reads[0]
+        print(
+            f"  the {LINE_SIZES_MB[-1]} MB read against the {LINE_SIZES_MB[0]} MB one:"
+            f" {ratio:.1f}x (linear: {LINE_SIZES_MB[-1] / LINE_SIZES_MB[0]:g}x;"
+            f" target < {LINE_RATIO_TARGET:g}x)"
+        )
+        if ratio > LINE_RATIO_TARGET:
+            missed.append(f"one-line reads {ratio:.1f}x > {LINE_RATIO_TARGET:g}x")
     engine_s, mcp_s = import_cost()
     print(
         f"importing engine.mcp after engine, fresh interpreter, median of {STARTS}:"

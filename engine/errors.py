@@ -37,7 +37,9 @@ ContinuoError
  │   ├─ MCPServerStartError           a server could not be started or did not initialise
  │   ├─ MCPServerCrashedError(tool)   a server stopped during a call: it may have acted
  │   ├─ MCPTimeoutError(tool)         a call did not finish in time and was stopped
- │   └─ MCPToolError(tool)            the server answered the call with an error
+ │   ├─ MCPToolError(tool)            the server answered the call with an error
+ │   ├─ MCPReplyTooLargeError(tool)   the call finished; its answer passed the line limit
+ │   └─ MCPBadReplyError(tool)        the server answered the call with an unreadable message
  └─ ArchiveError(path)                a file to import or export to that cannot be used
 ```
 
@@ -68,8 +70,10 @@ __all__ = [
     "ErrorAction",
     "ForeignSchemaError",
     "LeaseLostError",
+    "MCPBadReplyError",
     "MCPConfigError",
     "MCPError",
+    "MCPReplyTooLargeError",
     "MCPServerCrashedError",
     "MCPServerStartError",
     "MCPTimeoutError",
@@ -594,6 +598,55 @@ class MCPToolError(MCPError):
             key="mcp.tool_error",
             params={"server": repr(server), "tool": repr(tool), "text": text},
         )
+
+
+class MCPReplyTooLargeError(MCPError):
+    """A call's answer was longer than the server's line limit (`.limit` bytes): the tool
+    finished, but its answer was dropped unread."""
+
+    def __init__(self, server: str, tool: str, limit: int, log: str | None = None) -> None:
+        self.tool = tool
+        self.limit = limit
+        self.log = log
+        super().__init__(
+            server,
+            key="mcp.too_large",
+            params={
+                "server": repr(server),
+                "tool": repr(tool),
+                "size": _bytes(limit),
+                "log": _log_phrase(log),
+            },
+        )
+
+
+class MCPBadReplyError(MCPError):
+    """The server answered a call with a message that is not valid JSON or not the
+    protocol's shape; `.detail` says what is wrong (no value of the server's is quoted)."""
+
+    def __init__(self, server: str, tool: str, detail: str, log: str | None = None) -> None:
+        self.tool = tool
+        self.detail = detail
+        self.log = log
+        super().__init__(
+            server,
+            key="mcp.bad_reply",
+            params={
+                "server": repr(server),
+                "tool": repr(tool),
+                "detail": detail,
+                "log": _log_phrase(log),
+            },
+        )
+
+
+def _bytes(count: int) -> str:
+    """A size for a person: "16 MB", "1.5 KB", "900 bytes"."""
+    if count >= 1024 * 1024:
+        return f"{count / (1024 * 1024):.3g} MB"
+    if count >= 1024:
+        return f"{count / 1024:.3g} KB"
+    return f"{count} bytes"
 
 
 # ---------------------------------------------------------------------------- archive

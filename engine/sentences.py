@@ -469,6 +469,22 @@ _SENTENCES: dict[str, tuple[str, str]] = {
         "The tool {tool} of the MCP server {server} reported an error: {text}",
         "MCP 服务器 {server} 的工具 {tool} 报告了一个错误：{text}",
     ),
+    "mcp.too_large": (
+        "The tool {tool} of the MCP server {server} finished, but its answer was larger than "
+        "{size}, the most one answer may hold, so it was not read. The tool did run: check what "
+        "it did before running it again, or ask it for less (the server's entry can raise the "
+        "limit with \"maxLineBytes\"){log}.",
+        "MCP 服务器 {server} 的工具 {tool} 已经完成，但它的回答超过了单个回答的上限 {size}，因此没有"
+        "读取。该工具确实运行了：再次运行前请先检查它做了什么，或让它返回更少的内容（可在该服务器的配置"
+        "项中用 \"maxLineBytes\" 提高上限）{log}。",
+    ),
+    "mcp.bad_reply": (
+        "The MCP server {server} answered badly: its answer to the tool {tool} could not be "
+        "read ({detail}). The call has ended, but what the tool returned is lost: check what it "
+        "did before running it again{log}.",
+        "MCP 服务器 {server} 的回答有误：它对工具 {tool} 的回答无法读取（{detail}）。调用已经结束，"
+        "但工具返回的内容丢失了：再次运行前请先检查它做了什么{log}。",
+    ),
     "mcp.log": (" (its log: {path})", "（日志：{path}）"),
     "mcp.status": (" (exit status {code})", "（退出状态 {code}）"),
     # -- providers --------------------------------------------------------------------------

@@ -7,7 +7,13 @@ engine `Tool`s named ``server__tool``. Transports: stdio (``command``) and Strea
 (``url``).
 """
 
-from .config import DEFAULT_CALL_TIMEOUT, MCPServerConfig, MCPTransport, load_mcp_config
+from .config import (
+    DEFAULT_CALL_TIMEOUT,
+    MAX_LINE_BYTES,
+    MCPServerConfig,
+    MCPTransport,
+    load_mcp_config,
+)
 from .process import server_environment
 from .toolset import (
     MCPServerState,
@@ -20,6 +26,7 @@ from .toolset import (
 
 __all__ = [
     "DEFAULT_CALL_TIMEOUT",
+    "MAX_LINE_BYTES",
     "MCPServerConfig",
     "MCPServerState",
     "MCPTool",

@@ -23,13 +23,24 @@ from typing import Any
 
 from ..errors import MCPConfigError
 
-__all__ = ["DEFAULT_CALL_TIMEOUT", "MCPServerConfig", "MCPTransport", "load_mcp_config"]
+__all__ = [
+    "DEFAULT_CALL_TIMEOUT",
+    "MAX_LINE_BYTES",
+    "MCPServerConfig",
+    "MCPTransport",
+    "load_mcp_config",
+]
 
 #: seconds a tool call may take unless its server's entry says ``"timeout"``
 DEFAULT_CALL_TIMEOUT = 300.0
+#: bytes one message (one line) from a stdio server may hold unless its entry says
+#: ``"maxLineBytes"``: the 16 MiB a provider's stream event may (`engine.providers.sse`)
+MAX_LINE_BYTES = 16 * 1024 * 1024
 
 _EMPTY: Mapping[str, str] = MappingProxyType({})
-_KNOWN = frozenset({"command", "args", "env", "cwd", "url", "headers", "type", "timeout"})
+_KNOWN = frozenset(
+    {"command", "args", "env", "cwd", "url", "headers", "type", "timeout", "maxLineBytes"}
+)
 _HTTP_TYPES = frozenset({"http", "streamable-http", "streamable_http", "streamablehttp"})
 
 
@@ -55,6 +66,8 @@ class MCPServerConfig:
             environment every server gets (see `engine.mcp.process.server_environment`).
         url, headers: where a Streamable HTTP server listens and the headers sent to it.
         timeout: seconds one tool call may take before it is cancelled.
+        max_line_bytes: the most bytes one message from a stdio server may hold
+            (``"maxLineBytes"``); a longer answer fails its call, saying so.
         extra: the entry's other keys, as found (``disabled``, ``autoApprove``...).
     """
 
@@ -67,6 +80,7 @@ class MCPServerConfig:
     url: str | None = field(default=None, repr=False)  # may carry ?key=…
     headers: Mapping[str, str] = field(default_factory=_empty, repr=False)
     timeout: float = DEFAULT_CALL_TIMEOUT
+    max_line_bytes: int = MAX_LINE_BYTES
     extra: Mapping[str, Any] = field(default_factory=_empty, repr=False)
 
 
@@ -134,6 +148,11 @@ def _server(where: str, name: Any, entry: Any) -> MCPServerConfig:
     timeout = entry.get("timeout", DEFAULT_CALL_TIMEOUT)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
         raise bad("timeout", f"it must be a positive number of seconds, not {timeout!r}")
+    max_line = entry.get("maxLineBytes", MAX_LINE_BYTES)
+    if isinstance(max_line, bool) or not isinstance(max_line, int) or max_line < 1024:
+        raise bad(
+            "maxLineBytes", f"it must be a whole number of bytes (1024 or more), not {max_line!r}"
+        )
     if has_command:
         if kind in _HTTP_TYPES:
             raise bad("type", 'an HTTP server needs a "url", not a "command"')
@@ -154,6 +173,7 @@ def _server(where: str, name: Any, entry: Any) -> MCPServerConfig:
             env=_texts(entry.get("env"), bad("env", "it must be an object of texts")),
             cwd=cwd,
             timeout=float(timeout),
+            max_line_bytes=max_line,
             extra=extra,
         )
     if kind == "stdio":

@@ -37,9 +37,12 @@ from mcp import ClientSession, types
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import McpError
+from pydantic import ValidationError
 
 from ..errors import (
+    MCPBadReplyError,
     MCPError,
+    MCPReplyTooLargeError,
     MCPServerCrashedError,
     MCPServerStartError,
     MCPTimeoutError,
@@ -49,7 +52,14 @@ from ..model import ToolSpec
 from ..redaction import Redactor, install_url_filter, shorten
 from ..tools import Tool, ToolArgumentError
 from .config import MCPServerConfig, MCPTransport
-from .process import DEVNULL, server_environment, stdio_transport
+from .process import (
+    DEVNULL,
+    BadReply,
+    LineSplitter,
+    server_environment,
+    stdio_transport,
+    validation_detail,
+)
 
 __all__ = [
     "MCPServerState",
@@ -257,9 +267,14 @@ class _Start:
         self.stop = asyncio.Event()
         self.gone = asyncio.Event()
         self.returncode: int | None = None
+        #: our requests the transport answered for the server, and why (`stdio_transport`)
+        self.bad_replies: dict[types.RequestId, tuple[BadReply, str]] = {}
 
     def set_returncode(self, code: int | None) -> None:
         self.returncode = code
+
+    def note_bad_reply(self, request_id: types.RequestId, why: BadReply, detail: str) -> None:
+        self.bad_replies[request_id] = (why, detail)
 
 
 class _Server:
@@ -340,6 +355,8 @@ class _Server:
                             errlog=log if log is not None else DEVNULL,
                             on_exit=start.gone.set,
                             returncode=start.set_returncode,
+                            on_bad_reply=start.note_bad_reply,
+                            lines=LineSplitter(cfg.max_line_bytes),
                         )
                     )
                 else:
@@ -436,16 +453,31 @@ class _Server:
                 self._cancel_later(session, taken[0], "stopped by the user")
             raise
         except McpError as exc:
+            bad = start.bad_replies.pop(taken[0], None) if taken else None
+            if bad is not None:
+                raise self._bad_reply(tool, *bad) from None
             if exc.error.code == _CONNECTION_CLOSED:
                 raise await self._crashed(tool, start) from None
             quoted = shorten(self.redact(exc.error.message), QUOTE_LIMIT)
             raise MCPToolError(name, tool, quoted) from None
+        except ValidationError as exc:  # a JSON-RPC reply whose result is not a tool's result
+            detail = f"it is not a tool's result ({validation_detail(exc)})"
+            raise self._bad_reply(tool, BadReply.UNREADABLE, detail) from None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
             raise await self._crashed(tool, start) from None
         if result.isError:
             text = call_result_text(result) or "no details"
             raise MCPToolError(name, tool, shorten(self.redact(text), QUOTE_LIMIT))
         return call_result_text(result)
+
+    def _bad_reply(self, tool: str, why: BadReply, detail: str) -> MCPError:
+        """The error for a call whose reply was too large or could not be read."""
+        if why is BadReply.TOO_LARGE:
+            return MCPReplyTooLargeError(
+                self.config.name, tool, self.config.max_line_bytes, self._log
+            )
+        quoted = shorten(self.redact(detail), QUOTE_LIMIT)
+        return MCPBadReplyError(self.config.name, tool, quoted, self._log)
 
     async def _unless_gone(
         self, call: Coroutine[Any, Any, types.CallToolResult], tool: str, start: _Start
@@ -644,6 +676,8 @@ class MCPToolset:
 
         Raises:
             MCPToolError: the server answered with an error.
+            MCPReplyTooLargeError: the tool finished, but its answer passed the line limit.
+            MCPBadReplyError: the server's answer could not be read.
             MCPTimeoutError: no answer within the server's timeout (the call was cancelled).
             MCPServerCrashedError: the server stopped during the call.
             MCPServerStartError: the server could not be started.

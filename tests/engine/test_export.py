@@ -59,11 +59,13 @@ async def test_json_holds_every_branch_with_its_place_settings_and_tool_starts(
 ) -> None:
     await seed(storage)
     out = tmp_path / "all.json"
+    before = time.time()
     report = await export_conversations(storage, out, "json")
+    after = time.time()
     document = json.loads(out.read_text(encoding="utf-8"))
 
     assert (document["format"], document["version"]) == (EXPORT_FORMAT, EXPORT_VERSION)
-    assert abs(document["exported_at"] - time.time()) < 60
+    assert before <= document["exported_at"] <= after  # when it was written
     assert [c["id"] for c in document["conversations"]] == ["trip", "hostile", "empty"]
     trip = document["conversations"][0]
     assert [m["seq"] for m in trip["messages"]] == [1, 2, 3, 4, 5, 6, 7]
@@ -555,12 +557,10 @@ async def test_a_big_export_streams(storage: SQLiteSessionStorage, tmp_path: Pat
             memory.append(tracemalloc.get_traced_memory())
             tracemalloc.stop()
 
-    started = time.monotonic()
     try:
         report = await export_conversations(storage, out, "json", progress=progress)
     finally:
         tracemalloc.stop()
-    assert time.monotonic() - started < 5
     assert report.messages == 20_000 and calls == list(range(500, 20_001, 500))
     size = out.stat().st_size
     assert size > 4_000_000

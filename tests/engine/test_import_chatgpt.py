@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import json
-import time
 import tracemalloc
 import zipfile
 from pathlib import Path
@@ -576,7 +575,6 @@ def test_a_30_mb_export_is_streamed_not_read_whole(tmp_path: Path) -> None:
     path = tmp_path / "conversations.json"
     count = _big_export(path, 30_000_000)
     size = path.stat().st_size
-    started = time.monotonic()
     tracemalloc.start()
     try:
         seen = messages = 0
@@ -589,7 +587,6 @@ def test_a_30_mb_export_is_streamed_not_read_whole(tmp_path: Path) -> None:
         tracemalloc.stop()
     assert (seen, messages) == (count, count * 10)
     assert peak < size / 20, f"peak {peak} bytes for a {size}-byte file"
-    assert time.monotonic() - started < 5
 
 
 # ---------------------------------------------------------------------------- storage

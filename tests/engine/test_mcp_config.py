@@ -13,7 +13,13 @@ from typing import Any
 import pytest
 
 from engine.errors import MCPConfigError
-from engine.mcp import MCPServerConfig, MCPTransport, load_mcp_config, tool_names
+from engine.mcp import (
+    MAX_LINE_BYTES,
+    MCPServerConfig,
+    MCPTransport,
+    load_mcp_config,
+    tool_names,
+)
 
 # As Claude desktop writes claude_desktop_config.json (its documentation's example).
 CLAUDE_DESKTOP = {
@@ -67,6 +73,7 @@ def test_claude_desktop_config() -> None:
         args=("-y", "@modelcontextprotocol/server-filesystem", "/Users/me/Desktop"),
     )
     assert fs.timeout == 300.0 and fs.cwd is None
+    assert fs.max_line_bytes == MAX_LINE_BYTES == 16 * 1024 * 1024
     assert dict(gh.env) == {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp-SECRET-123"}
     assert "SECRET" not in repr(gh), "an env value (a token) shows in the config's repr"
 
@@ -91,6 +98,11 @@ def test_lm_studio_config_keeps_unknown_keys(tmp_path: Path) -> None:
     assert load_mcp_config(json.dumps(LM_STUDIO)) == (hf, memory), "pasted JSON text"
 
 
+def test_a_servers_line_limit_is_its_own() -> None:
+    (config,) = load_mcp_config({"mcpServers": {"big": {"command": "x", "maxLineBytes": 65536}}})
+    assert config.max_line_bytes == 65536 and "maxLineBytes" not in config.extra
+
+
 def test_configs_are_frozen() -> None:
     (config, _) = load_mcp_config(CURSOR)
     with pytest.raises(AttributeError):
@@ -113,6 +125,9 @@ def test_configs_are_frozen() -> None:
         ({"command": "x", "cwd": 5}, "cwd", "folder"),
         ({"command": "x", "timeout": 0}, "timeout", "positive"),
         ({"command": "x", "timeout": "5"}, "timeout", "positive"),
+        ({"command": "x", "maxLineBytes": 1.5e6}, "maxLineBytes", "whole number of bytes"),
+        ({"command": "x", "maxLineBytes": 100}, "maxLineBytes", "1024 or more"),
+        ({"command": "x", "maxLineBytes": True}, "maxLineBytes", "whole number"),
         ({"url": "ftp://example.com"}, "url", "http"),
         ({"url": "https://a", "headers": "Bearer x"}, "headers", "object of texts"),
         ({"url": "https://a", "type": "sse"}, "type", "SSE"),
@@ -191,7 +206,11 @@ def test_a_config_repr_shows_no_arguments_url_env_or_headers() -> None:
     (stdio_entry, http_entry) = load_mcp_config(
         {
             "mcpServers": {
-                "a": {"command": "srv", "args": ["--api-key", "sk-ARG-SECRET"], "env": {"K": "ENV-S"}},
+                "a": {
+                    "command": "srv",
+                    "args": ["--api-key", "sk-ARG-SECRET"],
+                    "env": {"K": "ENV-S"},
+                },
                 "b": {"url": "https://h.example/mcp?key=URL-SECRET", "headers": {"X": "HDR-S"}},
             }
         }

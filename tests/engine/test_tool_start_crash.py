@@ -46,9 +46,15 @@ ROOT = Path(__file__).resolve().parents[2]
 NOT_STARTED = "The tool did not run: the app stopped before it started."
 
 
-def run_then_kill(db: Path, session: str, mode: str, ran: Path, marker: str) -> None:
-    """Run the child until it prints ``marker``, then SIGKILL it."""
-    proc = subprocess.Popen(
+async def run_then_kill(db: Path, session: str, mode: str, ran: Path, marker: str) -> None:
+    """Run the child until it prints ``marker``, then SIGKILL it.
+
+    Every wait is the test's own, bounded, in the event loop (a child that never prints the
+    marker fails here, naming it, long before pytest's timeout would end the test from a
+    signal handler, wherever the interpreter then was).
+    """
+    proc = await asyncio.to_thread(
+        subprocess.Popen,
         [sys.executable, "-m", "tests.engine.tool_start_child", str(db), session, mode, str(ran)],
         cwd=ROOT,
         stdin=subprocess.DEVNULL,
@@ -56,23 +62,25 @@ def run_then_kill(db: Path, session: str, mode: str, ran: Path, marker: str) -> 
         stderr=subprocess.PIPE,
         text=True,
     )
-    killed = False
+    killed, waited = False, "it ended first"
     try:
-        assert proc.stdout is not None
-        for line in proc.stdout:
+        while line := await read_line(proc.stdout, f"the child's {marker!r}", seconds=60):
             if line.strip() == marker:
                 os.kill(proc.pid, signal.SIGKILL)
                 killed = True
                 break
+    except AssertionError as exc:  # the wait's own timeout: say what the child said
+        waited = str(exc)
     finally:
         if not killed:
             proc.kill()
-        proc.wait(timeout=30)
-        stderr = proc.stderr.read() if proc.stderr is not None else ""
+        await asyncio.to_thread(proc.wait, 30)
+        # Its pipes close with it (it has no children): this read ends.
+        stderr = await asyncio.to_thread(proc.stderr.read) if proc.stderr is not None else ""
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
-    assert killed, f"the child never printed {marker!r}: {stderr}"
+    assert killed, f"the child never printed {marker!r} ({waited}): {stderr}"
     assert proc.returncode == -signal.SIGKILL
 
 
@@ -96,17 +104,17 @@ async def reopen_and_resume(store, session: str, ran: Path):
         return "sent"
 
     agent = await store.agent(None, session_id=session)
-    point = await agent.resume_point()
+    point = await asyncio.wait_for(agent.resume_point(), 60)  # a hang fails on this line
     model = ScriptedModel([Turn(text="Noted.")])
     resumed = await store.agent(model, session_id=session, tools=[get_time, send_mail])
-    await resumed.resume()
+    await asyncio.wait_for(resumed.resume(), 60)
     answers = [m for m in model.requests[0].messages if isinstance(m, ToolMessage)]
     return point, answers
 
 
 async def test_kill_while_approval_waits_says_the_tool_did_not_run(store, tmp_path: Path) -> None:
     ran = tmp_path / "ran.txt"
-    run_then_kill(store.path, "s", "approval", ran, "waiting get_time")
+    await run_then_kill(store.path, "s", "approval", ran, "waiting get_time")
     point, answers = await reopen_and_resume(store, "s", ran)
     assert point is not None and point.kind is ResumeKind.RECOVER_TOOLS
     assert [c.name for c in point.not_started] == ["get_time"]
@@ -126,7 +134,7 @@ async def test_kill_while_approval_waits_says_the_tool_did_not_run(store, tmp_pa
 
 async def test_kill_while_the_tool_runs_says_it_may_have_run(store, tmp_path: Path) -> None:
     ran = tmp_path / "ran.txt"
-    run_then_kill(store.path, "s", "running", ran, "running get_time")
+    await run_then_kill(store.path, "s", "running", ran, "running get_time")
     point, answers = await reopen_and_resume(store, "s", ran)
     assert point is not None and point.kind is ResumeKind.RECOVER_TOOLS
     assert point.not_started == ()
@@ -142,7 +150,7 @@ async def test_kill_while_the_tool_runs_says_it_may_have_run(store, tmp_path: Pa
 
 async def test_kill_during_the_second_approval_says_which_ran(store, tmp_path: Path) -> None:
     ran = tmp_path / "ran.txt"
-    run_then_kill(store.path, "s", "second", ran, "waiting send_mail")
+    await run_then_kill(store.path, "s", "second", ran, "waiting send_mail")
     point, answers = await reopen_and_resume(store, "s", ran)
     assert point is not None and point.kind is ResumeKind.RECOVER_TOOLS
     # get_time ran and its result was stored; only send_mail is unanswered, and never started.
@@ -156,7 +164,7 @@ async def test_kill_while_the_first_of_two_runs_says_which_may_have_run(
     store, tmp_path: Path
 ) -> None:
     ran = tmp_path / "ran.txt"
-    run_then_kill(store.path, "s", "batch", ran, "running get_time")
+    await run_then_kill(store.path, "s", "batch", ran, "running get_time")
     point, answers = await reopen_and_resume(store, "s", ran)
     assert point is not None and point.kind is ResumeKind.RECOVER_TOOLS
     assert [c.name for c in point.unanswered_tool_calls] == ["get_time", "send_mail"]

@@ -67,14 +67,20 @@ async def run(db: str, session: str, mode: str, file: Path) -> None:
     if mode in ("batch", "second"):
         calls.append(ToolCall("call_mail", "send_mail", {}))
     model = ScriptedModel([Turn(tool_calls=calls), Turn(text="Done.")])
-    agent = await Agent.create(
-        model,
-        config=AgentRunConfig(session),
-        tools=[get_time, send_mail],
-        extensions=[SQLiteSessionExtension(db), Approval()],
-    )
-    await agent.run(QUESTION)
-    print("finished", flush=True)  # never reached: killed before
+    store = SQLiteSessionExtension(db)
+    try:
+        agent = await Agent.create(
+            model,
+            config=AgentRunConfig(session),
+            tools=[get_time, send_mail],
+            extensions=[store, Approval()],
+        )
+        await agent.run(QUESTION)
+        print("finished", flush=True)  # never reached: killed before
+    finally:
+        # Closed, so a child that finishes (a bug) exits, and the parent fails at once
+        # instead of waiting for a marker from a process kept alive by its connection.
+        await store.close()
 
 
 if __name__ == "__main__":

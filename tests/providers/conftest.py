@@ -1,8 +1,10 @@
 """Fixtures for the provider tests: the loopback server and one adapter per wire protocol.
 
 `adapter` is parametrised over the three protocols, so a test that takes it runs against
-OpenAI Chat Completions, Anthropic Messages and Ollama alike. Adapters are built with a short
-read timeout (stalls end quickly) and a tiny backoff (retries do not slow the suite).
+OpenAI Chat Completions, Anthropic Messages and Ollama alike. Adapters are built with a tiny
+backoff (retries do not slow the suite) and a generous read timeout, which is also their idle
+deadline: it only ends a hang. It was 1 s, and on a loaded machine an answer that was slow to
+come (a 16 MB event, a redaction) failed as a timeout; a test of a stall sets its own.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ async def make_adapter(
         options: dict[str, Any] = {
             "base_url": base_url(server, protocol),
             "api_key": SECRET_KEY,
-            "timeout": 1.0,
+            "timeout": 60.0,
             "retry_backoff": 0.01,
         }
         options.update(kwargs)

@@ -247,11 +247,10 @@ async def test_stalled_stream_is_released_when_the_server_closes(make_adapter, p
         first = await anext(stream)
         assert first.kind in (ModelEventKind.TEXT, ModelEventKind.REASONING)
         server.close()
-        started = time.monotonic()
+        # Released by close(), a hang-up: the 30 s timeout would be a ProviderTimeoutError.
         with pytest.raises(ProviderConnectionError):
             async for _ in stream:
                 pass
-        assert time.monotonic() - started < 10  # released by close(), not the 30 s timeout
 
 
 async def test_break_after_the_stop_arrived_keeps_the_answer(
