@@ -33,6 +33,8 @@ __all__ = [
     "Message",
     "SystemMessage",
     "ToolCall",
+    "ToolEffect",
+    "ToolInfo",
     "ToolMessage",
     "ToolOutcome",
     "Usage",
@@ -51,25 +53,129 @@ def new_id() -> str:
     return uuid.uuid4().hex
 
 
+class ToolEffect(StrEnum):
+    """What a tool does, as its server's hints say it, read strictly (`tool_effect`)."""
+
+    READ_ONLY = "read_only"  #: said read-only, and nothing said contradicts it
+    CHANGES = "changes"  #: said to change things without destroying any
+    DESTRUCTIVE = "destructive"  #: said to delete or overwrite, said nothing, or contradicts itself
+
+
+def tool_effect(
+    read_only: bool | None, destructive: bool | None = None, idempotent: bool | None = None
+) -> ToolEffect:
+    """Read a server's hints (MCP ``readOnlyHint``, ``destructiveHint``, ``idempotentHint``)
+    the safe way: a server is trusted only as far as its words agree.
+
+    Read-only only when ``read_only`` is True and no other hint contradicts it (a read-only
+    tool destroys nothing and is idempotent, so ``destructive=True`` or ``idempotent=False``
+    beside it is a contradiction). A contradiction, or no hint at all, counts as destructive
+    (the protocol's own default for a missing ``destructiveHint``).
+    """
+    contradicted = destructive is True or idempotent is False
+    if read_only is True:
+        return ToolEffect.DESTRUCTIVE if contradicted else ToolEffect.READ_ONLY
+    return ToolEffect.CHANGES if destructive is False else ToolEffect.DESTRUCTIVE
+
+
+@dataclass(frozen=True, slots=True)
+class ToolInfo:
+    """Who offers a called tool and what it says of itself, kept with the call.
+
+    Recorded when the step asking for the call is stored (for an MCP server's tool), so a
+    host shows the same card after a restart as before it, and an export names the tool as
+    the window did. Never sent to a model. ``title`` and the hints are the server's words:
+    shown as such, and read by `tool_effect`, never trusted beyond it.
+    """
+
+    server: str  #: the server offering the tool
+    tool: str  #: the tool's own name on its server (the model calls it ``server__tool``)
+    title: str = ""  #: the server's title for it ("" when it gave none)
+    read_only: bool | None = None  #: the server's hints, None where it said nothing
+    destructive: bool | None = None
+    idempotent: bool | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("server", "tool", "title"):
+            object.__setattr__(self, name, clean(str(getattr(self, name))))
+
+    @property
+    def effect(self) -> ToolEffect:
+        return tool_effect(self.read_only, self.destructive, self.idempotent)
+
+    @property
+    def display_name(self) -> str:
+        """The tool's real name and its server, as a person should read it (not the title)."""
+        return f"{self.tool} ({self.server})"
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"server": self.server, "tool": self.tool}
+        if self.title:
+            data["title"] = self.title
+        for name in ("read_only", "destructive", "idempotent"):
+            value = getattr(self, name)
+            if value is not None:
+                data[name] = value
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Any) -> ToolInfo | None:
+        """The info written by `to_dict`; None for anything else (it is only ever a label)."""
+        if not isinstance(data, Mapping):
+            return None
+        server, tool = data.get("server"), data.get("tool")
+        if not isinstance(server, str) or not isinstance(tool, str):
+            return None
+
+        def hint(name: str) -> bool | None:
+            value = data.get(name)
+            return value if isinstance(value, bool) else None
+
+        title = data.get("title")
+        return cls(
+            server,
+            tool,
+            title if isinstance(title, str) else "",
+            hint("read_only"),
+            hint("destructive"),
+            hint("idempotent"),
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class ToolCall:
-    """A model's request to run a tool: ``ToolCall(id, name, arguments)``."""
+    """A model's request to run a tool: ``ToolCall(id, name, arguments)``.
+
+    ``info`` (set by the agent for a tool that says who offers it, such as an MCP server's)
+    names the tool for people; the model knows the call by ``name`` alone.
+    """
 
     id: str
     name: str
     arguments: Mapping[str, Any] = field(default_factory=dict)
+    info: ToolInfo | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "id", clean(self.id))
         object.__setattr__(self, "name", clean(self.name))
         object.__setattr__(self, "arguments", clean_data(dict(self.arguments)))
 
+    @property
+    def display_name(self) -> str:
+        """How a person should read the call's tool: its real name and its server, or the
+        name the model used for a tool that says nothing about itself."""
+        return self.info.display_name if self.info is not None else self.name
+
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "name": self.name, "arguments": dict(self.arguments)}
+        data = {"id": self.id, "name": self.name, "arguments": dict(self.arguments)}
+        if self.info is not None:
+            data["info"] = self.info.to_dict()
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ToolCall:
-        return cls(data["id"], data["name"], data.get("arguments") or {})
+        info = ToolInfo.from_dict(data.get("info"))
+        return cls(data["id"], data["name"], data.get("arguments") or {}, info)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +294,9 @@ class ToolOutcome(StrEnum):
     DECLINED = "declined"  #: a ``before_tool`` hook (the person, a policy) refused it
     INTERRUPTED = "interrupted"  #: running when the request or the app stopped: may have acted
     NOT_RUN = "not_run"  #: the request (or the app) stopped before it started
+    #: not run: its answer asked for more calls than one answer may make
+    #: (`engine.agent.MAX_TOOL_CALLS_PER_ANSWER`)
+    TOO_MANY = "too_many"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

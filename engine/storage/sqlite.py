@@ -8,7 +8,7 @@ Invariants:
   ``busy_timeout`` for other processes' writers, foreign keys on.
 * Every operation runs under one asyncio lock, so the transactions of concurrent coroutines
   on the single connection never interleave. Every write is one ``BEGIN IMMEDIATE``
-  transaction: one per message.
+  transaction: one per message, or one for a batch stored all or none (`append_many`).
 * A started write finishes even if its caller is cancelled: it runs as an owned task the
   caller awaits through `asyncio.shield`; on cancellation the caller waits for the write to
   complete, then re-raises `CancelledError`. (A write abandoned half-way would leave the
@@ -46,7 +46,7 @@ import secrets
 import sqlite3
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -394,6 +394,91 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
             if replaces_draft:
                 await db.execute(DELETE_REQUEST_DRAFT, (session_id, request_id))
             return seq
+
+        return await self._write(body)
+
+    async def append_many(
+        self,
+        session_id: str,
+        request_id: str,
+        messages: Sequence[Message],
+        *,
+        lease: Lease | None = None,
+    ) -> list[int]:
+        """Store ``messages`` one under the other, below the active leaf, in ONE transaction:
+        all of them or none (the answers to a step's many tool calls, say).
+
+        Each message is stored as `append` would store it (the session created or touched,
+        a title from the first user message while it has none, a request's draft replaced
+        by an assistant message), and the last becomes the active leaf. Once called, the
+        write completes even if the caller is cancelled.
+
+        Returns:
+            The messages' sequence numbers, in order.
+
+        Raises:
+            LeaseLostError: `lease` was taken over by another process; nothing was written.
+        """
+        if lease is not None and lease.session_id != session_id:
+            raise ValueError(f"the lease is for {lease.session_id!r}, not {session_id!r}")
+        if not messages:
+            return []
+        rows: list[tuple[Message, str]] = []
+        try:
+            rows = [(message, message_to_json(message)) for message in messages]
+        except (TypeError, ValueError) as exc:  # e.g. provider_data that is not JSON
+            raise StorageError(
+                key="storage.unwritable_value", params={"path": str(self.path), "detail": str(exc)}
+            ) from exc
+        title = next(
+            (_title_from(m) for m in messages if isinstance(m, UserMessage) and _title_from(m)),
+            None,
+        )
+        replaces_draft = any(isinstance(m, AssistantMessage) for m in messages)
+
+        async def body(db: aiosqlite.Connection) -> list[int]:
+            if lease is not None:
+                await self._fence(db, lease)
+            now = time.time()
+            await db.execute(
+                "INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at, "
+                "title = COALESCE(sessions.title, excluded.title)",
+                (session_id, title, now, now),
+            )
+            found = list(
+                await db.execute_fetchall(
+                    "SELECT (SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id = ?), "
+                    "(SELECT active_seq FROM sessions WHERE id = ?)",
+                    (session_id, session_id),
+                )
+            )
+            last, parent = found[0]
+            seqs = list(range(int(last) + 1, int(last) + 1 + len(rows)))
+            await db.executemany(
+                "INSERT INTO messages "
+                "(session_id, seq, request_id, id, type, created_at, body, parent_seq) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        session_id,
+                        seq,
+                        request_id,
+                        message.id,
+                        message.type_name,
+                        message.created_at,
+                        body_json,
+                        parent if seq == seqs[0] else seq - 1,
+                    )
+                    for seq, (message, body_json) in zip(seqs, rows, strict=True)
+                ],
+            )
+            await db.execute(
+                "UPDATE sessions SET active_seq = ? WHERE id = ?", (seqs[-1], session_id)
+            )
+            if replaces_draft:
+                await db.execute(DELETE_REQUEST_DRAFT, (session_id, request_id))
+            return seqs
 
         return await self._write(body)
 
