@@ -92,6 +92,9 @@ TOO_MANY_TOOL_TEXT = (
     "of one answer run; ask again for the ones still needed."
 )
 
+#: Items of a long loop (thousands of calls in one answer) between turns given to the loop.
+_BREATHE = 500
+
 #: A tool call id every provider takes back: Anthropic's pattern, OpenAI's 40 characters.
 _ID_REFUSED = re.compile(r"[^A-Za-z0-9_-]")
 _ID_LENGTH = 40
@@ -580,8 +583,12 @@ class Agent:
             if not clash:
                 break
             taken |= clash  # those ids are taken by calls of other versions: rename again
-        labelled = tuple(self._labelled(call) for call in calls)
-        return replace(message, tool_calls=labelled)
+        labelled: list[ToolCall] = []
+        for number, call in enumerate(calls, 1):
+            labelled.append(self._labelled(call))
+            if number % _BREATHE == 0:
+                await asyncio.sleep(0)  # thousands: the host's loop takes a turn
+        return replace(message, tool_calls=tuple(labelled))
 
     def _labelled(self, call: ToolCall) -> ToolCall:
         tool = self.tools.get(call.name)
@@ -605,10 +612,11 @@ class Agent:
             if len(calls) > MAX_TOOL_CALLS_PER_ANSWER:
                 # The calls past the cap never run: answered together, in one write, before
                 # the first call runs (a kill then leaves only the calls that may run open).
-                skipped = [
-                    _failed(call, TOO_MANY_TOOL_TEXT, ToolOutcome.TOO_MANY)
-                    for call in calls[MAX_TOOL_CALLS_PER_ANSWER:]
-                ]
+                skipped: list[ToolMessage] = []
+                for number, call in enumerate(calls[MAX_TOOL_CALLS_PER_ANSWER:], 1):
+                    skipped.append(_failed(call, TOO_MANY_TOOL_TEXT, ToolOutcome.TOO_MANY))
+                    if number % _BREATHE == 0:
+                        await asyncio.sleep(0)  # thousands: the host's loop takes a turn
                 await self._append_many(ctx, skipped)
                 for answer in skipped:
                     yield AgentEvent.message_appended(sid, rid, answer)

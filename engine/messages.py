@@ -15,6 +15,7 @@ JSON form (version 1)::
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 import uuid
@@ -438,7 +439,61 @@ def _text(content: Any) -> str:
 
 def message_to_json(message: Message) -> str:
     """Serialise a message to one line of JSON."""
-    return json.dumps(message_to_dict(message), ensure_ascii=False, separators=(",", ":"))
+    data = message_to_dict(message)
+    if len(data.get("tool_calls", ())) >= _PIECEWISE:
+        return compact_json(data, split="tool_calls")
+    return _COMPACT.encode(data)
+
+
+#: list items from which `message_to_json` encodes a message's tool calls one by one
+_PIECEWISE = 256
+#: compact encoders, made once (json.dumps with options makes one per call, a few µs each)
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_STRICT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def compact_json(data: Mapping[str, Any], *, split: str, allow_nan: bool = True) -> str:
+    """``json.dumps(data)`` in compact form (UTF-8 text, no spaces), byte for byte, with the
+    list under ``split`` encoded one item at a time.
+
+    Why: the json module's encoder holds the interpreter lock for a whole call, so one dumps
+    of thousands of items (an answer's 10,000 tool calls) blocks every thread, the host's
+    event loop included; item by item, the loop can be given turns between
+    (`compact_json_in_turns`).
+    """
+
+    dumps = (_COMPACT if allow_nan else _STRICT).encode
+    parts = []
+    for key, value in data.items():
+        if key == split and isinstance(value, list):
+            text = "[" + ",".join(dumps(item) for item in value) + "]"
+        else:
+            text = dumps(value)
+        parts.append(f"{dumps(key)}:{text}")
+    return "{" + ",".join(parts) + "}"
+
+
+async def compact_json_in_turns(
+    data: Mapping[str, Any], *, split: str, allow_nan: bool = True, every: int = 200
+) -> str:
+    """`compact_json`, giving the event loop a turn after every ``every`` items of the list
+    under ``split``: thousands of items encode without a long stall of the loop (a worker
+    thread would not help: it would hold the interpreter lock against the loop)."""
+
+    dumps = (_COMPACT if allow_nan else _STRICT).encode
+    parts = []
+    for key, value in data.items():
+        if key == split and isinstance(value, list):
+            items = []
+            for number, item in enumerate(value, 1):
+                items.append(dumps(item))
+                if number % every == 0:
+                    await asyncio.sleep(0)
+            text = "[" + ",".join(items) + "]"
+        else:
+            text = dumps(value)
+        parts.append(f"{dumps(key)}:{text}")
+    return "{" + ",".join(parts) + "}"
 
 
 def message_from_json(text: str | bytes) -> Message:

@@ -67,7 +67,9 @@ from ..messages import (
     AssistantMessage,
     Message,
     UserMessage,
+    compact_json_in_turns,
     message_from_json,
+    message_to_dict,
     message_to_json,
 )
 from ..text import clean, clean_data
@@ -348,12 +350,7 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
         """
         if lease is not None and lease.session_id != session_id:
             raise ValueError(f"the lease is for {lease.session_id!r}, not {session_id!r}")
-        try:
-            body_json = message_to_json(message)
-        except (TypeError, ValueError) as exc:  # e.g. provider_data that is not JSON
-            raise StorageError(
-                key="storage.unwritable_value", params={"path": str(self.path), "detail": str(exc)}
-            ) from exc
+        body_json = (await self._encoded([message]))[0]
         title = _title_from(message) if isinstance(message, UserMessage) else None
         replaces_draft = isinstance(message, AssistantMessage)
 
@@ -423,13 +420,7 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
             raise ValueError(f"the lease is for {lease.session_id!r}, not {session_id!r}")
         if not messages:
             return []
-        rows: list[tuple[Message, str]] = []
-        try:
-            rows = [(message, message_to_json(message)) for message in messages]
-        except (TypeError, ValueError) as exc:  # e.g. provider_data that is not JSON
-            raise StorageError(
-                key="storage.unwritable_value", params={"path": str(self.path), "detail": str(exc)}
-            ) from exc
+        rows = list(zip(messages, await self._encoded(messages), strict=True))
         title = next(
             (_title_from(m) for m in messages if isinstance(m, UserMessage) and _title_from(m)),
             None,
@@ -481,6 +472,30 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
             return seqs
 
         return await self._write(body)
+
+    async def _encoded(self, messages: Sequence[Message]) -> list[str]:
+        """The messages' stored JSON. A large batch (thousands of tool calls or answers) is
+        encoded with turns for the event loop between its parts: in one piece it would
+        stall the host for a tenth of a second or more.
+
+        Raises:
+            StorageError: a value cannot be written as JSON (e.g. such provider_data).
+        """
+        encoded: list[str] = []
+        try:
+            for number, message in enumerate(messages, 1):
+                if isinstance(message, AssistantMessage) and len(message.tool_calls) >= 256:
+                    data = message_to_dict(message)
+                    encoded.append(await compact_json_in_turns(data, split="tool_calls"))
+                else:
+                    encoded.append(message_to_json(message))
+                if number % 200 == 0:
+                    await asyncio.sleep(0)
+        except (TypeError, ValueError) as exc:  # e.g. provider_data that is not JSON
+            raise StorageError(
+                key="storage.unwritable_value", params={"path": str(self.path), "detail": str(exc)}
+            ) from exc
+        return encoded
 
     async def load(self, session_id: str) -> list[Message]:
         """Return the conversation's history, the active path, oldest first ([] for an

@@ -13,7 +13,15 @@ from typing import Any
 
 import pytest
 
-from engine import AssistantMessage, Extension, ResumeKind, ToolCall, ToolDenial, ToolMessage
+from engine import (
+    AssistantMessage,
+    Extension,
+    ResumeKind,
+    ToolCall,
+    ToolDenial,
+    ToolMessage,
+    UserMessage,
+)
 from engine.agent import _unique_calls
 from tests.support.provider_server import RecordedRequest, ScriptedCall, Turn
 
@@ -194,3 +202,25 @@ def test_renaming_is_deterministic_and_within_what_every_provider_takes() -> Non
     # 10,000 repeats cost no rescan per call (this would take minutes if it did).
     many = _unique_calls([ToolCall("dup", "a")] * 10_000, set())
     assert len({c.id for c in many}) == 10_000 and many[-1].id == "dup_10000"
+
+
+@pytest.mark.parametrize("protocol", ["openai", "anthropic", "ollama"])
+async def test_a_history_of_thousands_of_messages_is_sent_whole(
+    server, make_adapter, store, protocol
+) -> None:
+    """A history past `LARGE_BODY` is encoded a message at a time (turns for the loop): the
+    server still reads one JSON body holding every message, as httpx would have sent it."""
+    from engine.providers.base import LARGE_BODY
+
+    history: list[Any] = [UserMessage(content="Count.")]
+    for n in range(LARGE_BODY // 2):
+        history.append(AssistantMessage(content=f"{n} é"))
+        history.append(UserMessage(content=f"more {n}"))
+    await store.seed("s", history)
+    server.script(Turn(text="Done."))
+    agent = await store.agent(make_adapter(protocol))
+    await agent.resume()
+    body = server.chat_requests()[-1].body
+    texts = [m.get("content") for m in body["messages"]]
+    assert len(texts) == len(history)
+    assert f"more {LARGE_BODY // 2 - 1}" in str(texts[-1]) and "0 é" in str(texts[1])

@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, QUrl
-from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication, QKeyEvent
+from PySide6.QtCore import QCoreApplication, Qt, QTimer, QUrl
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QKeyEvent, QPalette
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -58,6 +58,11 @@ __all__ = ["ARGUMENTS_SHOWN", "FoldedCallsView", "ToolCardView"]
 ARGUMENTS_SHOWN = 4000
 ARGUMENT_LINES = 60
 
+_CARD_STYLE = (
+    "#toolCard { border: 1px solid palette(mid); border-radius: 6px; background: palette(base); }"
+    ' #toolCard[waiting="true"] { border: 2px solid #1565c0; }'
+)
+
 _COLOURS = {
     ItemState.AWAITING_APPROVAL: "#1565c0",
     ItemState.RUNNING: "#b07d00",
@@ -77,7 +82,10 @@ class ToolCardView(_RowView):
         self.setObjectName("toolCard")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self._set_border(waiting=False)
+        # One style sheet, set once (each setStyleSheet re-polishes the card: half a
+        # millisecond, and dozens of cards came at once); waiting is a property it selects on.
+        self.setProperty("waiting", False)
+        self.setStyleSheet(_CARD_STYLE)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 6)
         layout.setSpacing(3)
@@ -91,12 +99,13 @@ class ToolCardView(_RowView):
         self.server = QLabel(self)
         self.server.setObjectName("toolServer")
         self.server.setTextFormat(Qt.TextFormat.PlainText)
-        self.server.setStyleSheet("color: palette(placeholder-text);")
+        self.server.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.state = QLabel(self)
         self.state.setObjectName("toolState")
+        self.state.setFont(bold)
         self.elapsed = QLabel(self)
         self.elapsed.setObjectName("toolElapsed")
-        self.elapsed.setStyleSheet("color: palette(placeholder-text);")
+        self.elapsed.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.elapsed.hide()
         header.addWidget(self.name)
         header.addWidget(self.server)
@@ -109,7 +118,7 @@ class ToolCardView(_RowView):
         self.title.setObjectName("toolTitle")
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.title.setWordWrap(True)
-        self.title.setStyleSheet("color: palette(placeholder-text);")
+        self.title.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.title.hide()
         layout.addWidget(self.title)
         self.effect = QLabel(self)
@@ -199,11 +208,11 @@ class ToolCardView(_RowView):
         self._retranslate_ui()
 
     def _set_border(self, waiting: bool) -> None:
-        # A card that waits for the person stands out.
-        border = "2px solid #1565c0" if waiting else "1px solid palette(mid)"
-        self.setStyleSheet(
-            f"#toolCard {{ border: {border}; border-radius: 6px; background: palette(base); }}"
-        )
+        # A card that waits for the person stands out (the style sheet selects on this).
+        if self.property("waiting") != waiting:
+            self.setProperty("waiting", waiting)
+            self.style().unpolish(self)
+            self.style().polish(self)
 
     def _button(self, name: str) -> QPushButton:
         button = QPushButton(self.approval)
@@ -296,9 +305,14 @@ class ToolCardView(_RowView):
         self.effect.setText(("⚠ " if item.tool_effect is ToolEffect.DESTRUCTIVE else "") + effect)
         self.effect.setVisible(bool(effect))
         self._draw_arguments(item.tool_arguments)
-        colour = _COLOURS.get(item.state, "palette(placeholder-text)")
         self.state.setText(self.state_text(item.state))
-        self.state.setStyleSheet(f"color: {colour}; font-weight: bold;")
+        colour = _COLOURS.get(item.state)
+        palette = self.state.palette()
+        palette.setColor(
+            QPalette.ColorRole.WindowText,
+            QColor(colour) if colour else self.palette().color(QPalette.ColorRole.PlaceholderText),
+        )
+        self.state.setPalette(palette)
         waiting = item.state is ItemState.AWAITING_APPROVAL and item.approval is not None
         self._draw_approval(item, self.display_name(item), waiting)
         if self.property("state") != item.state.value:
@@ -533,18 +547,6 @@ class ToolCardView(_RowView):
         """Whether the card shows a question the person has not answered."""
         return self.approval.isVisibleTo(self)
 
-    def event(self, event: QEvent) -> bool:
-        # Esc on a waiting card denies: it must reach the card before any window shortcut.
-        if (
-            event.type() == QEvent.Type.ShortcutOverride
-            and isinstance(event, QKeyEvent)
-            and event.key() == Qt.Key.Key_Escape
-            and self.waiting
-        ):
-            event.accept()
-            return True
-        return super().event(event)
-
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
         key = event.key()
         if key == Qt.Key.Key_Escape and self.waiting:
@@ -588,7 +590,7 @@ class FoldedCallsView(_RowView):
         self.names.setObjectName("foldedCallsNames")
         self.names.setTextFormat(Qt.TextFormat.PlainText)
         self.names.setWordWrap(True)
-        self.names.setStyleSheet("color: palette(placeholder-text);")
+        self.names.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         layout.addWidget(self.summary)
         layout.addWidget(self.names)
 
