@@ -224,3 +224,25 @@ async def test_a_history_of_thousands_of_messages_is_sent_whole(
     texts = [m.get("content") for m in body["messages"]]
     assert len(texts) == len(history)
     assert f"more {LARGE_BODY // 2 - 1}" in str(texts[-1]) and "0 é" in str(texts[1])
+
+
+async def test_ollama_reads_the_answers_in_the_order_of_the_calls(
+    server, make_adapter, store
+) -> None:
+    """Ollama pairs results with calls by order: the answers to the calls past the cap,
+    stored first, go to the wire in the calls' order."""
+    from engine.agent import MAX_TOOL_CALLS_PER_ANSWER, TOO_MANY_TOOL_TEXT
+
+    count = MAX_TOOL_CALLS_PER_ANSWER + 6
+    server.script(
+        Turn(tool_calls=[ScriptedCall("note", {"text": str(n)}) for n in range(count)]),
+        Turn(text="Done."),
+    )
+    ran: list[str] = []
+    agent = await store.agent(make_adapter("ollama"), tools=[_noted(ran)])
+    await agent.run("Note them all.")
+    told = [m for m in server.chat_requests()[-1].messages() if m.get("role") == "tool"]
+    assert [m["content"] for m in told] == [
+        *(f"Noted: {n}" for n in range(MAX_TOOL_CALLS_PER_ANSWER)),
+        *[TOO_MANY_TOOL_TEXT] * 6,
+    ]
