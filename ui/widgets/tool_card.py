@@ -266,8 +266,8 @@ class ToolCardView(_RowView):
     def effect_text(self, effect: ToolEffect, hints: ToolHints = ToolHints.SAID) -> str:
         if effect is ToolEffect.DESTRUCTIVE and hints is ToolHints.CONTRADICTORY:
             return self.tr(
-                "Treated as destructive: its server calls it read-only and destructive at "
-                "once, which cannot both be true"
+                "Treated as destructive: its server calls it read-only, then says things "
+                "that contradict it (that it destroys, or is not safe to repeat)"
             )
         if effect is ToolEffect.DESTRUCTIVE and hints is ToolHints.SILENT:
             return self.tr(
