@@ -15,6 +15,7 @@ from .archive import (
     export_conversations,
     import_file,
 )
+from .calls import MAX_TOOL_CALLS_PER_ANSWER
 from .client import AgentClient, SyncAgent
 from .errors import (
     AgentBusyError,
@@ -92,6 +93,7 @@ from .storage import LeaseHolder, SessionInfo, SQLiteSessionExtension, SQLiteSes
 from .tools import Tool, tool
 
 __all__ = [
+    "MAX_TOOL_CALLS_PER_ANSWER",
     "Agent",
     "AgentBusyError",
     "AgentClient",

@@ -25,7 +25,6 @@ import asyncio
 import contextlib
 import inspect
 import logging
-import re
 import time
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Sequence
@@ -34,6 +33,7 @@ from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .calls import MAX_TOOL_CALLS_PER_ANSWER, TOO_MANY_TOOL_TEXT, path_call_ids, unique_calls
 from .drafts import DRAFT_INTERVAL, DraftWriter, app_stopped_stop
 from .errors import (
     AgentResumeError,
@@ -76,28 +76,10 @@ from .stop import StopInfo, StopReason
 from .text import TextJoiner, clean
 from .tools import Tool, ToolArgumentError, as_tool, result_text
 
-__all__ = ["MAX_TOOL_CALLS_PER_ANSWER", "TOO_MANY_TOOL_TEXT", "Agent", "AgentRunConfig"]
-
-#: The most tool calls one answer (one model step) may have run. Models that call tools in
-#: parallel ask for a handful at a time; a step asking for more is broken or hostile, and
-#: each call may need the person's answer on its own card. The calls past it are answered
-#: at once, together, with `TOO_MANY_TOOL_TEXT` (outcome `ToolOutcome.TOO_MANY`): none of
-#: them runs, and the model reads why. 64 keeps a batch a person can still go through.
-MAX_TOOL_CALLS_PER_ANSWER = 64
-
-#: What the model reads for each call past `MAX_TOOL_CALLS_PER_ANSWER` (model text: the
-#: same English whatever the host's language, like the other tool texts).
-TOO_MANY_TOOL_TEXT = (
-    f"Not run: too many calls in one answer. At most {MAX_TOOL_CALLS_PER_ANSWER} tool calls "
-    "of one answer run; ask again for the ones still needed."
-)
+__all__ = ["Agent", "AgentRunConfig"]
 
 #: Items of a long loop (thousands of calls in one answer) between turns given to the loop.
 _BREATHE = 500
-
-#: A tool call id every provider takes back: Anthropic's pattern, OpenAI's 40 characters.
-_ID_REFUSED = re.compile(r"[^A-Za-z0-9_-]")
-_ID_LENGTH = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -570,15 +552,15 @@ class Agent:
         (a provider or a proxy may send one id twice), not one on the path (a server that
         numbers calls ``call_0``, ``call_1``… in every answer), not one with a start record
         (a call of another version that ran). Repeats are renamed deterministically
-        (``dup``, ``dup_2``…), within what every provider takes back (`_unique_calls`); no
+        (``dup``, ``dup_2``…), within what every provider takes back (`unique_calls`); no
         protocol needs the provider's own id again, since each request carries the whole
         history and the provider matches results to calls only within it. Each call is also
         labelled with its tool's `ToolInfo` (the server and what it says of the tool), so a
         host shows the same card after a restart and an export names the tool as the card did.
         """
-        taken = _path_call_ids(ctx.messages)
+        taken = path_call_ids(ctx.messages)
         while True:
-            calls = _unique_calls(message.tool_calls, taken)
+            calls = unique_calls(message.tool_calls, taken)
             clash = await self._started_ids(ctx, calls)
             if not clash:
                 break
@@ -1011,45 +993,6 @@ def _normalise(response: ModelResponse, model: Any) -> AssistantMessage:
     if message.model is None:
         message = replace(message, model=_model_name(model))
     return message
-
-
-def _path_call_ids(messages: Sequence[Message]) -> set[str]:
-    """The tool call ids the history already uses (asked for, or answered)."""
-    ids: set[str] = set()
-    for message in messages:
-        if isinstance(message, AssistantMessage):
-            ids.update(call.id for call in message.tool_calls)
-        elif isinstance(message, ToolMessage):
-            ids.add(message.tool_call_id)
-    return ids
-
-
-def _unique_calls(calls: Sequence[ToolCall], taken: AbstractSet[str]) -> tuple[ToolCall, ...]:
-    """``calls`` with ids unique among themselves and not in ``taken``.
-
-    An id keeps its value when it can; otherwise characters a provider refuses become
-    ``_``, it is cut to 40 characters, an empty one becomes ``call``, and a repeat gets the
-    first free ``_2``, ``_3``… suffix — the same calls and history always give the same ids.
-    """
-    seen = set(taken)
-    tried: dict[str, int] = {}  # the last suffix tried per base (repeats cost no rescans)
-    out: list[ToolCall] = []
-    for call in calls:
-        base = _ID_REFUSED.sub("_", call.id)[:_ID_LENGTH] or "call"
-        number = tried.get(base, 1)
-        new = base if number == 1 else _numbered(base, number)
-        while new in seen:
-            number += 1
-            new = _numbered(base, number)
-        tried[base] = number
-        seen.add(new)
-        out.append(call if new == call.id else replace(call, id=new))
-    return tuple(out)
-
-
-def _numbered(base: str, number: int) -> str:
-    suffix = f"_{number}"
-    return base[: _ID_LENGTH - len(suffix)] + suffix
 
 
 def _resume_additions(point: ResumePoint) -> list[Message]:

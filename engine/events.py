@@ -7,7 +7,7 @@ Order within one request::
     each step   MODEL_STARTED ─► [MODEL_RETRYING ...] ─► TEXT_DELTA | REASONING_DELTA | TOOL_CALL_DELTA ...
                 ─► MESSAGE_APPENDED (assistant) ─► MODEL_COMPLETED [─► MODEL_STOPPED if abnormal]
     too many    MESSAGE_APPENDED (result TOO_MANY) for each call past the cap of one answer
-                (`MAX_TOOL_CALLS_PER_ANSWER`), all stored in one write before the first tool
+                (`engine.calls`), all stored in one write before the first tool runs
     each tool   TOOL_STARTED ─► TOOL_COMPLETED | TOOL_FAILED ─► MESSAGE_APPENDED (result)
     the end     RUN_COMPLETED (the final assistant message)
     a fault     [MESSAGE_APPENDED (the partial)] ─► MODEL_STOPPED ─► the exception is raised

@@ -296,7 +296,7 @@ class ToolOutcome(StrEnum):
     INTERRUPTED = "interrupted"  #: running when the request or the app stopped: may have acted
     NOT_RUN = "not_run"  #: the request (or the app) stopped before it started
     #: not run: its answer asked for more calls than one answer may make
-    #: (`engine.agent.MAX_TOOL_CALLS_PER_ANSWER`)
+    #: (`engine.calls.MAX_TOOL_CALLS_PER_ANSWER`)
     TOO_MANY = "too_many"
 
 

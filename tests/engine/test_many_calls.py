@@ -26,7 +26,7 @@ from engine import (
     ToolOutcome,
     UserMessage,
 )
-from engine.agent import MAX_TOOL_CALLS_PER_ANSWER, TOO_MANY_TOOL_TEXT
+from engine.calls import MAX_TOOL_CALLS_PER_ANSWER, TOO_MANY_TOOL_TEXT
 from engine.storage import SQLiteSessionExtension, SQLiteSessionStorage
 from tests.support.scripted import ScriptedModel, Turn
 

@@ -22,7 +22,7 @@ from engine import (
     ToolMessage,
     UserMessage,
 )
-from engine.agent import _unique_calls
+from engine.calls import unique_calls
 from tests.support.provider_server import RecordedRequest, ScriptedCall, Turn
 
 
@@ -184,7 +184,7 @@ def test_renaming_is_deterministic_and_within_what_every_provider_takes() -> Non
         ToolCall(long_id, "h"),
         ToolCall("taken", "i"),
     ]
-    first = _unique_calls(calls, {"taken"})
+    first = unique_calls(calls, {"taken"})
     assert [c.id for c in first] == [
         "dup",
         "dup_2",
@@ -197,10 +197,10 @@ def test_renaming_is_deterministic_and_within_what_every_provider_takes() -> Non
         "taken_2",
     ]
     assert [c.name for c in first] == list("abcdefghi")
-    assert _unique_calls(calls, {"taken"}) == first
+    assert unique_calls(calls, {"taken"}) == first
     assert len({c.id for c in first}) == len(first)
     # 10,000 repeats cost no rescan per call (this would take minutes if it did).
-    many = _unique_calls([ToolCall("dup", "a")] * 10_000, set())
+    many = unique_calls([ToolCall("dup", "a")] * 10_000, set())
     assert len({c.id for c in many}) == 10_000 and many[-1].id == "dup_10000"
 
 
@@ -231,7 +231,7 @@ async def test_ollama_reads_the_answers_in_the_order_of_the_calls(
 ) -> None:
     """Ollama pairs results with calls by order: the answers to the calls past the cap,
     stored first, go to the wire in the calls' order."""
-    from engine.agent import MAX_TOOL_CALLS_PER_ANSWER, TOO_MANY_TOOL_TEXT
+    from engine.calls import MAX_TOOL_CALLS_PER_ANSWER, TOO_MANY_TOOL_TEXT
 
     count = MAX_TOOL_CALLS_PER_ANSWER + 6
     server.script(

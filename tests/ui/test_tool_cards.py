@@ -28,7 +28,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from engine import AssistantMessage, ResumeKind, ToolCall, ToolMessage, ToolOutcome
-from engine.agent import MAX_TOOL_CALLS_PER_ANSWER, TOO_MANY_TOOL_TEXT
+from engine.calls import MAX_TOOL_CALLS_PER_ANSWER, TOO_MANY_TOOL_TEXT
 from engine.mcp import MCPToolset, load_mcp_config
 from engine.storage import SQLiteSessionStorage
 from tests.support.provider_server import RecordedRequest, ScriptedCall, Turn

@@ -38,7 +38,7 @@ class ItemKind(StrEnum):
     ASSISTANT = "assistant"
     TOOL = "tool"
     NOTICE = "notice"
-    #: the calls of one answer past the cap (`engine.agent.MAX_TOOL_CALLS_PER_ANSWER`), folded
+    #: the calls of one answer past the cap (`engine.calls.MAX_TOOL_CALLS_PER_ANSWER`), folded
     #: into one row: none of them runs
     FOLDED_CALLS = "folded_calls"
 
@@ -109,7 +109,7 @@ class TranscriptItem:
     state: ItemState = ItemState.DONE
     parts: list[str] = field(default_factory=list)  # the text, in arrival order
     reasoning_parts: list[str] = field(default_factory=list)
-    tool_call_id: str = ""  # the call's id (unique in the conversation, see engine.agent)
+    tool_call_id: str = ""  # the call's id (unique in the conversation, see engine.calls)
     tool_name: str = ""  # the name the model called (``server__tool`` for an MCP tool)
     tool_arguments: str = ""  # pretty JSON
     tool_result: str = ""

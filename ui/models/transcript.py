@@ -37,7 +37,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
 
-from engine.agent import MAX_TOOL_CALLS_PER_ANSWER
+from engine.calls import MAX_TOOL_CALLS_PER_ANSWER
 from engine.events import AgentEvent, AgentEventType
 from engine.extensions import StoredMessage
 from engine.messages import (

@@ -569,7 +569,7 @@ def _holds_typed_text(widget: QWidget | None) -> bool:
 
 
 class FoldedCallsView(_RowView):
-    """The calls of one answer past the cap (`engine.agent.MAX_TOOL_CALLS_PER_ANSWER`), as
+    """The calls of one answer past the cap (`engine.calls.MAX_TOOL_CALLS_PER_ANSWER`), as
     one row: how many, their tools, and that none of them ran."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -598,7 +598,7 @@ class FoldedCallsView(_RowView):
         pass
 
     def summary_text(self, item: TranscriptItem) -> str:
-        from engine.agent import MAX_TOOL_CALLS_PER_ANSWER
+        from engine.calls import MAX_TOOL_CALLS_PER_ANSWER
 
         count = f"{item.folded_total:,}"
         if item.state is ItemState.DONE:  # answered otherwise (stored by an older version)
