@@ -10,9 +10,10 @@ until the page asked for has arrived (the model's ``first_seq`` moved).
 
 Redrawing is throttled: a change to a streaming answer marks its row and a timer redraws the
 marked rows at most every `REFRESH_MS` milliseconds, so a burst of deltas costs one render.
-Rows that arrive many at once (a page opened, an answer's dozens of tool cards) get their
-widgets `ROWS_PER_TURN` at a time, the lowest first, the rest standing as light placeholders
-until the next turns of the loop; asking for the widgets (`views`) builds them all.
+Rows that arrive many at once while the conversation is shown (an answer's dozens of tool
+cards, an older page) get their widgets `ROWS_PER_TURN` at a time, the lowest first, the
+rest standing as light placeholders until the next turns of the loop; asking for the widgets
+(`views`) builds them all. A page opened is drawn whole, at once.
 Other changes (a finished answer, a tool card's state) are drawn at once. While the view is
 scrolled to the bottom it stays there as text arrives; scrolled up, it stays put.
 
@@ -295,13 +296,17 @@ class TranscriptView(QScrollArea):
         self._anchor = None
         self._asked_before = None  # a new or reloaded history: no page is on its way
         if self._model is not None and self._model.rowCount():
-            self._inserted(QModelIndex(), 0, self._model.rowCount() - 1)
+            # A page opened is drawn whole at once: its first screen is what the person
+            # waits for, and a page is at most a page (placeholders would only add work).
+            self._inserted(QModelIndex(), 0, self._model.rowCount() - 1, batched=False)
         self._stick = True
         self._empty_hint.setVisible(not self._views)
         self.scroll_to_bottom()
         self._fill_timer.start()
 
-    def _inserted(self, parent: QModelIndex, first: int, last: int) -> None:
+    def _inserted(
+        self, parent: QModelIndex, first: int, last: int, *, batched: bool = True
+    ) -> None:
         assert self._model is not None
         warm_up()  # Markdown rendering will be wanted soon: load it off the event loop
         bar = self.verticalScrollBar()
@@ -314,7 +319,7 @@ class TranscriptView(QScrollArea):
         try:
             for row in range(first, last + 1):
                 # The last rows first: the view follows the bottom, where they are shown.
-                if last - row >= ROWS_PER_TURN:
+                if batched and last - row >= ROWS_PER_TURN:
                     view: Any = _Placeholder(self._column)
                     self._unbuilt += 1
                 else:
