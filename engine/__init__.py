@@ -93,7 +93,6 @@ from .storage import LeaseHolder, SessionInfo, SQLiteSessionExtension, SQLiteSes
 from .tools import Tool, tool
 
 __all__ = [
-    "MAX_TOOL_CALLS_PER_ANSWER",
     "Agent",
     "AgentBusyError",
     "AgentClient",
@@ -120,6 +119,7 @@ __all__ = [
     "JSONLExtension",
     "LeaseHolder",
     "LeaseLostError",
+    "MAX_TOOL_CALLS_PER_ANSWER",
     "MCPConfigError",
     "MCPError",
     "MCPServerCrashedError",
