@@ -15,6 +15,7 @@ from .archive import (
     export_conversations,
     import_file,
 )
+from .calls import MAX_TOOL_CALLS_PER_ANSWER
 from .client import AgentClient, SyncAgent
 from .errors import (
     AgentBusyError,
@@ -67,6 +68,8 @@ from .messages import (
     Message,
     SystemMessage,
     ToolCall,
+    ToolEffect,
+    ToolInfo,
     ToolMessage,
     ToolOutcome,
     Usage,
@@ -121,6 +124,7 @@ __all__ = [
     "JSONLExtension",
     "LeaseHolder",
     "LeaseLostError",
+    "MAX_TOOL_CALLS_PER_ANSWER",
     "MCPBadReplyError",
     "MCPConfigError",
     "MCPError",
@@ -172,6 +176,8 @@ __all__ = [
     "ToolCallDelta",
     "ToolDefinitionError",
     "ToolDenial",
+    "ToolEffect",
+    "ToolInfo",
     "ToolMessage",
     "ToolOutcome",
     "ToolSpec",

@@ -22,15 +22,18 @@ The loop never retries; adapters retry before any output, and the host calls ``r
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 import time
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .calls import MAX_TOOL_CALLS_PER_ANSWER, TOO_MANY_TOOL_TEXT, path_call_ids, unique_calls
 from .drafts import DRAFT_INTERVAL, DraftWriter, app_stopped_stop
 from .errors import (
     AgentResumeError,
@@ -74,6 +77,9 @@ from .text import TextJoiner, clean
 from .tools import Tool, ToolArgumentError, as_tool, result_text
 
 __all__ = ["Agent", "AgentRunConfig"]
+
+#: Items of a long loop (thousands of calls in one answer) between turns given to the loop.
+_BREATHE = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -454,7 +460,7 @@ class Agent:
                     if replaced is not None:
                         request = replaced
             yield AgentEvent.model_started(sid, rid)
-            step = _Step(model)
+            step = _Step(model, lambda message: self._settle_calls(ctx, message))
             if _has(self.store, "save_draft"):
                 step.drafts = DraftWriter(
                     lambda draft: self.store.save_draft(ctx, draft),
@@ -539,13 +545,64 @@ class Agent:
             ctx.state["final"] = message
             return
 
+    async def _settle_calls(self, ctx: RunContext, message: AssistantMessage) -> AssistantMessage:
+        """Make a step's tool calls safe to store and to ask about, before either happens.
+
+        Each call gets an id no other call of the conversation has: not one of this answer
+        (a provider or a proxy may send one id twice), not one on the path (a server that
+        numbers calls ``call_0``, ``call_1``… in every answer), not one with a start record
+        (a call of another version that ran). Repeats are renamed deterministically
+        (``dup``, ``dup_2``…), within what every provider takes back (`unique_calls`); no
+        protocol needs the provider's own id again, since each request carries the whole
+        history and the provider matches results to calls only within it. Each call is also
+        labelled with its tool's `ToolInfo` (the server and what it says of the tool), so a
+        host shows the same card after a restart and an export names the tool as the card did.
+        """
+        taken = path_call_ids(ctx.messages)
+        while True:
+            calls = unique_calls(message.tool_calls, taken)
+            clash = await self._started_ids(ctx, calls)
+            if not clash:
+                break
+            taken |= clash  # those ids are taken by calls of other versions: rename again
+        labelled: list[ToolCall] = []
+        for number, call in enumerate(calls, 1):
+            labelled.append(self._labelled(call))
+            if number % _BREATHE == 0:
+                await asyncio.sleep(0)  # thousands: the host's loop takes a turn
+        return replace(message, tool_calls=tuple(labelled))
+
+    def _labelled(self, call: ToolCall) -> ToolCall:
+        tool = self.tools.get(call.name)
+        info = tool.info if tool is not None else None
+        return call if info is None or info == call.info else replace(call, info=info)
+
+    async def _started_ids(self, ctx: RunContext, calls: Sequence[ToolCall]) -> AbstractSet[str]:
+        """The ids among ``calls`` that already have a start record (of another call)."""
+        read = self._start_reader(ctx)
+        if read is None or not calls:
+            return frozenset()
+        started = await read(AssistantMessage(tool_calls=tuple(calls)))
+        return started or frozenset()
+
     async def _run_tools(
         self, ctx: RunContext, calls: Sequence[ToolCall]
     ) -> AsyncGenerator[AgentEvent, None]:
         sid, rid = ctx.session_id, ctx.request_id
         running: str | None = None
         try:
-            for call in calls:
+            if len(calls) > MAX_TOOL_CALLS_PER_ANSWER:
+                # The calls past the cap never run: answered together, in one write, before
+                # the first call runs (a kill then leaves only the calls that may run open).
+                skipped: list[ToolMessage] = []
+                for number, call in enumerate(calls[MAX_TOOL_CALLS_PER_ANSWER:], 1):
+                    skipped.append(_failed(call, TOO_MANY_TOOL_TEXT, ToolOutcome.TOO_MANY))
+                    if number % _BREATHE == 0:
+                        await asyncio.sleep(0)  # thousands: the host's loop takes a turn
+                await self._append_many(ctx, skipped)
+                for answer in skipped:
+                    yield AgentEvent.message_appended(sid, rid, answer)
+            for call in calls[:MAX_TOOL_CALLS_PER_ANSWER]:
                 yield AgentEvent.tool_started(sid, rid, call)
                 # Only a call its hooks let through is "running": a Stop while before_tool
                 # waits for a person answers the call as not run.
@@ -581,17 +638,17 @@ class Agent:
             if not isinstance(message, ToolMessage):
                 break
             answered.add(message.tool_call_id)
-        for call in calls:
-            if call.id in answered:
-                continue
-            if call.id == running:
-                result = interrupted_tool_result(call, CANCELLED_TOOL_TEXT)
-            else:
-                result = interrupted_tool_result(call, NOT_RUN_TOOL_TEXT, ToolOutcome.NOT_RUN)
-            try:
-                await self._append(ctx, result)
-            except asyncio.CancelledError:
-                continue  # cancelled again: that write still finished; answer the rest too
+        results = [
+            interrupted_tool_result(call, CANCELLED_TOOL_TEXT)
+            if call.id == running
+            else interrupted_tool_result(call, NOT_RUN_TOOL_TEXT, ToolOutcome.NOT_RUN)
+            for call in calls
+            if call.id not in answered
+        ]
+        if results:
+            # One write for them all (an answer may have asked for many calls).
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._append_many(ctx, results)  # cancelled again: the write finished
 
     async def _approve(self, ctx: RunContext, call: ToolCall) -> ToolMessage | None:
         """Ask the ``before_tool`` hooks; a denial becomes the call's failed result."""
@@ -658,6 +715,24 @@ class Agent:
                 ctx.messages.append(message)
             raise
         ctx.messages.append(message)
+
+    async def _append_many(self, ctx: RunContext, messages: Sequence[Message]) -> None:
+        """Store ``messages`` in one write when the store can (its ``append_many``: one
+        transaction), else one by one; like `_append`, a started write finishes, and
+        ``ctx.messages`` gets exactly what the store has."""
+        if not _has(self.store, "append_many"):
+            for message in messages:
+                await self._append(ctx, message)
+            return
+        write = asyncio.ensure_future(_stored(self.store.append_many(ctx, list(messages))))
+        try:
+            await asyncio.shield(write)
+        except asyncio.CancelledError:
+            await asyncio.wait({write})
+            if not write.cancelled() and write.exception() is None:
+                ctx.messages.extend(messages)
+            raise
+        ctx.messages.extend(messages)
 
     async def _unanswered_results(self, ctx: RunContext) -> list[ToolMessage]:
         try:
@@ -744,8 +819,13 @@ class _LeaseWatch:
 class _Step:
     """One model call: forwards deltas as events and remembers them for a partial response."""
 
-    def __init__(self, model: Any) -> None:
+    def __init__(
+        self,
+        model: Any,
+        settle: Callable[[AssistantMessage], Awaitable[AssistantMessage]] | None = None,
+    ) -> None:
         self.model = model
+        self._settle = settle  #: makes the completed step's tool calls safe (unique ids)
         self.text: list[str] = []
         self.reasoning: list[str] = []
         # Deltas are joined so a surrogate pair split across two events is one character
@@ -826,7 +906,10 @@ class _Step:
                 key="agent.no_final_response",
                 provider=getattr(self.model, "provider_name", "the provider"),
             )
-        self._stored = stored = _normalise(response, self.model)
+        stored = _normalise(response, self.model)
+        if stored.tool_calls and self._settle is not None:
+            stored = await self._settle(stored)
+        self._stored = stored
         if stored.stop is not None and stored.stop.reason is StopReason.INTERRUPTED:
             stop = stored.stop
             raise _Interrupted(stop.message or sentence("stop.provider_error"))

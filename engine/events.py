@@ -6,6 +6,8 @@ Order within one request::
     resume      MESSAGE_APPENDED (each message the resume adds)...
     each step   MODEL_STARTED ─► [MODEL_RETRYING ...] ─► TEXT_DELTA | REASONING_DELTA | TOOL_CALL_DELTA ...
                 ─► MESSAGE_APPENDED (assistant) ─► MODEL_COMPLETED [─► MODEL_STOPPED if abnormal]
+    too many    MESSAGE_APPENDED (result TOO_MANY) for each call past the cap of one answer
+                (`engine.calls`), all stored in one write before the first tool runs
     each tool   TOOL_STARTED ─► TOOL_COMPLETED | TOOL_FAILED ─► MESSAGE_APPENDED (result)
     the end     RUN_COMPLETED (the final assistant message)
     a fault     [MESSAGE_APPENDED (the partial)] ─► MODEL_STOPPED ─► the exception is raised

@@ -15,7 +15,9 @@ these async hooks, context first:
 =========================  ===============================================================
 
 Storage hooks, used from the first extension that has ``append``: ``restore(ctx)`` → the
-whole history; ``append(ctx, message)``; optionally ``restore_tail(ctx, limit, before_seq)``
+whole history; ``append(ctx, message)``; optionally ``append_many(ctx, messages)``, which
+stores several messages one under the other in one write, all or none (without it, the agent
+appends them one by one); optionally ``restore_tail(ctx, limit, before_seq)``
 → the last stored records (so reading a resume point does not grow with the history), and
 ``acquire(ctx)`` / ``release(ctx)`` for a per-session lease (``acquire`` may return the
 lease; if it has a ``wait_lost()`` coroutine, the agent ends the request with
@@ -158,6 +160,12 @@ class InMemoryHistory:
         records.append(StoredMessage(seq, ctx.request_id, message))
         self._parents.setdefault(sid, {})[seq] = self._active.get(sid)
         self._active[sid] = seq
+
+    async def append_many(self, ctx: RunContext, messages: Sequence[Message]) -> None:
+        """Append ``messages`` one under the other, all at once (as the SQLite store's one
+        transaction does: nothing can come between them)."""
+        for message in messages:
+            await self.append(ctx, message)
 
     async def branch(self, ctx: RunContext, message_id: str | None) -> None:
         sid = ctx.session_id

@@ -15,6 +15,7 @@ JSON form (version 1)::
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 import uuid
@@ -33,6 +34,8 @@ __all__ = [
     "Message",
     "SystemMessage",
     "ToolCall",
+    "ToolEffect",
+    "ToolInfo",
     "ToolMessage",
     "ToolOutcome",
     "Usage",
@@ -51,25 +54,129 @@ def new_id() -> str:
     return uuid.uuid4().hex
 
 
+class ToolEffect(StrEnum):
+    """What a tool does, as its server's hints say it, read strictly (`tool_effect`)."""
+
+    READ_ONLY = "read_only"  #: said read-only, and nothing said contradicts it
+    CHANGES = "changes"  #: said to change things without destroying any
+    DESTRUCTIVE = "destructive"  #: said to delete or overwrite, said nothing, or contradicts itself
+
+
+def tool_effect(
+    read_only: bool | None, destructive: bool | None = None, idempotent: bool | None = None
+) -> ToolEffect:
+    """Read a server's hints (MCP ``readOnlyHint``, ``destructiveHint``, ``idempotentHint``)
+    the safe way: a server is trusted only as far as its words agree.
+
+    Read-only only when ``read_only`` is True and no other hint contradicts it (a read-only
+    tool destroys nothing and is idempotent, so ``destructive=True`` or ``idempotent=False``
+    beside it is a contradiction). A contradiction, or no hint at all, counts as destructive
+    (the protocol's own default for a missing ``destructiveHint``).
+    """
+    contradicted = destructive is True or idempotent is False
+    if read_only is True:
+        return ToolEffect.DESTRUCTIVE if contradicted else ToolEffect.READ_ONLY
+    return ToolEffect.CHANGES if destructive is False else ToolEffect.DESTRUCTIVE
+
+
+@dataclass(frozen=True, slots=True)
+class ToolInfo:
+    """Who offers a called tool and what it says of itself, kept with the call.
+
+    Recorded when the step asking for the call is stored (for an MCP server's tool), so a
+    host shows the same card after a restart as before it, and an export names the tool as
+    the window did. Never sent to a model. ``title`` and the hints are the server's words:
+    shown as such, and read by `tool_effect`, never trusted beyond it.
+    """
+
+    server: str  #: the server offering the tool
+    tool: str  #: the tool's own name on its server (the model calls it ``server__tool``)
+    title: str = ""  #: the server's title for it ("" when it gave none)
+    read_only: bool | None = None  #: the server's hints, None where it said nothing
+    destructive: bool | None = None
+    idempotent: bool | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("server", "tool", "title"):
+            object.__setattr__(self, name, clean(str(getattr(self, name))))
+
+    @property
+    def effect(self) -> ToolEffect:
+        return tool_effect(self.read_only, self.destructive, self.idempotent)
+
+    @property
+    def display_name(self) -> str:
+        """The tool's real name and its server, as a person should read it (not the title)."""
+        return f"{self.tool} ({self.server})"
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"server": self.server, "tool": self.tool}
+        if self.title:
+            data["title"] = self.title
+        for name in ("read_only", "destructive", "idempotent"):
+            value = getattr(self, name)
+            if value is not None:
+                data[name] = value
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Any) -> ToolInfo | None:
+        """The info written by `to_dict`; None for anything else (it is only ever a label)."""
+        if not isinstance(data, Mapping):
+            return None
+        server, tool = data.get("server"), data.get("tool")
+        if not isinstance(server, str) or not isinstance(tool, str):
+            return None
+
+        def hint(name: str) -> bool | None:
+            value = data.get(name)
+            return value if isinstance(value, bool) else None
+
+        title = data.get("title")
+        return cls(
+            server,
+            tool,
+            title if isinstance(title, str) else "",
+            hint("read_only"),
+            hint("destructive"),
+            hint("idempotent"),
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class ToolCall:
-    """A model's request to run a tool: ``ToolCall(id, name, arguments)``."""
+    """A model's request to run a tool: ``ToolCall(id, name, arguments)``.
+
+    ``info`` (set by the agent for a tool that says who offers it, such as an MCP server's)
+    names the tool for people; the model knows the call by ``name`` alone.
+    """
 
     id: str
     name: str
     arguments: Mapping[str, Any] = field(default_factory=dict)
+    info: ToolInfo | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "id", clean(self.id))
         object.__setattr__(self, "name", clean(self.name))
         object.__setattr__(self, "arguments", clean_data(dict(self.arguments)))
 
+    @property
+    def display_name(self) -> str:
+        """How a person should read the call's tool: its real name and its server, or the
+        name the model used for a tool that says nothing about itself."""
+        return self.info.display_name if self.info is not None else self.name
+
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "name": self.name, "arguments": dict(self.arguments)}
+        data = {"id": self.id, "name": self.name, "arguments": dict(self.arguments)}
+        if self.info is not None:
+            data["info"] = self.info.to_dict()
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ToolCall:
-        return cls(data["id"], data["name"], data.get("arguments") or {})
+        info = ToolInfo.from_dict(data.get("info"))
+        return cls(data["id"], data["name"], data.get("arguments") or {}, info)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +295,9 @@ class ToolOutcome(StrEnum):
     DECLINED = "declined"  #: a ``before_tool`` hook (the person, a policy) refused it
     INTERRUPTED = "interrupted"  #: running when the request or the app stopped: may have acted
     NOT_RUN = "not_run"  #: the request (or the app) stopped before it started
+    #: not run: its answer asked for more calls than one answer may make
+    #: (`engine.calls.MAX_TOOL_CALLS_PER_ANSWER`)
+    TOO_MANY = "too_many"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -329,7 +439,61 @@ def _text(content: Any) -> str:
 
 def message_to_json(message: Message) -> str:
     """Serialise a message to one line of JSON."""
-    return json.dumps(message_to_dict(message), ensure_ascii=False, separators=(",", ":"))
+    data = message_to_dict(message)
+    if len(data.get("tool_calls", ())) >= _PIECEWISE:
+        return compact_json(data, split="tool_calls")
+    return _COMPACT.encode(data)
+
+
+#: list items from which `message_to_json` encodes a message's tool calls one by one
+_PIECEWISE = 256
+#: compact encoders, made once (json.dumps with options makes one per call, a few µs each)
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_STRICT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def compact_json(data: Mapping[str, Any], *, split: str, allow_nan: bool = True) -> str:
+    """``json.dumps(data)`` in compact form (UTF-8 text, no spaces), byte for byte, with the
+    list under ``split`` encoded one item at a time.
+
+    Why: the json module's encoder holds the interpreter lock for a whole call, so one dumps
+    of thousands of items (an answer's 10,000 tool calls) blocks every thread, the host's
+    event loop included; item by item, the loop can be given turns between
+    (`compact_json_in_turns`).
+    """
+
+    dumps = (_COMPACT if allow_nan else _STRICT).encode
+    parts = []
+    for key, value in data.items():
+        if key == split and isinstance(value, list):
+            text = "[" + ",".join(dumps(item) for item in value) + "]"
+        else:
+            text = dumps(value)
+        parts.append(f"{dumps(key)}:{text}")
+    return "{" + ",".join(parts) + "}"
+
+
+async def compact_json_in_turns(
+    data: Mapping[str, Any], *, split: str, allow_nan: bool = True, every: int = 200
+) -> str:
+    """`compact_json`, giving the event loop a turn after every ``every`` items of the list
+    under ``split``: thousands of items encode without a long stall of the loop (a worker
+    thread would not help: it would hold the interpreter lock against the loop)."""
+
+    dumps = (_COMPACT if allow_nan else _STRICT).encode
+    parts = []
+    for key, value in data.items():
+        if key == split and isinstance(value, list):
+            items = []
+            for number, item in enumerate(value, 1):
+                items.append(dumps(item))
+                if number % every == 0:
+                    await asyncio.sleep(0)
+            text = "[" + ",".join(items) + "]"
+        else:
+            text = dumps(value)
+        parts.append(f"{dumps(key)}:{text}")
+    return "{" + ",".join(parts) + "}"
 
 
 def message_from_json(text: str | bytes) -> Message:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from .errors import ToolDefinitionError
+from .messages import ToolInfo
 from .model import ToolSpec
 
 __all__ = ["Tool", "ToolArgumentError", "tool"]
@@ -84,6 +85,12 @@ class Tool:
     @property
     def spec(self) -> ToolSpec:
         return ToolSpec(self.name, self.description, self.parameters)
+
+    @property
+    def info(self) -> ToolInfo | None:
+        """Who offers the tool and what it says of itself, kept with each of its calls
+        (`engine.messages.ToolInfo`); None for a plain function, which needs no label."""
+        return None
 
     def validate(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """Check and convert the model's arguments; raise `ToolArgumentError` with a reason."""

@@ -15,14 +15,16 @@ Stop, or closing   the request is cancelled while it waits: the engine answers t
 =================  ==========================================================================
 
 The app's own tools (not `MCPTool`) run without asking; so does an MCP tool the person
-always allows, and, with the "read_only" policy, one its server says is read-only.
+always allows, and, with the "read_only" policy, one whose server's hints say read-only and
+nothing that contradicts it (`engine.messages.tool_effect`: a tool also marked destructive,
+or marked nothing at all, asks). Under the default policy ("ask") every MCP call asks. The
+card and the decision read the same `ToolInfo` (the one the engine keeps with the call).
 `waitingChanged` tells the window a conversation waits for the person (its status line).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import sys
 from collections.abc import Mapping
@@ -30,7 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from engine import Extension, RunContext, ToolCall, ToolDenial
+from engine import Extension, RunContext, ToolCall, ToolDenial, ToolInfo
+from engine import ToolEffect as EngineToolEffect
 
 from .models.items import ApprovalChoice, ItemState, ToolEffect
 
@@ -56,30 +59,24 @@ def mcp_tool(tool: Any) -> MCPTool | None:
     return tool  # type: ignore[no-any-return]
 
 
-def tool_effect(tool: MCPTool) -> ToolEffect:
-    """What the tool's server says it does, from its annotations."""
-    hints = tool.annotations
-    if hints.is_read_only:
-        return ToolEffect.READ_ONLY
-    return ToolEffect.DESTRUCTIVE if hints.may_destroy else ToolEffect.CHANGES
+def tool_effect(info: ToolInfo) -> ToolEffect:
+    """What the tool's server says it does, read strictly (a contradiction or silence is
+    destructive)."""
+    return ToolEffect(info.effect.value)
 
 
 class PendingApproval:
     """One question on a card: may this call run? Answered once, by the card's buttons."""
 
     def __init__(
-        self, session_id: str, call: ToolCall, tool: MCPTool, future: asyncio.Future[Any]
+        self, session_id: str, call: ToolCall, info: ToolInfo, future: asyncio.Future[Any]
     ) -> None:
         self.session_id = session_id
         self.call_id = call.id
-        self.server = tool.server
-        self.tool = tool.remote_name
-        self.title = tool.title
-        self.effect = tool_effect(tool)
-        try:
-            self.arguments = json.dumps(call.arguments, ensure_ascii=False, indent=2)
-        except (TypeError, ValueError):
-            self.arguments = str(call.arguments)
+        self.server = info.server
+        self.tool = info.tool
+        self.title = info.title
+        self.effect = tool_effect(info)
         self._future = future
 
     @property
@@ -131,14 +128,20 @@ class Approvals(QObject, Extension):
             return None  # the app's own tools run as they always did
         sid = ctx.session_id
         rows = self._c.transcript(sid)
-        rows.describe_tool(call.id, tool.title, tool.server, tool_effect(tool))
+        # What the card shows is what decides: the info the engine kept with the call.
+        info = call.info if call.info is not None else tool.info
+        if call.info is None:
+            rows.describe_tool(call.id, info)
         settings = self._c.settings
         if settings is not None and (
-            settings.is_always_allowed(tool.server, tool.remote_name)
-            or (settings.tool_approval == "read_only" and tool.annotations.is_read_only)
+            settings.is_always_allowed(info.server, info.tool)
+            or (
+                settings.tool_approval == "read_only"
+                and info.effect is EngineToolEffect.READ_ONLY
+            )
         ):
             return None
-        question = PendingApproval(sid, call, tool, asyncio.get_running_loop().create_future())
+        question = PendingApproval(sid, call, info, asyncio.get_running_loop().create_future())
         if not rows.ask_approval(call.id, question):
             # No card to ask on (never expected): waiting unseen would hang the request.
             log.warning("no card to ask about tool call %s; it does not run", call.id)
@@ -159,7 +162,7 @@ class Approvals(QObject, Extension):
             rows.end_approval(call.id, ItemState.DENIED)
             return ToolDenial(reason.strip())
         if choice is ApprovalChoice.ALWAYS:
-            self._always_allow(tool.server, tool.remote_name)
+            self._always_allow(info.server, info.tool)
         rows.end_approval(call.id, ItemState.RUNNING)
         return None
 

@@ -150,6 +150,9 @@ class MainWindow(QMainWindow):
         c.messageStored.connect(self._on_message_stored)
         c.retryChanged.connect(self._on_retry)
         c.approvals.waitingChanged.connect(self._on_approval_waiting)
+        from .approval_keys import EscapeDenies
+
+        self.escape_denies = EscapeDenies(self)  # Esc denies a waiting card from anywhere
         c.tool_servers.changed.connect(self._show_tool_servers)
         c.tool_servers.failed.connect(self._on_tool_server_failed)
         c.tool_servers.starting.connect(self._on_tool_servers_starting)
@@ -563,6 +566,9 @@ class MainWindow(QMainWindow):
         self.retry_label.setVisible(False)  # another conversation's retry (the next one shows)
         approvals = getattr(self.controller, "approvals", None)
         self.approval_label.setVisible(approvals is not None and approvals.waiting(session_id))
+        escape = getattr(self, "escape_denies", None)
+        if escape is not None:
+            escape.update()
         self._show_tool_servers()
         self._show_title()
         self.rename_action.setEnabled(bool(session_id))
@@ -929,6 +935,7 @@ class MainWindow(QMainWindow):
         return dialog
 
     def _on_approval_waiting(self, session_id: str, waiting: bool) -> None:
+        self.escape_denies.update()
         if session_id != (self.controller.current or ""):
             return
         self.approval_label.setVisible(waiting)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +52,9 @@ if TYPE_CHECKING:
 __all__ = ["RequestRunner"]
 
 log = logging.getLogger(__name__)
+
+#: the longest the runner folds events without giving the event loop a turn (seconds)
+_FOLD_SLICE = 0.02
 
 
 class RequestRunner:
@@ -249,7 +253,13 @@ class RequestRunner:
             else:
                 events = agent.stream_resume()
             async with contextlib.aclosing(events) as stream:
+                since = time.perf_counter()  # when the loop last had a turn
                 async for event in stream:
+                    if time.perf_counter() - since > _FOLD_SLICE:
+                        # A burst of events with no wait between them (the answers to
+                        # thousands of calls): let the window paint and take input.
+                        await asyncio.sleep(0)
+                        since = time.perf_counter()
                     try:
                         self._fold(sid, event, outcome)
                         stored_user = event.type is AgentEventType.MESSAGE_APPENDED and isinstance(

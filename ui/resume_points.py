@@ -3,6 +3,8 @@
 Read whenever a conversation opens, after every request and when the language changes: the
 engine's `Agent.resume_point` (its description in the window's language), or, when another
 process holds the conversation's lease, "open in another window" instead of a Resume button.
+The point's calls that never started (read from the start records) are handed to the
+transcript, so their cards say "did not run" as the Resume line does.
 """
 
 from __future__ import annotations
@@ -47,6 +49,10 @@ class ResumePoints:
         point = await agent.resume_point()
         if c.is_running(sid):  # a request began meanwhile
             point = None
+        # The cards of calls that never started say "did not run", as Resume does (read from
+        # the start records), not "interrupted".
+        not_started = [] if point is None else [call.id for call in point.not_started]
+        c.transcript(sid).set_not_started(not_started)
         c.resumeChanged.emit(sid, point, "")
 
 

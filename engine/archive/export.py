@@ -56,6 +56,7 @@ from ..messages import (
     InternalMessage,
     Message,
     SystemMessage,
+    ToolCall,
     ToolMessage,
     UserMessage,
     message_to_dict,
@@ -462,6 +463,44 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+class _Calls:
+    """The calls of the last answer that asked for tools, so a result is named as its call
+    is: by the tool's real name and its server (`ToolCall.info`), as the window's card."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[str, ToolCall] = {}
+
+    def asked(self, message: AssistantMessage) -> None:
+        if message.tool_calls:
+            self._by_id = {call.id: call for call in message.tool_calls}
+
+    def of(self, result: ToolMessage) -> ToolCall:
+        found = self._by_id.get(result.tool_call_id)
+        return found if found is not None else ToolCall(result.tool_call_id, result.name)
+
+
+def _md_tool(call: ToolCall, titled: bool = True) -> str:
+    """A call's tool in Markdown: ``note`` from ``srv`` (with ``titled``, its server's title
+    after it, as its words); the app's own tools by name."""
+    info = call.info
+    if info is None:
+        return _code_span(call.name)
+    text = f"{_code_span(info.tool)} from {_code_span(info.server)}"
+    if titled and info.title and info.title != info.tool:
+        text += f" ({_code_span(info.title)}, says its server)"
+    return text
+
+
+def _html_tool(call: ToolCall, titled: bool = True) -> str:
+    info = call.info
+    if info is None:
+        return f"<code>{html.escape(call.name)}</code>"
+    text = f"<code>{html.escape(info.tool)}</code> from <code>{html.escape(info.server)}</code>"
+    if titled and info.title and info.title != info.tool:
+        text += f" (“{html.escape(_one_line(info.title))}”, says its server)"
+    return text
+
+
 # Markdown ------------------------------------------------------------------------------
 
 def _code_span(text: str) -> str:
@@ -500,6 +539,7 @@ class _Markdown:
     def __init__(self) -> None:
         self._first = True
         self._inert = Inert()
+        self._calls = _Calls()
 
     def begin(self, exported_at: float) -> str:
         return f"<!-- Exported from Continuo on {_when(exported_at)} -->\n\n"
@@ -532,16 +572,17 @@ class _Markdown:
                 parts.append(_quoted("**Reasoning**\n\n" + inert(m.reasoning)) + "\n\n")
             if m.content:
                 parts.append(inert(m.content) + "\n\n")
+            self._calls.asked(m)
             for call in m.tool_calls:
                 arguments = _fenced(_arguments(call.arguments), "json")
-                parts.append(f"**Tool call:** {_code_span(call.name)}\n\n{arguments}\n")
+                parts.append(f"**Tool call:** {_md_tool(call)}\n\n{arguments}\n")
             stop = _stop_line(m)
             if stop:
                 parts.append(f"{_inline(_one_line(stop))}\n\n")
             return "".join(parts)
         if isinstance(m, ToolMessage):
             outcome = m.outcome.value if m.outcome is not None else "ok"
-            name = _code_span(m.name)
+            name = _md_tool(self._calls.of(m), titled=False)
             return f"### Tool result: {name} ({_inline(outcome)})\n\n{_fenced(m.content)}\n"
         if isinstance(m, InternalMessage):
             return _quoted(f"*Continuo:* {inert(m.content)}") + "\n\n"
@@ -622,6 +663,7 @@ class _Html:
     def __init__(self) -> None:
         self._md: MarkdownIt | None = None
         self._first = True
+        self._calls = _Calls()
 
     def begin(self, exported_at: float) -> str:
         self._md = _markdown_renderer()  # here, in the worker thread: its import takes a while
@@ -662,8 +704,9 @@ class _Html:
                 )
             if m.content and self._md is not None:
                 parts.append(self._md.render(m.content))
+            self._calls.asked(m)
             for call in m.tool_calls:
-                parts.append(f"<p>Tool call: <code>{html.escape(call.name)}</code></p>\n")
+                parts.append(f"<p>Tool call: {_html_tool(call)}</p>\n")
                 parts.append(_pre(_arguments(call.arguments)))
             stop = _stop_line(m)
             if stop:
@@ -671,7 +714,8 @@ class _Html:
             return "".join(parts) + "</section>\n"
         if isinstance(m, ToolMessage):
             outcome = m.outcome.value if m.outcome is not None else "ok"
-            heading = html.escape(f"Tool result: {m.name} ({outcome})")
+            name = _html_tool(self._calls.of(m), titled=False)
+            heading = f"Tool result: {name} ({html.escape(outcome)})"
             return f'<section class="tool">\n<h3>{heading}</h3>\n{_pre(m.content)}</section>\n'
         if isinstance(m, InternalMessage):
             return f'<section class="note">\n{_text("Continuo: " + m.content)}</section>\n'

@@ -48,6 +48,7 @@ from ..errors import (
     MCPTimeoutError,
     MCPToolError,
 )
+from ..messages import ToolEffect, ToolInfo, tool_effect
 from ..model import ToolSpec
 from ..redaction import Redactor, install_url_filter, shorten
 from ..tools import Tool, ToolArgumentError
@@ -97,7 +98,9 @@ class MCPToolAnnotations:
     """What a server says about a tool (hints, not guarantees; None when it says nothing).
 
     The protocol's defaults when a hint is missing: not read-only, destructive, not
-    idempotent, open-world — `is_read_only` and `may_destroy` apply them.
+    idempotent, open-world. `effect` reads them strictly (`engine.messages.tool_effect`): a
+    tool is read-only only when it says so and no other hint contradicts it; a contradiction
+    or silence counts as destructive.
     """
 
     title: str | None = None
@@ -107,13 +110,19 @@ class MCPToolAnnotations:
     open_world: bool | None = None
 
     @property
+    def effect(self) -> ToolEffect:
+        return tool_effect(self.read_only, self.destructive, self.idempotent)
+
+    @property
     def is_read_only(self) -> bool:
-        return self.read_only is True
+        """Said read-only, with nothing said against it (the only tool a read-only policy
+        may let through)."""
+        return self.effect is ToolEffect.READ_ONLY
 
     @property
     def may_destroy(self) -> bool:
-        """It may delete or overwrite: not read-only, and not said to be non-destructive."""
-        return not self.is_read_only and self.destructive is not False
+        """It may delete or overwrite: said so, said nothing, or contradicted itself."""
+        return self.effect is ToolEffect.DESTRUCTIVE
 
 
 class MCPTool(Tool):
@@ -152,6 +161,19 @@ class MCPTool(Tool):
     @property
     def title(self) -> str:
         return self.annotations.title or self.remote_name
+
+    @property
+    def info(self) -> ToolInfo:
+        """What the agent keeps with each call of this tool (`engine.messages.ToolInfo`)."""
+        hints = self.annotations
+        return ToolInfo(
+            self.server,
+            self.remote_name,
+            hints.title or "",
+            hints.read_only,
+            hints.destructive,
+            hints.idempotent,
+        )
 
     def validate(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """Only the shape: the server checks the arguments against its own schema."""

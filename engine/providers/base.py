@@ -61,7 +61,7 @@ from ..errors import (
     ProviderStatusError,
     ProviderTimeoutError,
 )
-from ..messages import AssistantMessage, ToolCall, Usage
+from ..messages import AssistantMessage, ToolCall, Usage, compact_json_in_turns
 from ..model import ModelEvent, ModelOptions, ModelRequest, ModelResponse
 from ..redaction import Redactor, install_url_filter, redact_urls, shorten
 from ..sentences import Phrase, sentence
@@ -159,12 +159,24 @@ def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> f
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
+#: messages and tool calls in a request from which its body is encoded in turns of the loop
+LARGE_BODY = 2000
+
+
 class ToolCallAccumulator:
-    """Assembles tool calls from streamed fragments, keyed by the stream's index."""
+    """Assembles tool calls from streamed fragments, keyed by the stream's index.
+
+    A call is parsed as soon as the next one begins (its fragments are complete then, in
+    every protocol's order), so an answer with thousands of calls costs little at its end,
+    where the work would be one long stall of the host's loop; a fragment that arrives for
+    a call already parsed makes it parse again at the end.
+    """
 
     def __init__(self, provider: str) -> None:
         self._provider = provider
         self._calls: dict[int, list[Any]] = {}  # index -> [id, name, [argument fragments]]
+        self._built: dict[int, ToolCall] = {}  # calls parsed early, by index
+        self._last: int | None = None  # the index of the call fragments came for last
 
     def __bool__(self) -> bool:
         return bool(self._calls)
@@ -179,8 +191,14 @@ class ToolCallAccumulator:
         else:
             call[0] = call[0] or id
             call[1] = call[1] or name
+            self._built.pop(index, None)  # more of a call parsed early: parse it again
         if arguments:
             call[2].append(arguments)
+        if self._last is not None and self._last != index and self._last not in self._built:
+            built = self._parse(self._last)
+            if isinstance(built, ToolCall):
+                self._built[self._last] = built
+        self._last = index
         return ModelEvent.tool_call_delta(index, id=id, name=name, arguments=arguments)
 
     def names(self) -> list[str]:
@@ -195,36 +213,45 @@ class ToolCallAccumulator:
         """
         calls = []
         for index in sorted(self._calls):
-            call_id, name, fragments = self._calls[index]
-            # A surrogate pair split across two fragments is one character again (engine.text).
-            text = clean("".join(fragments)).strip()
-            try:
-                # strict=False: llama.cpp's JSON grammar lets a model put raw control
-                # characters (a newline, a tab) inside a string (compat/llamacpp-auto-tool-*).
-                arguments = json.loads(text, strict=False) if text else {}
-            except ValueError:
-                arguments = None
-            if not isinstance(arguments, dict):
-                who = f"{self._provider[:1].upper()}{self._provider[1:]}"
-                if arguments is None and text.startswith("{") and not text.endswith("}"):
-                    # A forced call cut by max_tokens still says "tool_calls" (llama.cpp:
-                    # compat/llamacpp-forced-tool-cut.sse), so the cut shows only here.
-                    raise ProviderResponseError(
-                        key="provider.tool_arguments_cut",
-                        params={"who": who, "name": repr(name)},
-                        provider=self._provider,
-                        action=ErrorAction.CHECK_MODEL,
-                    )
-                raise ProviderResponseError(
-                    key="provider.bad_tool_arguments",
-                    params={
-                        "who": who,
-                        "name": repr(name),
-                    },
-                    provider=self._provider,
-                )
-            calls.append(ToolCall(call_id or f"call_{index}", name or "", arguments))
+            built: ToolCall | ProviderResponseError | None = self._built.get(index)
+            if built is None:
+                built = self._parse(index)
+            if isinstance(built, ProviderResponseError):
+                raise built
+            calls.append(built)
         return tuple(calls)
+
+    def _parse(self, index: int) -> ToolCall | ProviderResponseError:
+        """The call at ``index``, or the error its arguments deserve."""
+        call_id, name, fragments = self._calls[index]
+        # A surrogate pair split across two fragments is one character again (engine.text).
+        text = clean("".join(fragments)).strip()
+        try:
+            # strict=False: llama.cpp's JSON grammar lets a model put raw control
+            # characters (a newline, a tab) inside a string (compat/llamacpp-auto-tool-*).
+            arguments = json.loads(text, strict=False) if text else {}
+        except ValueError:
+            arguments = None
+        if isinstance(arguments, dict):
+            return ToolCall(call_id or f"call_{index}", name or "", arguments)
+        who = f"{self._provider[:1].upper()}{self._provider[1:]}"
+        if arguments is None and text.startswith("{") and not text.endswith("}"):
+            # A forced call cut by max_tokens still says "tool_calls" (llama.cpp:
+            # compat/llamacpp-forced-tool-cut.sse), so the cut shows only here.
+            return ProviderResponseError(
+                key="provider.tool_arguments_cut",
+                params={"who": who, "name": repr(name)},
+                provider=self._provider,
+                action=ErrorAction.CHECK_MODEL,
+            )
+        return ProviderResponseError(
+            key="provider.bad_tool_arguments",
+            params={
+                "who": who,
+                "name": repr(name),
+            },
+            provider=self._provider,
+        )
 
 
 class HTTPModel:
@@ -391,7 +418,20 @@ class HTTPModel:
         attempt): each layer of async generators costs time on every event.
         """
         deadline = time.monotonic() + self.max_retry_time
+        weight = len(request.messages) + sum(
+            len(m.tool_calls) for m in request.messages if isinstance(m, AssistantMessage)
+        )
+        # A history of many thousands of messages (an answer's 10,000 calls and their
+        # answers) takes tens of milliseconds to encode: encoded here as httpx's ``json=``
+        # does (compact, UTF-8, no NaN), a message at a time, with turns for the host's loop.
+        payload: dict[str, Any]
         body = self._body(request)
+        if weight < LARGE_BODY:
+            payload = {"json": body, "headers": self._stream_headers}
+        else:
+            text = await compact_json_in_turns(body, split="messages", allow_nan=False)
+            headers = {**self._stream_headers, "Content-Type": "application/json"}
+            payload = {"content": text.encode("utf-8"), "headers": headers}
         attempt = 0
         while True:
             attempt += 1
@@ -400,7 +440,7 @@ class HTTPModel:
             try:
                 with self._map_errors():
                     async with self._client.stream(
-                        "POST", self._chat_url(), json=body, headers=self._stream_headers
+                        "POST", self._chat_url(), **payload
                     ) as response:
                         answered = True
                         parse: AsyncIterator[list[ModelEvent]] | None = None

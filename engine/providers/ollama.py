@@ -68,9 +68,26 @@ def _map_errors(model: OllamaModel) -> Iterator[None]:
 
 
 def _messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    """Convert history to ``/api/chat`` messages."""
+    """Convert history to ``/api/chat`` messages.
+
+    Ollama's wire has no call ids: a model pairs results with calls by their order, so each
+    run of results goes in the order of the calls that asked for them (they may be stored in
+    another: the answers to the calls past the cap of one answer come first).
+    """
     wire: list[dict[str, Any]] = []
+    order: dict[str, int] = {}  # the place of each call of the last answer asking for tools
+    results: list[tuple[int, dict[str, Any]]] = []  # a run of results, with their call's place
+
+    def flush() -> None:
+        wire.extend(item for _, item in sorted(results, key=lambda pair: pair[0]))
+        results.clear()
+
     for message in messages:
+        if isinstance(message, ToolMessage):
+            result = {"role": "tool", "content": message.content, "tool_name": message.name}
+            results.append((order.get(message.tool_call_id, len(order)), result))
+            continue
+        flush()
         if isinstance(message, SystemMessage):
             wire.append({"role": "system", "content": message.content})
         elif isinstance(message, UserMessage | InternalMessage):
@@ -85,9 +102,9 @@ def _messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
                     {"function": {"name": call.name, "arguments": dict(call.arguments)}}
                     for call in message.tool_calls
                 ]
+                order = {call.id: place for place, call in enumerate(message.tool_calls)}
             wire.append(item)
-        elif isinstance(message, ToolMessage):
-            wire.append({"role": "tool", "content": message.content, "tool_name": message.name})
+    flush()
     return wire
 
 

@@ -132,8 +132,12 @@ def _messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
     return wire
 
 
+#: one encoder for every call's arguments (json.dumps with options builds one per call)
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _ENCODER.encode(value)
 
 
 # ---------------------------------------------------------------------------- the adapter

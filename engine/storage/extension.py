@@ -1,7 +1,8 @@
 """`SQLiteSessionExtension`: the agent's storage hooks backed by `SQLiteSessionStorage`.
 
 The agent calls only these hooks (see `engine.extensions`): ``restore``/``restore_tail`` to
-read history, ``append`` once per completed message, ``acquire``/``release`` around each
+read history, ``append`` once per completed message (``append_many`` for several stored in
+one transaction), ``acquire``/``release`` around each
 request, and ``save_draft``/``restore_draft`` for the streaming draft (a draft is written
 with the request's lease token, so only the lease's holder can write it), and
 ``record_tool_start``/``started_tool_calls`` for the calls that started running (so resume
@@ -16,6 +17,7 @@ returns the lease, whose ``wait_lost()`` the agent watches.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from ..extensions import Extension, RunContext, StoredMessage
@@ -78,6 +80,16 @@ class SQLiteSessionExtension(Extension):
         """
         lease = self._leases.get(ctx.request_id)
         await self.storage.append(ctx.session_id, ctx.request_id, message, lease=lease)
+
+    async def append_many(self, ctx: RunContext, messages: Sequence[Message]) -> None:
+        """Store several completed messages in one transaction (all or none), fenced by the
+        request's lease.
+
+        Raises:
+            LeaseLostError: another process took this request's lease over.
+        """
+        lease = self._leases.get(ctx.request_id)
+        await self.storage.append_many(ctx.session_id, ctx.request_id, messages, lease=lease)
 
     async def branch(self, ctx: RunContext, message_id: str | None) -> None:
         """Make ``message_id`` the active leaf (None: before the first message), fenced by

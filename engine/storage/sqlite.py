@@ -8,7 +8,7 @@ Invariants:
   ``busy_timeout`` for other processes' writers, foreign keys on.
 * Every operation runs under one asyncio lock, so the transactions of concurrent coroutines
   on the single connection never interleave. Every write is one ``BEGIN IMMEDIATE``
-  transaction: one per message.
+  transaction: one per message, or one for a batch stored all or none (`append_many`).
 * A started write finishes even if its caller is cancelled: it runs as an owned task the
   caller awaits through `asyncio.shield`; on cancellation the caller waits for the write to
   complete, then re-raises `CancelledError`. (A write abandoned half-way would leave the
@@ -46,7 +46,7 @@ import secrets
 import sqlite3
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -67,7 +67,9 @@ from ..messages import (
     AssistantMessage,
     Message,
     UserMessage,
+    compact_json_in_turns,
     message_from_json,
+    message_to_dict,
     message_to_json,
 )
 from ..text import clean, clean_data
@@ -348,12 +350,7 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
         """
         if lease is not None and lease.session_id != session_id:
             raise ValueError(f"the lease is for {lease.session_id!r}, not {session_id!r}")
-        try:
-            body_json = message_to_json(message)
-        except (TypeError, ValueError) as exc:  # e.g. provider_data that is not JSON
-            raise StorageError(
-                key="storage.unwritable_value", params={"path": str(self.path), "detail": str(exc)}
-            ) from exc
+        body_json = (await self._encoded([message]))[0]
         title = _title_from(message) if isinstance(message, UserMessage) else None
         replaces_draft = isinstance(message, AssistantMessage)
 
@@ -396,6 +393,109 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
             return seq
 
         return await self._write(body)
+
+    async def append_many(
+        self,
+        session_id: str,
+        request_id: str,
+        messages: Sequence[Message],
+        *,
+        lease: Lease | None = None,
+    ) -> list[int]:
+        """Store ``messages`` one under the other, below the active leaf, in ONE transaction:
+        all of them or none (the answers to a step's many tool calls, say).
+
+        Each message is stored as `append` would store it (the session created or touched,
+        a title from the first user message while it has none, a request's draft replaced
+        by an assistant message), and the last becomes the active leaf. Once called, the
+        write completes even if the caller is cancelled.
+
+        Returns:
+            The messages' sequence numbers, in order.
+
+        Raises:
+            LeaseLostError: `lease` was taken over by another process; nothing was written.
+        """
+        if lease is not None and lease.session_id != session_id:
+            raise ValueError(f"the lease is for {lease.session_id!r}, not {session_id!r}")
+        if not messages:
+            return []
+        rows = list(zip(messages, await self._encoded(messages), strict=True))
+        title = next(
+            (_title_from(m) for m in messages if isinstance(m, UserMessage) and _title_from(m)),
+            None,
+        )
+        replaces_draft = any(isinstance(m, AssistantMessage) for m in messages)
+
+        async def body(db: aiosqlite.Connection) -> list[int]:
+            if lease is not None:
+                await self._fence(db, lease)
+            now = time.time()
+            await db.execute(
+                "INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at, "
+                "title = COALESCE(sessions.title, excluded.title)",
+                (session_id, title, now, now),
+            )
+            found = list(
+                await db.execute_fetchall(
+                    "SELECT (SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id = ?), "
+                    "(SELECT active_seq FROM sessions WHERE id = ?)",
+                    (session_id, session_id),
+                )
+            )
+            last, parent = found[0]
+            seqs = list(range(int(last) + 1, int(last) + 1 + len(rows)))
+            await db.executemany(
+                "INSERT INTO messages "
+                "(session_id, seq, request_id, id, type, created_at, body, parent_seq) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        session_id,
+                        seq,
+                        request_id,
+                        message.id,
+                        message.type_name,
+                        message.created_at,
+                        body_json,
+                        parent if seq == seqs[0] else seq - 1,
+                    )
+                    for seq, (message, body_json) in zip(seqs, rows, strict=True)
+                ],
+            )
+            await db.execute(
+                "UPDATE sessions SET active_seq = ? WHERE id = ?", (seqs[-1], session_id)
+            )
+            if replaces_draft:
+                await db.execute(DELETE_REQUEST_DRAFT, (session_id, request_id))
+            return seqs
+
+        return await self._write(body)
+
+    async def _encoded(self, messages: Sequence[Message]) -> list[str]:
+        """The messages' stored JSON. A large batch (thousands of tool calls or answers) is
+        encoded with turns for the event loop between its parts: in one piece it would
+        stall the host for a tenth of a second or more.
+
+        Raises:
+            StorageError: a value cannot be written as JSON (e.g. such provider_data).
+        """
+        encoded: list[str] = []
+        try:
+            for number, message in enumerate(messages, 1):
+                if isinstance(message, AssistantMessage) and len(message.tool_calls) >= 256:
+                    data = message_to_dict(message)
+                    encoded.append(await compact_json_in_turns(data, split="tool_calls"))
+                else:
+                    encoded.append(message_to_json(message))
+                if number % 200 == 0:
+                    await asyncio.sleep(0)
+        except (TypeError, ValueError) as exc:  # e.g. provider_data that is not JSON
+            raise StorageError(
+                key="storage.unwritable_value", params={"path": str(self.path), "detail": str(exc)}
+            ) from exc
+        return encoded
 
     async def load(self, session_id: str) -> list[Message]:
         """Return the conversation's history, the active path, oldest first ([] for an

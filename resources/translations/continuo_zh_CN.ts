@@ -84,19 +84,19 @@
     </message>
     <message>
         <location filename="../../ui/widgets/message_views.py" line="571"/>
-        <location filename="../../ui/widgets/tool_card.py" line="345"/>
+        <location filename="../../ui/widgets/tool_card.py" line="486"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
         <location filename="../../ui/widgets/message_views.py" line="573"/>
-        <location filename="../../ui/widgets/tool_card.py" line="346"/>
+        <location filename="../../ui/widgets/tool_card.py" line="487"/>
         <source>Show all {count} lines</source>
         <translation>显示全部 {count} 行</translation>
     </message>
     <message>
         <location filename="../../ui/widgets/message_views.py" line="576"/>
-        <location filename="../../ui/widgets/tool_card.py" line="349"/>
+        <location filename="../../ui/widgets/tool_card.py" line="490"/>
         <source>Show all {count} characters</source>
         <translation>显示全部 {count} 个字符</translation>
     </message>
@@ -159,37 +159,37 @@
 <context>
     <name>ApprovalSettings</name>
     <message>
-        <location filename="../../ui/widgets/approval_settings.py" line="80"/>
+        <location filename="../../ui/widgets/approval_settings.py" line="81"/>
         <source>Ask before every tool</source>
         <translation>每次使用工具前询问</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/approval_settings.py" line="81"/>
+        <location filename="../../ui/widgets/approval_settings.py" line="82"/>
         <source>Allow read-only tools without asking</source>
         <translation>无需询问即允许只读工具</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/approval_settings.py" line="84"/>
-        <source>A server says which of its tools only read. That is its word, not a guarantee: choose this only for servers you trust.</source>
-        <translation>服务器会声明其哪些工具只读取数据。这只是它的说法，并非保证：仅对你信任的服务器选择此项。</translation>
+        <location filename="../../ui/widgets/approval_settings.py" line="85"/>
+        <source>With this, the server is trusted to tell the truth: a tool runs without asking when its server says it only reads. Nothing checks that it does. A tool that says nothing, or also says it may destroy things, still asks. Choose this only for servers you trust.</source>
+        <translation>选择此项，即相信服务器所说属实：服务器说某个工具只读取，它就会不经询问直接运行。没有任何检查确认它真的只读取。什么都没说的工具，或者同时说自己可能破坏内容的工具，仍会询问。只对你信任的服务器选择此项。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/approval_settings.py" line="88"/>
+        <location filename="../../ui/widgets/approval_settings.py" line="91"/>
         <source>Tools that run without asking</source>
         <translation>无需询问即可运行的工具</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/approval_settings.py" line="89"/>
+        <location filename="../../ui/widgets/approval_settings.py" line="92"/>
         <source>None. Choose “Always allow this tool” on a tool&apos;s card.</source>
         <translation>无。请在工具卡片上选择“始终允许此工具”。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/approval_settings.py" line="91"/>
+        <location filename="../../ui/widgets/approval_settings.py" line="94"/>
         <source>Revoke</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/approval_settings.py" line="93"/>
+        <location filename="../../ui/widgets/approval_settings.py" line="96"/>
         <source>Revoke {tool} of {server}</source>
         <translation>撤销 {server} 的 {tool}</translation>
     </message>
@@ -525,7 +525,7 @@ Backup: {path}</source>
         <translation>出了点问题（{name}）。</translation>
     </message>
     <message>
-        <location filename="../../ui/resume_points.py" line="41"/>
+        <location filename="../../ui/resume_points.py" line="43"/>
         <source>This conversation is open in another window.</source>
         <translation>这个对话已在另一个窗口中打开。</translation>
     </message>
@@ -648,6 +648,29 @@ Backup: {path}</source>
     </message>
 </context>
 <context>
+    <name>FoldedCallsView</name>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="605"/>
+        <source>{count} more calls of this answer are not shown</source>
+        <translation>此回答另有 {count} 个调用未显示</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="609"/>
+        <source>{count} more calls of this answer did not run: too many calls in one answer (at most {limit} run)</source>
+        <translation>此回答另有 {count} 个调用没有运行：一个回答中的调用太多（最多运行 {limit} 个）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="618"/>
+        <source> and {count} more</source>
+        <translation> 等另外 {count} 个</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="619"/>
+        <source>Tools asked for: {names}</source>
+        <translation>请求的工具：{names}</translation>
+    </message>
+</context>
+<context>
     <name>ImportDialog</name>
     <message>
         <location filename="../../ui/tool_server_editor.py" line="443"/>
@@ -765,373 +788,373 @@ Backup: {path}</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="492"/>
+        <location filename="../../ui/main_window.py" line="495"/>
         <source>Continuo</source>
         <translation>Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="433"/>
-        <location filename="../../ui/main_window.py" line="434"/>
+        <location filename="../../ui/main_window.py" line="436"/>
+        <location filename="../../ui/main_window.py" line="437"/>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="435"/>
+        <location filename="../../ui/main_window.py" line="438"/>
         <source>Start a new conversation (Ctrl+N)</source>
         <translation>开始新的对话（Ctrl+N）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="439"/>
+        <location filename="../../ui/main_window.py" line="442"/>
         <source>Conversations</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="440"/>
+        <location filename="../../ui/main_window.py" line="443"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="441"/>
+        <location filename="../../ui/main_window.py" line="444"/>
         <source>The model that answers in this conversation</source>
         <translation>在此对话中回答的模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="442"/>
+        <location filename="../../ui/main_window.py" line="445"/>
         <source>No model</source>
         <translation>未选择模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="466"/>
+        <location filename="../../ui/main_window.py" line="469"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="471"/>
+        <location filename="../../ui/main_window.py" line="474"/>
         <source>&amp;Find in this conversation</source>
         <translation>在这个对话中查找(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="472"/>
+        <location filename="../../ui/main_window.py" line="475"/>
         <source>&amp;Search all conversations</source>
         <translation>搜索所有对话(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="634"/>
+        <location filename="../../ui/main_window.py" line="640"/>
         <source>Resume writes the answer again.</source>
         <translation>“继续”会重新写这个回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="635"/>
+        <location filename="../../ui/main_window.py" line="641"/>
         <source>Resume continues the answer.</source>
         <translation>“继续”会接着写这个回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="746"/>
+        <location filename="../../ui/main_window.py" line="752"/>
         <source>System prompt</source>
         <translation>系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="443"/>
+        <location filename="../../ui/main_window.py" line="446"/>
         <source>Show the system prompt</source>
         <translation>显示系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="436"/>
+        <location filename="../../ui/main_window.py" line="439"/>
         <source>Search conversations</source>
         <translation>搜索对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="437"/>
+        <location filename="../../ui/main_window.py" line="440"/>
         <source>Search conversation titles and messages</source>
         <translation>搜索对话标题和消息</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="438"/>
+        <location filename="../../ui/main_window.py" line="441"/>
         <source>Messages found</source>
         <translation>找到的消息</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="445"/>
-        <location filename="../../ui/main_window.py" line="446"/>
+        <location filename="../../ui/main_window.py" line="448"/>
+        <location filename="../../ui/main_window.py" line="449"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="447"/>
+        <location filename="../../ui/main_window.py" line="450"/>
         <source>System prompt for this conversation</source>
         <translation>此对话的系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="450"/>
+        <location filename="../../ui/main_window.py" line="453"/>
         <source>Instructions the model gets with every message of this conversation (optional)</source>
         <translation>此对话中每条消息都会附带给模型的指示（可选）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="453"/>
+        <location filename="../../ui/main_window.py" line="456"/>
         <source>Error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="455"/>
+        <location filename="../../ui/main_window.py" line="458"/>
         <source>Waiting for your answer about a tool</source>
         <translation>正在等待你对工具的答复</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="456"/>
-        <location filename="../../ui/main_window.py" line="457"/>
+        <location filename="../../ui/main_window.py" line="459"/>
+        <location filename="../../ui/main_window.py" line="460"/>
         <source>Resume</source>
         <translation>继续</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="458"/>
+        <location filename="../../ui/main_window.py" line="461"/>
         <source>Why the conversation can be resumed</source>
         <translation>为什么可以继续这段对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="460"/>
-        <location filename="../../ui/main_window.py" line="461"/>
+        <location filename="../../ui/main_window.py" line="463"/>
+        <location filename="../../ui/main_window.py" line="464"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="462"/>
+        <location filename="../../ui/main_window.py" line="465"/>
         <source>Send (Enter)</source>
         <translation>发送（Enter）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="463"/>
-        <location filename="../../ui/main_window.py" line="464"/>
+        <location filename="../../ui/main_window.py" line="466"/>
+        <location filename="../../ui/main_window.py" line="467"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="467"/>
+        <location filename="../../ui/main_window.py" line="470"/>
         <source>&amp;New chat</source>
         <translation>新对话(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="468"/>
+        <location filename="../../ui/main_window.py" line="471"/>
         <source>&amp;Rename…</source>
         <translation>重命名(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="469"/>
+        <location filename="../../ui/main_window.py" line="472"/>
         <source>&amp;Delete…</source>
         <translation>删除(&amp;D)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="470"/>
+        <location filename="../../ui/main_window.py" line="473"/>
         <source>&amp;Settings…</source>
         <translation>设置(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="473"/>
+        <location filename="../../ui/main_window.py" line="476"/>
         <source>Write a &amp;message</source>
         <translation>输入消息(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="474"/>
+        <location filename="../../ui/main_window.py" line="477"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="475"/>
+        <location filename="../../ui/main_window.py" line="478"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="477"/>
+        <location filename="../../ui/main_window.py" line="480"/>
         <source>&amp;Conversation</source>
         <translation>对话(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="478"/>
+        <location filename="../../ui/main_window.py" line="481"/>
         <source>&amp;About Continuo</source>
         <translation>关于 Continuo(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="479"/>
+        <location filename="../../ui/main_window.py" line="482"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="496"/>
+        <location filename="../../ui/main_window.py" line="499"/>
         <source>{title} — Continuo</source>
         <translation>{title} — Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="507"/>
+        <location filename="../../ui/main_window.py" line="510"/>
         <source>No matches</source>
         <translation>没有匹配的对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="512"/>
+        <location filename="../../ui/main_window.py" line="515"/>
         <source>Copied</source>
         <translation>已复制</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="632"/>
+        <location filename="../../ui/main_window.py" line="638"/>
         <source>The model has not answered yet.</source>
         <translation>模型尚未回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="633"/>
+        <location filename="../../ui/main_window.py" line="639"/>
         <source>The app stopped while a tool was running.</source>
         <translation>工具运行期间应用停止了。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="642"/>
+        <location filename="../../ui/main_window.py" line="648"/>
         <source>The app stopped before the tool started, so it did not run.</source>
         <translation>应用在工具启动前就停止了，所以工具没有运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="669"/>
+        <location filename="../../ui/main_window.py" line="675"/>
         <source>Open settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="678"/>
+        <location filename="../../ui/main_window.py" line="684"/>
         <source>What arrived is saved.</source>
         <translation>已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="680"/>
+        <location filename="../../ui/main_window.py" line="686"/>
         <source>What arrived could not be saved.</source>
         <translation>已收到的内容没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="682"/>
+        <location filename="../../ui/main_window.py" line="688"/>
         <source>Your message was not sent; it is still in the box below.</source>
         <translation>你的消息没有发送，它仍在下方的输入框中。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="690"/>
+        <location filename="../../ui/main_window.py" line="696"/>
         <source>Free some disk space, then press Send again.</source>
         <translation>请腾出一些磁盘空间，然后再次按“发送”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="692"/>
+        <location filename="../../ui/main_window.py" line="698"/>
         <source>Check the data folder&apos;s permissions, then press Send again.</source>
         <translation>请检查数据文件夹的权限，然后再次按“发送”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="694"/>
+        <location filename="../../ui/main_window.py" line="700"/>
         <source>Press Send to try again.</source>
         <translation>按“发送”再试一次。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="697"/>
+        <location filename="../../ui/main_window.py" line="703"/>
         <source>Press Resume to carry on.</source>
         <translation>按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="698"/>
-        <location filename="../../ui/main_window.py" line="699"/>
+        <location filename="../../ui/main_window.py" line="704"/>
+        <location filename="../../ui/main_window.py" line="705"/>
         <source>Then press Resume to carry on.</source>
         <translation>然后按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="700"/>
+        <location filename="../../ui/main_window.py" line="706"/>
         <source>Free some disk space, then press Resume.</source>
         <translation>请腾出一些磁盘空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="702"/>
+        <location filename="../../ui/main_window.py" line="708"/>
         <source>Check the data folder and its permissions, then press Resume.</source>
         <translation>请检查数据文件夹及其权限，然后点击“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="704"/>
+        <location filename="../../ui/main_window.py" line="710"/>
         <source>Close the conversation in the other window first.</source>
         <translation>请先在另一个窗口中关闭这个对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="705"/>
+        <location filename="../../ui/main_window.py" line="711"/>
         <source>Start a new conversation with New chat.</source>
         <translation>请用“新对话”开始一个新对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="706"/>
+        <location filename="../../ui/main_window.py" line="712"/>
         <source>Install a newer Continuo to open it.</source>
         <translation>请安装更新版本的 Continuo 来打开它。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="707"/>
+        <location filename="../../ui/main_window.py" line="713"/>
         <source>Restore the conversation file from a backup.</source>
         <translation>请从备份恢复对话文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="708"/>
+        <location filename="../../ui/main_window.py" line="714"/>
         <source>Check your account on the provider&apos;s website.</source>
         <translation>请到服务商的网站上检查你的账户。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="746"/>
+        <location filename="../../ui/main_window.py" line="752"/>
         <source>System prompt ●</source>
         <translation>系统提示词 ●</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="828"/>
+        <location filename="../../ui/main_window.py" line="834"/>
         <source>Message copied</source>
         <translation>已复制消息</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="833"/>
+        <location filename="../../ui/main_window.py" line="839"/>
         <source>Wait for the answer to finish, or stop it, first.</source>
         <translation>请先等待回答完成，或先停止它。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="871"/>
+        <location filename="../../ui/main_window.py" line="877"/>
         <source>An answer is still coming; press Esc to stop it.</source>
         <translation>回答仍在生成中；按 Esc 可停止。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="911"/>
+        <location filename="../../ui/main_window.py" line="917"/>
         <source>The tool server {server} could not start, so its tools are not offered: {error}</source>
         <translation>工具服务器 {server} 无法启动，因此不提供其工具：{error}</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="918"/>
+        <location filename="../../ui/main_window.py" line="924"/>
         <source>Starting the tool servers…</source>
         <translation>正在启动工具服务器…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="940"/>
+        <location filename="../../ui/main_window.py" line="947"/>
         <source>Retrying in {delay} s, {attempt} of {attempts}…</source>
         <translation>{delay} 秒后重试（第 {attempt} 次，共 {attempts} 次）…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="976"/>
+        <location filename="../../ui/main_window.py" line="983"/>
         <source>The conversations can now be searched.</source>
         <translation>现在可以搜索对话了。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="979"/>
+        <location filename="../../ui/main_window.py" line="986"/>
         <source>Preparing the conversations for search: {percent}%…</source>
         <translation>正在为搜索准备对话：{percent}%…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="1001"/>
+        <location filename="../../ui/main_window.py" line="1008"/>
         <source>Rename conversation</source>
         <translation>重命名对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="1002"/>
+        <location filename="../../ui/main_window.py" line="1009"/>
         <source>Title:</source>
         <translation>标题：</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="1040"/>
+        <location filename="../../ui/main_window.py" line="1047"/>
         <source>Delete conversation</source>
         <translation>删除对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="1042"/>
+        <location filename="../../ui/main_window.py" line="1049"/>
         <source>Delete “{title}”? This cannot be undone.</source>
         <translation>删除“{title}”？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="1045"/>
+        <location filename="../../ui/main_window.py" line="1052"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -1781,147 +1804,168 @@ Backup: {path}</source>
 <context>
     <name>ToolCardView</name>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="192"/>
+        <location filename="../../ui/widgets/tool_card.py" line="238"/>
         <source>Arguments</source>
+        <extracomment>The characters of a call&apos;s arguments a card shows until the person asks for all, and the lines: a label lays out all of its text at once (1 MB of arguments froze the window for half a minute), and a person reads the beginning first.</extracomment>
         <translation>参数</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="193"/>
+        <location filename="../../ui/widgets/tool_card.py" line="239"/>
         <source>Show the tool&apos;s arguments</source>
         <translation>显示工具的参数</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="194"/>
+        <location filename="../../ui/widgets/tool_card.py" line="240"/>
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="195"/>
+        <location filename="../../ui/widgets/tool_card.py" line="241"/>
         <source>Show the tool&apos;s result</source>
         <translation>显示工具的结果</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="196"/>
+        <location filename="../../ui/widgets/tool_card.py" line="242"/>
         <source>Allow once</source>
         <translation>允许一次</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="197"/>
+        <location filename="../../ui/widgets/tool_card.py" line="243"/>
         <source>Always allow this tool</source>
         <translation>始终允许此工具</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="199"/>
+        <location filename="../../ui/widgets/tool_card.py" line="245"/>
         <source>Run this tool of this server from now on without asking</source>
         <translation>今后无需询问即运行此服务器的此工具</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="201"/>
+        <location filename="../../ui/widgets/tool_card.py" line="247"/>
         <source>Deny</source>
         <translation>拒绝</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="202"/>
+        <location filename="../../ui/widgets/tool_card.py" line="248"/>
         <source>Do not run it; the model is told (Esc)</source>
         <translation>不运行它；模型会收到通知（Esc）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="203"/>
+        <location filename="../../ui/widgets/tool_card.py" line="249"/>
         <source>Reason (optional)</source>
         <translation>原因（可选）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="204"/>
+        <location filename="../../ui/widgets/tool_card.py" line="250"/>
         <source>Reason for denying (optional)</source>
         <translation>拒绝原因（可选）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="210"/>
+        <location filename="../../ui/widgets/tool_card.py" line="256"/>
         <source>waiting</source>
         <translation>等待中</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="211"/>
+        <location filename="../../ui/widgets/tool_card.py" line="257"/>
         <source>waiting for your answer</source>
         <translation>正在等待你的答复</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="212"/>
+        <location filename="../../ui/widgets/tool_card.py" line="258"/>
         <source>running…</source>
         <translation>运行中…</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="213"/>
+        <location filename="../../ui/widgets/tool_card.py" line="259"/>
         <source>done</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="214"/>
+        <location filename="../../ui/widgets/tool_card.py" line="260"/>
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="215"/>
+        <location filename="../../ui/widgets/tool_card.py" line="261"/>
         <source>denied</source>
         <translation>已拒绝</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="216"/>
+        <location filename="../../ui/widgets/tool_card.py" line="262"/>
         <source>did not run</source>
         <translation>未运行</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="217"/>
+        <location filename="../../ui/widgets/tool_card.py" line="263"/>
         <source>interrupted</source>
         <translation>已中断</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="222"/>
+        <location filename="../../ui/widgets/tool_card.py" line="269"/>
+        <source>Treated as destructive: its server calls it read-only, then says things that contradict it (that it destroys, or is not safe to repeat)</source>
+        <translation>按破坏性处理：它的服务器称它只读，却又说了与此矛盾的话（会破坏内容，或重复运行不安全）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="274"/>
+        <source>Treated as destructive: its server says nothing about what it does</source>
+        <translation>按破坏性处理：它的服务器没有说明它做什么</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="277"/>
         <source>Read-only, says its server</source>
         <translation>只读（据其服务器声明）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="223"/>
+        <location filename="../../ui/widgets/tool_card.py" line="278"/>
         <source>May change things, says its server</source>
         <translation>可能会更改内容（据其服务器声明）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="224"/>
+        <location filename="../../ui/widgets/tool_card.py" line="279"/>
         <source>May delete or overwrite things (destructive)</source>
         <translation>可能会删除或覆盖内容（破坏性）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="232"/>
+        <location filename="../../ui/widgets/tool_card.py" line="286"/>
+        <source>{tool} from {server}</source>
+        <translation>{server} 的 {tool}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="296"/>
         <source>· {server}</source>
         <translation>· {server}</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="265"/>
-        <source>the app</source>
-        <translation>本应用</translation>
+        <location filename="../../ui/widgets/tool_card.py" line="301"/>
+        <source>“{title}”, says its server</source>
+        <translation>“{title}”，它的服务器这样称呼它</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="267"/>
-        <source>Allow “{tool}” from {server} to run with these arguments?</source>
-        <translation>允许 {server} 的“{tool}”使用这些参数运行吗？</translation>
+        <location filename="../../ui/widgets/tool_card.py" line="368"/>
+        <source>Show all {count} characters</source>
+        <translation>显示全部 {count} 个字符</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="272"/>
-        <source>Tool {tool} from {server} waits for your approval</source>
-        <translation>{server} 的工具 {tool} 正在等待你的批准</translation>
+        <location filename="../../ui/widgets/tool_card.py" line="389"/>
+        <source>Allow {tool} to run with these arguments?</source>
+        <translation>允许 {tool} 使用这些参数运行吗？</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="281"/>
+        <location filename="../../ui/widgets/tool_card.py" line="392"/>
+        <source>Tool {tool} waits for your approval</source>
+        <translation>工具 {tool} 等待你的批准</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/tool_card.py" line="403"/>
         <source>Tool call {name}</source>
         <translation>工具调用 {name}</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="310"/>
+        <location filename="../../ui/widgets/tool_card.py" line="447"/>
         <source>{seconds} s</source>
         <translation>{seconds} 秒</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="239"/>
+        <location filename="../../ui/widgets/tool_card.py" line="342"/>
         <source>(no arguments)</source>
         <translation>（无参数）</translation>
     </message>
@@ -2140,12 +2184,13 @@ Backup: {path}</source>
 <context>
     <name>TranscriptView</name>
     <message>
-        <location filename="../../ui/widgets/transcript_view.py" line="132"/>
+        <location filename="../../ui/widgets/transcript_view.py" line="146"/>
         <source>Conversation</source>
+        <extracomment>rows whose widgets are built in one turn of the event loop when many arrive at once (an answer&apos;s many tool cards: a card takes a few milliseconds to build); the others wait as light placeholders, built over the next turns, so the window keeps painting</extracomment>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/transcript_view.py" line="135"/>
+        <location filename="../../ui/widgets/transcript_view.py" line="149"/>
         <source>Write a message below to begin. Every message is saved the moment it is complete; if an answer is cut off, Resume carries on from there.</source>
         <translation>在下方输入消息即可开始。每条消息一完成就已保存；回答若被中断，按“继续”即可从中断处接着往下。</translation>
     </message>

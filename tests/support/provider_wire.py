@@ -109,6 +109,9 @@ class Turn:
             emoji's two halves (``"\\ud83d"``, ``"\\ude00"``) split across two events by
             ``chunk_size``, or a lone half no character can be made of.
         hostile_bytes: the most a hostile fault (huge line, endless error) sends.
+        numbered_ids: hostile ids: a call without its own ``id`` is sent as ``call_<index>``,
+            numbered afresh in every answer (as some servers do), in all three protocols;
+            with ``ScriptedCall(id=...)`` any id, repeats included, is sent as given.
     """
 
     text: str = ""
@@ -130,9 +133,16 @@ class Turn:
     usage: tuple[int, int] = (12, 34)
     escape_non_ascii: bool = False
     hostile_bytes: int = 50 * 1024 * 1024
+    numbered_ids: bool = False
 
     def calls(self) -> list[ScriptedCall]:
-        return [c if isinstance(c, ScriptedCall) else ScriptedCall(*c) for c in self.tool_calls]
+        calls = [c if isinstance(c, ScriptedCall) else ScriptedCall(*c) for c in self.tool_calls]
+        if self.numbered_ids:
+            calls = [
+                c if c.id is not None else ScriptedCall(c.name, c.arguments, f"call_{i}")
+                for i, c in enumerate(calls)
+            ]
+        return calls
 
 
 # ---------------------------------------------------------------------------- rendering
@@ -396,12 +406,13 @@ def _render_ollama(turn: Turn, model: str) -> list[bytes]:
                 "content": "",
                 "tool_calls": [
                     {
+                        **({"id": c.id} if c.id is not None else {}),
                         "function": {
                             "name": c.name,
                             "arguments": c.arguments
                             if isinstance(c.arguments, Mapping)
                             else json.loads(c.arguments),
-                        }
+                        },
                     }
                     for c in calls
                 ],

@@ -79,7 +79,7 @@ def _cards(window: Any) -> list[Any]:
 
 
 def _card(window: Any, call_id: str) -> Any:
-    return next((c for c in _cards(window) if c.key == call_id), None)
+    return next((c for c in _cards(window) if c.tool_call_id == call_id), None)
 
 
 def _view(window: Any, item: Any) -> ToolCardView:
@@ -100,7 +100,7 @@ async def _waiting_card(window: Any, call_id: str) -> tuple[Any, ToolCardView]:
         lambda: (
             (c := _card(window, call_id)) is not None and c.state is ItemState.AWAITING_APPROVAL
         ),
-        what=lambda: f"the card of {call_id} to ask: {[(c.key, c.state) for c in _cards(window)]}",
+        what=lambda: f"the card of {call_id} to ask: {[(c.tool_call_id, c.state) for c in _cards(window)]}",
         seconds=30,  # a real MCP server may have to start first, on a loaded machine
     )
     item = _card(window, call_id)
@@ -155,18 +155,21 @@ async def test_allow_once_runs_the_tool_and_the_next_call_asks_again(
     _send(window, "Note something.")
     item, view = await _waiting_card(window, "call_1")
 
-    # What the card says: the tool's title and server, its arguments, what it may do.
-    assert view.name.text() == "Write a note" and item.tool_server == "srv"
-    assert "srv" in view.server.text()
+    # What the card says: the tool's real name and server, its title second, its
+    # arguments, what it may do.
+    assert view.name.text() == "note" and item.tool_server == "srv"
+    assert "srv" in view.server.text() and view.server.isVisibleTo(view)
+    assert view.title.isVisibleTo(view) and "Write a note" in view.title.text()
+    assert view.name.toolTip() == "note from srv"
     assert item.tool_effect is ToolEffect.CHANGES
     assert view.effect.text() == view.effect_text(ToolEffect.CHANGES)
     assert view.effect.isVisibleTo(view)
     assert view.arguments.isVisibleTo(view) and '"text": "first"' in view.arguments.text()
     assert view.state.text() == view.state_text(ItemState.AWAITING_APPROVAL)
-    # The conversation says it waits; the composer keeps the focus; the card is announced
-    # and reachable by Tab.
+    # The conversation says it waits; the card takes the focus (the composer is empty
+    # after Send), is announced and reachable by Tab.
     assert window.approval_label.isVisible() and window.approval_label.text()
-    assert window.focusWidget() is window.composer
+    await until(lambda: window.focusWidget() is view, what="the card to take the focus")
     assert "waits for your approval" in view.accessibleName()
     assert _reachable_by_tab(window.transcript, view.allow_once)
     assert _reachable_by_tab(window.transcript, view.deny_reason)

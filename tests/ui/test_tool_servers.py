@@ -112,7 +112,8 @@ async def test_a_server_in_mcp_json_starts_on_first_need_its_tool_asks_and_runs_
     # The model was offered the server's tools under their sanitised names.
     offered = provider_server.chat_requests()[0].tool_names()
     assert {"srv__note", "srv__echo", "srv__get_weather_now"} <= set(offered)
-    assert view.name.text() == "Write a note" and item.tool_server == "srv"
+    assert view.name.text() == "note" and item.tool_server == "srv"
+    assert "Write a note" in view.title.text()
     assert _notes(tmp_path) == []
     view.allow_once.click()
     await _idle(window)

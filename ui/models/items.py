@@ -24,6 +24,7 @@ __all__ = [
     "ItemKind",
     "ItemState",
     "ToolEffect",
+    "ToolHints",
     "TranscriptItem",
 ]
 
@@ -37,6 +38,9 @@ class ItemKind(StrEnum):
     ASSISTANT = "assistant"
     TOOL = "tool"
     NOTICE = "notice"
+    #: the calls of one answer past the cap (`engine.calls.MAX_TOOL_CALLS_PER_ANSWER`), folded
+    #: into one row: none of them runs
+    FOLDED_CALLS = "folded_calls"
 
 
 class ItemState(StrEnum):
@@ -58,12 +62,21 @@ class ItemState(StrEnum):
 
 
 class ToolEffect(StrEnum):
-    """What a tool's server says it does (its annotations; hints, not guarantees)."""
+    """What a tool's server says it does (its annotations; hints, not guarantees), read
+    strictly as `engine.messages.tool_effect` does (the same values)."""
 
-    UNKNOWN = ""  # not an MCP tool, or a card read back from history
-    READ_ONLY = "read_only"
+    UNKNOWN = ""  # not an MCP tool (the app's own), or a call stored before tools were labelled
+    READ_ONLY = "read_only"  # said read-only, and nothing it said contradicts that
     CHANGES = "changes"  # may change things, said not to destroy anything
-    DESTRUCTIVE = "destructive"  # may delete or overwrite
+    DESTRUCTIVE = "destructive"  # may delete or overwrite: said so, said nothing, or contradicted
+
+
+class ToolHints(StrEnum):
+    """Why a card reads its tool's effect as it does."""
+
+    SAID = "said"  # the server's hints say it, consistently
+    SILENT = "silent"  # the server said nothing about what the tool does
+    CONTRADICTORY = "contradictory"  # it said read-only and something that contradicts it
 
 
 class ApprovalChoice(StrEnum):
@@ -88,17 +101,32 @@ class TranscriptItem:
     """One row of the transcript."""
 
     kind: ItemKind
-    key: str  # the message id, or the tool call's id for a card, or "live:N" while streaming
+    # the message id; for a card, "tool:<asking message id>:<index of the call>" (a card whose
+    # asking message is not loaded: "result:<result message id>"), for a row of folded calls
+    # "folded:<asking message id>" ("folded:?<first result id>"), so no two rows share a key
+    # whatever ids a provider sent; "live:N" while an answer streams
+    key: str
     state: ItemState = ItemState.DONE
     parts: list[str] = field(default_factory=list)  # the text, in arrival order
     reasoning_parts: list[str] = field(default_factory=list)
-    tool_name: str = ""
+    tool_call_id: str = ""  # the call's id (unique in the conversation, see engine.calls)
+    tool_name: str = ""  # the name the model called (``server__tool`` for an MCP tool)
     tool_arguments: str = ""  # pretty JSON
     tool_result: str = ""
-    # an MCP tool's title, server and what it says it does (live cards; "" from history)
+    # an MCP tool's own name on its server, the server, its title (the server's words) and
+    # what its hints say it does: kept with the call (engine.messages.ToolInfo), so the same
+    # after a restart; "" and UNKNOWN for the app's own tools
+    tool_remote: str = ""
     tool_title: str = ""
     tool_server: str = ""
     tool_effect: ToolEffect = ToolEffect.UNKNOWN
+    tool_hints: ToolHints = ToolHints.SAID
+    # a row of folded calls: the ids it stands for, how many, their tools' names (each
+    # once, in order) and how many of them were answered, by outcome (ToolOutcome values)
+    folded_ids: set[str] = field(default_factory=set)
+    folded_total: int = 0
+    folded_names: list[str] = field(default_factory=list)
+    folded_outcomes: dict[str, int] = field(default_factory=dict)
     # while the card waits for the person (AWAITING_APPROVAL): the question its buttons answer
     approval: ApprovalQuestion | None = None
     # time.monotonic() when the tool began to run (RUNNING), for the elapsed seconds

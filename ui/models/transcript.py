@@ -32,10 +32,12 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
 
+from engine.calls import MAX_TOOL_CALLS_PER_ANSWER
 from engine.events import AgentEvent, AgentEventType
 from engine.extensions import StoredMessage
 from engine.messages import (
@@ -44,10 +46,12 @@ from engine.messages import (
     Message,
     SystemMessage,
     ToolCall,
+    ToolInfo,
     ToolMessage,
     ToolOutcome,
     UserMessage,
 )
+from engine.messages import ToolEffect as EngineToolEffect
 from engine.sentences import describe_stop
 from engine.stop import StopInfo, StopReason
 
@@ -61,6 +65,7 @@ from .items import (
     ItemKind,
     ItemState,
     ToolEffect,
+    ToolHints,
     TranscriptItem,
 )
 
@@ -117,47 +122,151 @@ def _arguments_text(arguments: Any) -> str:
         return str(arguments)
 
 
-def _tool_card(call: ToolCall, state: ItemState, seq: int | None) -> TranscriptItem:
-    return TranscriptItem(
+def _label(card: TranscriptItem, info: ToolInfo | None) -> None:
+    """Put what the call's tool says of itself (kept with the call) on its card."""
+    if info is None:
+        return
+    card.tool_remote, card.tool_server, card.tool_title = info.tool, info.server, info.title
+    effect = info.effect
+    card.tool_effect = ToolEffect(effect.value)
+    if info.read_only is True and effect is not EngineToolEffect.READ_ONLY:
+        card.tool_hints = ToolHints.CONTRADICTORY
+    elif info.read_only is None and info.destructive is None and info.idempotent is None:
+        card.tool_hints = ToolHints.SILENT
+    else:
+        card.tool_hints = ToolHints.SAID
+
+
+def _tool_card(call: ToolCall, state: ItemState, seq: int | None, key: str) -> TranscriptItem:
+    card = TranscriptItem(
         ItemKind.TOOL,
-        call.id,
+        key,
         state,
+        tool_call_id=call.id,
         tool_name=call.name,
         tool_arguments=_arguments_text(call.arguments),
         seq=seq,
     )
+    _label(card, call.info)
+    return card
 
 
-def items_from_messages(records: Iterable[StoredMessage]) -> list[TranscriptItem]:
+def _folded(calls: Sequence[ToolCall], seq: int | None, key: str) -> TranscriptItem:
+    return TranscriptItem(
+        ItemKind.FOLDED_CALLS,
+        key,
+        ItemState.PENDING,
+        folded_ids={call.id for call in calls},
+        folded_total=len(calls),
+        folded_names=list(dict.fromkeys(call.name for call in calls)),
+        seq=seq,
+    )
+
+
+def _cards_for(message: AssistantMessage, seq: int | None) -> list[TranscriptItem]:
+    """The rows of an answer's calls: a card each for those that may run, and one row for
+    all the calls past the cap (they never run; thousands of cards would freeze the window)."""
+    calls = message.tool_calls
+    rows = [
+        _tool_card(call, ItemState.PENDING, seq, f"tool:{message.id}:{index}")
+        for index, call in enumerate(calls[:MAX_TOOL_CALLS_PER_ANSWER])
+    ]
+    if len(calls) > MAX_TOOL_CALLS_PER_ANSWER:
+        rows.append(_folded(calls[MAX_TOOL_CALLS_PER_ANSWER:], seq, f"folded:{message.id}"))
+    return rows
+
+
+def _answer_card(card: TranscriptItem, result: ToolMessage) -> None:
+    card.tool_result = result.content
+    card.state = _tool_state(result)
+    card.approval = None
+
+
+def _fold_result(row: TranscriptItem, result: ToolMessage) -> None:
+    outcome = str(result.outcome or (ToolOutcome.OK if result.success else ToolOutcome.FAILED))
+    row.folded_outcomes[outcome] = row.folded_outcomes.get(outcome, 0) + 1
+    _settle_folded(row)
+
+
+def _settle_folded(row: TranscriptItem, unanswered: ItemState = ItemState.PENDING) -> None:
+    """A folded row's state: NOT_RUN once every call is answered "too many" (the only
+    answer they get), DONE once answered otherwise; else ``unanswered``."""
+    answered = sum(row.folded_outcomes.values())
+    if answered < row.folded_total:
+        row.state = unanswered
+    elif row.folded_outcomes.get(str(ToolOutcome.TOO_MANY), 0) == answered:
+        row.state = ItemState.NOT_RUN
+    else:
+        row.state = ItemState.DONE
+
+
+def items_from_messages(
+    records: Iterable[StoredMessage], not_started: AbstractSet[str] = frozenset()
+) -> list[TranscriptItem]:
     """Turn stored messages into rows: tool results fold into the cards of their calls.
 
-    A call whose result is not in ``records`` is shown as INTERRUPTED when it is at the end
-    (the app stopped while it ran), PENDING otherwise (its result may be in a later page).
+    A call whose result is not in ``records`` is shown as INTERRUPTED (the app stopped while
+    it ran; a later page may still hold its result), or NOT_RUN when its id is in
+    ``not_started`` (its start was never recorded: Resume says it did not run). A result
+    answers the first unanswered card of its id under the latest answer that asked for
+    tools, so even two calls that share an id (stored before ids were made unique) keep
+    their own arguments and results. Results whose asking answer is on an earlier page get
+    cards of their own (``result:`` keys); consecutive "too many" ones fold into one row.
     """
     items: list[TranscriptItem] = []
-    cards: dict[str, TranscriptItem] = {}
+    cards: list[TranscriptItem] = []
+    folds: list[TranscriptItem] = []
+    waiting: dict[str, list[TranscriptItem]] = {}  # the latest asker's unanswered cards
+    folded: dict[str, TranscriptItem] = {}  # its unanswered folded calls' row, by call id
+    unanswered: dict[str, TranscriptItem] = {}  # every folded call not answered yet
+    loose: TranscriptItem | None = None  # a row of "too many" results without their asker
     for record in records:
         message = record.message
         item = _item_for(message, record.seq)
         if item is not None:
             items.append(item)
-        if isinstance(message, AssistantMessage):
-            for call in message.tool_calls:
-                card = _tool_card(call, ItemState.PENDING, record.seq)
-                cards[call.id] = card
-                items.append(card)
+        if isinstance(message, AssistantMessage) and message.tool_calls:
+            waiting, folded, loose = {}, {}, None
+            for row in _cards_for(message, record.seq):
+                items.append(row)
+                if row.kind is ItemKind.TOOL:
+                    cards.append(row)
+                    waiting.setdefault(row.tool_call_id, []).append(row)
+                else:
+                    folds.append(row)
+                    folded.update(dict.fromkeys(row.folded_ids, row))
+                    unanswered.update(dict.fromkeys(row.folded_ids, row))
         elif isinstance(message, ToolMessage):
-            card = cards.get(message.tool_call_id)
-            if card is None:
+            call_id = message.tool_call_id
+            if waiting.get(call_id):
+                _answer_card(waiting[call_id].pop(0), message)
+            elif call_id in folded:
+                unanswered.pop(call_id, None)
+                _fold_result(folded.pop(call_id), message)
+            elif message.outcome is ToolOutcome.TOO_MANY:
+                if loose is None or items[-1] is not loose:
+                    loose = _folded((), record.seq, f"folded:?{message.id}")
+                    items.append(loose)
+                loose.folded_ids.add(call_id)
+                loose.folded_total += 1
+                loose.folded_names = list(dict.fromkeys([*loose.folded_names, message.name]))
+                _fold_result(loose, message)
+            else:
                 card = _tool_card(
-                    ToolCall(message.tool_call_id, message.name), ItemState.DONE, record.seq
+                    ToolCall(call_id, message.name), ItemState.DONE, record.seq,
+                    f"result:{message.id}",
                 )
+                _answer_card(card, message)
                 items.append(card)
-            card.tool_result = message.content
-            card.state = _tool_state(message)
-    for card in cards.values():
+    for card in cards:
         if card.state is ItemState.PENDING:
-            card.state = ItemState.INTERRUPTED
+            card.state = (
+                ItemState.NOT_RUN if card.tool_call_id in not_started else ItemState.INTERRUPTED
+            )
+    for row in folds:
+        if row.state is ItemState.PENDING:
+            never = all(i in not_started for i, r in unanswered.items() if r is row)
+            _settle_folded(row, ItemState.NOT_RUN if never else ItemState.INTERRUPTED)
     mark_earlier_attempts(items)
     return items
 
@@ -244,6 +353,11 @@ class TranscriptModel(QAbstractListModel):
         # (`Conversations.open_at`); a request shows the latest page first
         self.newer = False
         self._pending: TranscriptItem | None = None  # a streamed change not yet announced
+        # the calls (ids) whose start was never recorded though they have no result: the
+        # resume point's `not_started`; their cards say "did not run", not "interrupted"
+        self._not_started: frozenset[str] = frozenset()
+        # the folded row of each call past the cap of the answers shown live, by call id
+        self._folded: dict[str, TranscriptItem] = {}
         self._announce = QTimer(self)
         self._announce.setSingleShot(True)
         self._announce.setInterval(0)
@@ -303,7 +417,8 @@ class TranscriptModel(QAbstractListModel):
         self.announce_pending()
         self.newer = newer
         self.beginResetModel()
-        self._items = items_from_messages(records)
+        self._items = items_from_messages(records, self._not_started)
+        self._folded = {}
         self._live = None
         self.first_seq = records[0].seq if records else None
         self.has_more = has_more
@@ -314,17 +429,48 @@ class TranscriptModel(QAbstractListModel):
         self.has_more = has_more
         if not records:
             return 0
-        new = items_from_messages(records)
-        # A page that ends in tool calls has their results in the rows already shown.
-        shown = {i.key: i for i in self._items if i.kind is ItemKind.TOOL}
+        new = items_from_messages(records, self._not_started)
+        # A page that ends in tool calls has their results in the rows already shown: a
+        # result's own card (``result:``) becomes the call's card, and a row of "too many"
+        # results (``folded:?``) joins the row of the calls it answers.
+        shown = {
+            i.tool_call_id: i
+            for i in self._items
+            if i.kind is ItemKind.TOOL and i.key.startswith("result:")
+        }
+        loose = [
+            i
+            for i in self._items
+            if i.kind is ItemKind.FOLDED_CALLS and i.key.startswith("folded:?")
+        ]
         kept: list[TranscriptItem] = []
+        absorbed: list[TranscriptItem] = []
+        updated: list[TranscriptItem] = []
         for item in new:
-            if item.kind is ItemKind.TOOL and item.key in shown:
-                shown[item.key].tool_arguments = item.tool_arguments
-                shown[item.key].tool_name = shown[item.key].tool_name or item.tool_name
+            if item.kind is ItemKind.TOOL and item.tool_call_id in shown:
+                card = shown.pop(item.tool_call_id)
+                card.key, card.seq = item.key, item.seq
+                card.tool_arguments, card.tool_name = item.tool_arguments, item.tool_name
+                card.tool_remote, card.tool_server = item.tool_remote, item.tool_server
+                card.tool_title, card.tool_effect = item.tool_title, item.tool_effect
+                card.tool_hints = item.tool_hints
+                updated.append(card)
                 continue
+            if item.kind is ItemKind.FOLDED_CALLS and not item.key.startswith("folded:?"):
+                for row in loose:
+                    if row not in absorbed and row.folded_ids & item.folded_ids:
+                        for outcome, count in row.folded_outcomes.items():
+                            item.folded_outcomes[outcome] = (
+                                item.folded_outcomes.get(outcome, 0) + count
+                            )
+                        absorbed.append(row)
+                _settle_folded(item, item.state)
             kept.append(item)
         self.first_seq = records[0].seq
+        for row in absorbed:
+            self._remove(row)
+        for card in updated:
+            self._changed(card)
         if kept:
             self.announce_pending()
             self.beginInsertRows(QModelIndex(), 0, len(kept) - 1)
@@ -334,6 +480,16 @@ class TranscriptModel(QAbstractListModel):
             for row in mark_earlier_attempts(self._items, len(kept) + 1):
                 self._changed(self._items[row])
         return len(kept)
+
+    def set_not_started(self, call_ids: Iterable[str]) -> None:
+        """The calls without a result whose start was never recorded (the resume point's
+        ``not_started``): their cards say "did not run", as Resume does, not "interrupted"."""
+        self._not_started = frozenset(call_ids)
+        for item in self._items:
+            if item.kind is ItemKind.TOOL and item.state is ItemState.INTERRUPTED:
+                if item.tool_call_id in self._not_started and not item.tool_result:
+                    self._set_card_state(item, ItemState.NOT_RUN)
+                    self._changed(item)
 
     # Changing -----------------------------------------------------------------------
 
@@ -379,6 +535,16 @@ class TranscriptModel(QAbstractListModel):
         self._items.append(item)
         self.endInsertRows()
         return row
+
+    def _append_all(self, items: Sequence[TranscriptItem]) -> None:
+        """Add rows at the end in one insertion (one signal, one layout pass)."""
+        if not items:
+            return
+        row = len(self._items)
+        self.announce_pending()
+        self.beginInsertRows(QModelIndex(), row, row + len(items) - 1)
+        self._items.extend(items)
+        self.endInsertRows()
 
     def _changed(self, item: TranscriptItem) -> None:
         self.announce_pending()
@@ -426,10 +592,19 @@ class TranscriptModel(QAbstractListModel):
             self._finish_answer(message)
             return
         if isinstance(message, ToolMessage):
+            folded = self._folded.pop(message.tool_call_id, None)
+            if folded is not None:
+                # Thousands may come at once: the row is announced once per turn of the loop.
+                _fold_result(folded, message)
+                self._streamed(folded)
+                return
             card = self._card(message.tool_call_id)
             if card is None:
                 card = _tool_card(
-                    ToolCall(message.tool_call_id, message.name), ItemState.DONE, None
+                    ToolCall(message.tool_call_id, message.name),
+                    ItemState.DONE,
+                    None,
+                    f"result:{message.id}",
                 )
                 self._append(card)
             card.tool_result = message.content
@@ -446,10 +621,17 @@ class TranscriptModel(QAbstractListModel):
                     self._changed(self._items[earlier])
 
     def _card(self, call_id: str) -> TranscriptItem | None:
-        row = self.row_of(call_id)
-        if row >= 0 and self._items[row].kind is ItemKind.TOOL:
-            return self._items[row]
+        """The card of the call ``call_id``: the latest one (ids are unique in a conversation
+        since the engine made them so; older ones may repeat across answers)."""
+        for row in range(len(self._items) - 1, -1, -1):
+            item = self._items[row]
+            if item.kind is ItemKind.TOOL and item.tool_call_id == call_id:
+                return item
         return None
+
+    def card_of(self, call_id: str) -> TranscriptItem | None:
+        """The card showing the call ``call_id``, or None."""
+        return self._card(call_id)
 
     def start_answer(self) -> None:
         """A model step began: add the live answer row."""
@@ -498,14 +680,17 @@ class TranscriptModel(QAbstractListModel):
             item = _item_for(message, None)
             if item is not None:
                 self._append(item)
-        for call in message.tool_calls:
-            if self._card(call.id) is None:
-                self._append(_tool_card(call, ItemState.PENDING, None))
+        if message.tool_calls and self.row_of(f"tool:{message.id}:0") < 0:
+            rows = _cards_for(message, None)
+            for row in rows:
+                if row.kind is ItemKind.FOLDED_CALLS:
+                    self._folded.update(dict.fromkeys(row.folded_ids, row))
+            self._append_all(rows)
 
     def set_tool_state(self, call: ToolCall, state: ItemState, result: str | None = None) -> None:
         card = self._card(call.id)
         if card is None:
-            card = _tool_card(call, state, None)
+            card = _tool_card(call, state, None, f"tool:?:{call.id}")
             self._append(card)
         self._set_card_state(card, state)
         if result is not None:
@@ -519,14 +704,13 @@ class TranscriptModel(QAbstractListModel):
         if state is not ItemState.AWAITING_APPROVAL:
             card.approval = None
 
-    def describe_tool(
-        self, call_id: str, title: str, server: str, effect: ToolEffect = ToolEffect.UNKNOWN
-    ) -> None:
-        """Say what the card's tool is: its title, its server and what it says it does."""
+    def describe_tool(self, call_id: str, info: ToolInfo) -> None:
+        """Say what the card's tool is (when its call came without it): its server, its
+        real name, its title and what it says it does."""
         card = self._card(call_id)
         if card is None:
             return
-        card.tool_title, card.tool_server, card.tool_effect = title, server, effect
+        _label(card, info)
         self._changed(card)
 
     def ask_approval(self, call_id: str, question: ApprovalQuestion) -> bool:
@@ -583,9 +767,10 @@ class TranscriptModel(QAbstractListModel):
             ItemState.AWAITING_APPROVAL: never_started,
         }
         for item in self._items:
-            if item.kind is ItemKind.TOOL and item.state in cut:
+            if item.kind in (ItemKind.TOOL, ItemKind.FOLDED_CALLS) and item.state in cut:
                 self._set_card_state(item, cut[item.state])
                 self._changed(item)
+        self._folded = {}
         return ended
 
     def apply_event(self, event: AgentEvent) -> None:

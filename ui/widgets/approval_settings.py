@@ -45,6 +45,7 @@ class ApprovalSettings(QWidget):
         self.ask_every.setChecked(True)
         self._group.buttonToggled.connect(lambda *_: self.changed.emit())
         self._read_only_note = QLabel(self)
+        self._read_only_note.setObjectName("readOnlyTrustNote")
         self._read_only_note.setWordWrap(True)
         self._read_only_note.setStyleSheet("color: palette(placeholder-text);")
         self._list_title = QLabel(self)
@@ -81,8 +82,10 @@ class ApprovalSettings(QWidget):
         self.allow_read_only.setText(self.tr("Allow read-only tools without asking"))
         self._read_only_note.setText(
             self.tr(
-                "A server says which of its tools only read. That is its word, not a "
-                "guarantee: choose this only for servers you trust."
+                "With this, the server is trusted to tell the truth: a tool runs without "
+                "asking when its server says it only reads. Nothing checks that it does. A "
+                "tool that says nothing, or also says it may destroy things, still asks. "
+                "Choose this only for servers you trust."
             )
         )
         self._list_title.setText(self.tr("Tools that run without asking"))

@@ -762,12 +762,13 @@ class NoticeView(_RowView):
 
 def view_for(item: TranscriptItem, parent: QWidget | None = None) -> _RowView:
     """A new widget for this kind of row."""
-    from .tool_card import ToolCardView  # it builds on this module's views
+    from .tool_card import FoldedCallsView, ToolCardView  # they build on this module's views
 
     kinds: dict[ItemKind, type[_RowView]] = {
         ItemKind.USER: UserView,
         ItemKind.ASSISTANT: AnswerView,
         ItemKind.TOOL: ToolCardView,
         ItemKind.NOTICE: NoticeView,
+        ItemKind.FOLDED_CALLS: FoldedCallsView,
     }
     return kinds[item.kind](parent)

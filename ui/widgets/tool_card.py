@@ -1,18 +1,24 @@
 """The tool card: one tool call in the transcript, and the place the person approves it.
 
-A card shows the tool (an MCP tool's title and server, else the name the model used), what
-its server says it does (read-only, may change things, destructive), its state, and two
-folds: the arguments (formatted JSON) and the result. States: waiting, waiting for your
-answer, running (with the seconds it has run, counted by a timer only while it runs), done,
-failed, denied, did not run, interrupted.
+A card shows the tool by what it really is: its own name and its server, always in the
+card's visible text; the title its server gives is shown beside them, as its words, never in
+their place. Then what its server says it does, read strictly (`engine.messages.tool_effect`):
+read-only, may change things, or destructive — which is also what hints that contradict each
+other, or no hints at all, count as (the card says which). Then its state, and two folds: the
+arguments (formatted JSON, their first `ARGUMENTS_SHOWN` characters until the person asks for
+all) and the result. States: waiting, waiting for your answer, running (with the seconds it
+has run, counted by a timer only while it runs), done, failed, denied, did not run,
+interrupted. The calls of one answer past the cap are one `FoldedCallsView` row.
 
 While the call waits for approval (`ItemState.AWAITING_APPROVAL`, see `ui.approvals`) the
 card shows its arguments open and three buttons: Allow once (``allowOnceButton``), Always
 allow this tool (``alwaysAllowButton``) and Deny (``denyButton``), with an optional reason
-(``denyReason``). Esc anywhere on the card denies. Nothing allows by Enter: no button is a
-default button, Enter on the card does nothing, and Enter in the reason box denies with that
-reason. The card never takes the focus (the person may be typing); it is reachable by Tab and
-its accessible name says that it waits.
+(``denyReason``). Esc denies, from anywhere in the window (`ui.main_window`). Nothing allows
+by Enter: no button is a default button, Enter on the card does nothing, and Enter in the
+reason box denies with that reason. When it begins to wait, the card takes the focus itself
+(the frame, where typing does nothing and Esc denies; Tab reaches its buttons) — unless the
+person is typing: a text field holding text keeps the focus. Its accessible name says that it
+waits.
 
 A result is untrusted text: rendered like an answer (`ui.markdown.render_markdown` into a
 `RichText`, which loads nothing and shows raw HTML as text), only when the person opens it,
@@ -23,24 +29,39 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, QUrl
-from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication, QKeyEvent
+from PySide6.QtCore import QCoreApplication, Qt, QTimer, QUrl
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QKeyEvent, QPalette
 from PySide6.QtWidgets import (
+    QApplication,
     QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QMessageBox,
+    QPlainTextEdit,
     QPushButton,
+    QTextEdit,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from ..markdown import Link, render_markdown
-from ..models.items import ApprovalChoice, ItemState, ToolEffect, TranscriptItem
+from ..models.items import ApprovalChoice, ItemState, ToolEffect, ToolHints, TranscriptItem
 from .message_views import RichText, _FoldToggle, _is_dark, _number, _RowView, open_link
 
-__all__ = ["ToolCardView"]
+__all__ = ["ARGUMENTS_SHOWN", "FoldedCallsView", "ToolCardView"]
+
+#: The characters of a call's arguments a card shows until the person asks for all, and the
+#: lines: a label lays out all of its text at once (1 MB of arguments froze the window for
+#: half a minute), and a person reads the beginning first.
+ARGUMENTS_SHOWN = 4000
+ARGUMENT_LINES = 60
+
+_CARD_STYLE = (
+    "#toolCard { border: 1px solid palette(mid); border-radius: 6px; background: palette(base); }"
+    ' #toolCard[waiting="true"] { border: 2px solid #1565c0; }'
+)
 
 _COLOURS = {
     ItemState.AWAITING_APPROVAL: "#1565c0",
@@ -61,7 +82,10 @@ class ToolCardView(_RowView):
         self.setObjectName("toolCard")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self._set_border(waiting=False)
+        # One style sheet, set once (each setStyleSheet re-polishes the card: half a
+        # millisecond, and dozens of cards came at once); waiting is a property it selects on.
+        self.setProperty("waiting", False)
+        self.setStyleSheet(_CARD_STYLE)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 6)
         layout.setSpacing(3)
@@ -75,12 +99,13 @@ class ToolCardView(_RowView):
         self.server = QLabel(self)
         self.server.setObjectName("toolServer")
         self.server.setTextFormat(Qt.TextFormat.PlainText)
-        self.server.setStyleSheet("color: palette(placeholder-text);")
+        self.server.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.state = QLabel(self)
         self.state.setObjectName("toolState")
+        self.state.setFont(bold)
         self.elapsed = QLabel(self)
         self.elapsed.setObjectName("toolElapsed")
-        self.elapsed.setStyleSheet("color: palette(placeholder-text);")
+        self.elapsed.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.elapsed.hide()
         header.addWidget(self.name)
         header.addWidget(self.server)
@@ -88,6 +113,14 @@ class ToolCardView(_RowView):
         header.addWidget(self.elapsed)
         header.addWidget(self.state)
         layout.addLayout(header)
+        # The server's title for the tool: its words, shown second, never as the name.
+        self.title = QLabel(self)
+        self.title.setObjectName("toolTitle")
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        self.title.setWordWrap(True)
+        self.title.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.title.hide()
+        layout.addWidget(self.title)
         self.effect = QLabel(self)
         self.effect.setObjectName("toolEffect")
         self.effect.setWordWrap(True)
@@ -105,6 +138,17 @@ class ToolCardView(_RowView):
         self.arguments.setTextFormat(Qt.TextFormat.PlainText)
         self.arguments.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.arguments.hide()
+        # Arguments longer than the card shows: "Show all" puts them in a scrolling box
+        # (which lays out only what is in view).
+        self.arguments_more = QToolButton(self)
+        self.arguments_more.setObjectName("toolArgumentsShowAll")
+        self.arguments_more.setAutoRaise(True)
+        self.arguments_more.clicked.connect(self._show_all_arguments)
+        self.arguments_more.hide()
+        self.arguments_all: QPlainTextEdit | None = None  # made when first asked for
+        self._arguments_whole = False  # the person asked for all of long arguments
+        self._arguments_long = False  # the arguments drawn are longer than the card shows
+        self._arguments_shown: tuple[str, bool] | None = None  # (text, whole) as last drawn
         self.result_toggle = _FoldToggle(self)
         self.result_toggle.setObjectName("toolResultToggle")
         self.result_toggle.toggled.connect(self._toggle_result)
@@ -114,8 +158,9 @@ class ToolCardView(_RowView):
         self.result.linkActivated.connect(self._link_activated)
         self.result.describe_link = self._describe_link
         self.result.hide()
-        for widget in (self.arguments_toggle, self.arguments):
+        for widget in (self.arguments_toggle, self.arguments, self.arguments_more):
             layout.addWidget(widget)
+        self._layout = layout
 
         # The approval: shown only while the call waits for the person.
         self.approval = QWidget(self)
@@ -163,11 +208,11 @@ class ToolCardView(_RowView):
         self._retranslate_ui()
 
     def _set_border(self, waiting: bool) -> None:
-        # A card that waits for the person stands out.
-        border = "2px solid #1565c0" if waiting else "1px solid palette(mid)"
-        self.setStyleSheet(
-            f"#toolCard {{ border: {border}; border-radius: 6px; background: palette(base); }}"
-        )
+        # A card that waits for the person stands out (the style sheet selects on this).
+        if self.property("waiting") != waiting:
+            self.setProperty("waiting", waiting)
+            self.style().unpolish(self)
+            self.style().polish(self)
 
     def _button(self, name: str) -> QPushButton:
         button = QPushButton(self.approval)
@@ -181,6 +226,7 @@ class ToolCardView(_RowView):
         """The card's keyboard stops, in reading order (`TranscriptView` chains them)."""
         return [
             self.arguments_toggle,
+            self.arguments_more,
             self.allow_once,
             self.always_allow,
             self.deny_reason,
@@ -217,31 +263,58 @@ class ToolCardView(_RowView):
             ItemState.INTERRUPTED: self.tr("interrupted"),
         }.get(state, state.value)
 
-    def effect_text(self, effect: ToolEffect) -> str:
+    def effect_text(self, effect: ToolEffect, hints: ToolHints = ToolHints.SAID) -> str:
+        if effect is ToolEffect.DESTRUCTIVE and hints is ToolHints.CONTRADICTORY:
+            return self.tr(
+                "Treated as destructive: its server calls it read-only, then says things "
+                "that contradict it (that it destroys, or is not safe to repeat)"
+            )
+        if effect is ToolEffect.DESTRUCTIVE and hints is ToolHints.SILENT:
+            return self.tr(
+                "Treated as destructive: its server says nothing about what it does"
+            )
         return {
             ToolEffect.READ_ONLY: self.tr("Read-only, says its server"),
             ToolEffect.CHANGES: self.tr("May change things, says its server"),
             ToolEffect.DESTRUCTIVE: self.tr("May delete or overwrite things (destructive)"),
         }.get(effect, "")
 
+    def display_name(self, item: TranscriptItem) -> str:
+        """The tool's real name and its server ("delete_everything from files"), as the card's
+        tooltip, its question and its accessible name say it; the app's own tools by name."""
+        if item.tool_server:
+            return self.tr("{tool} from {server}").format(
+                tool=item.tool_remote or item.tool_name, server=item.tool_server
+            )
+        return item.tool_name
+
     def _draw(self, item: TranscriptItem) -> None:
-        title = item.tool_title or item.tool_name
-        self.name.setText(title)
-        self.name.setToolTip(item.tool_name)
+        name = item.tool_remote or item.tool_name
+        self.name.setText(name)
+        self.name.setToolTip(self.display_name(item))
         self.server.setText(
             self.tr("· {server}").format(server=item.tool_server) if item.tool_server else ""
         )
         self.server.setVisible(bool(item.tool_server))
-        effect = self.effect_text(item.tool_effect)
+        titled = bool(item.tool_title) and item.tool_title != name
+        self.title.setText(
+            self.tr("“{title}”, says its server").format(title=item.tool_title) if titled else ""
+        )
+        self.title.setVisible(titled)
+        effect = self.effect_text(item.tool_effect, item.tool_hints)
         self.effect.setText(("⚠ " if item.tool_effect is ToolEffect.DESTRUCTIVE else "") + effect)
         self.effect.setVisible(bool(effect))
-        args = item.tool_arguments
-        self.arguments.setText(args if args not in ("{}", "") else self.tr("(no arguments)"))
-        colour = _COLOURS.get(item.state, "palette(placeholder-text)")
+        self._draw_arguments(item.tool_arguments)
         self.state.setText(self.state_text(item.state))
-        self.state.setStyleSheet(f"color: {colour}; font-weight: bold;")
+        colour = _COLOURS.get(item.state)
+        palette = self.state.palette()
+        palette.setColor(
+            QPalette.ColorRole.WindowText,
+            QColor(colour) if colour else self.palette().color(QPalette.ColorRole.PlaceholderText),
+        )
+        self.state.setPalette(palette)
         waiting = item.state is ItemState.AWAITING_APPROVAL and item.approval is not None
-        self._draw_approval(item, title, waiting)
+        self._draw_approval(item, self.display_name(item), waiting)
         if self.property("state") != item.state.value:
             self.setProperty("state", item.state.value)
             self._set_border(waiting)
@@ -258,30 +331,94 @@ class ToolCardView(_RowView):
         if self.result_toggle.isChecked():
             self._render_result()
 
-    def _draw_approval(self, item: TranscriptItem, title: str, waiting: bool) -> None:
+    def _draw_arguments(self, text: str) -> None:
+        """The arguments, or their beginning when long ("Show all" for the rest)."""
+        shown = (text, self._arguments_whole)
+        if shown == self._arguments_shown:
+            return  # a state change redraws the card: the arguments are already drawn
+        self._arguments_shown = shown
+        if text in ("{}", ""):
+            self._arguments_long = False
+            self.arguments.setText(self.tr("(no arguments)"))
+            self.arguments_more.hide()
+            return
+        lines = text.split("\n", ARGUMENT_LINES)
+        beginning = "\n".join(lines[:ARGUMENT_LINES])[:ARGUMENTS_SHOWN]
+        long = self._arguments_long = len(beginning) < len(text)
+        if long and self._arguments_whole:
+            if self.arguments_all is None:
+                self.arguments_all = QPlainTextEdit(self)
+                self.arguments_all.setObjectName("toolArgumentsAll")
+                self.arguments_all.setReadOnly(True)
+                self.arguments_all.setFont(self.arguments.font())
+                self.arguments_all.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+                self.arguments_all.setFixedHeight(
+                    20 * self.arguments_all.fontMetrics().lineSpacing()
+                )
+                index = self._layout.indexOf(self.arguments_more)
+                self._layout.insertWidget(index, self.arguments_all)
+            self.arguments_all.setPlainText(text)
+            self.arguments_all.setVisible(self.arguments_toggle.isChecked())
+            self.arguments.hide()
+            self.arguments_more.hide()
+            return
+        self.arguments.setText(beginning + ("…" if long else ""))
+        self.arguments.setVisible(self.arguments_toggle.isChecked())
+        self.arguments_more.setText(
+            self.tr("Show all {count} characters").format(count=f"{len(text):,}")
+        )
+        self.arguments_more.setVisible(long and self.arguments_toggle.isChecked())
+
+    def _show_all_arguments(self) -> None:
+        self._arguments_whole = True
+        if self._item is not None:
+            self._draw_arguments(self._item.tool_arguments)
+            if self.arguments_all is not None:
+                self.arguments_all.setFocus()
+
+    @property
+    def arguments_folded(self) -> bool:
+        """Whether long arguments show only their beginning (the rest behind "Show all")."""
+        return self._arguments_long and not self._arguments_whole
+
+    def _draw_approval(self, item: TranscriptItem, tool: str, waiting: bool) -> None:
         was_waiting = self.approval.isVisibleTo(self)
         self.approval.setVisible(waiting)
         if waiting:
-            server = item.tool_server or self.tr("the app")
             self.question.setText(
-                self.tr("Allow “{tool}” from {server} to run with these arguments?").format(
-                    tool=title, server=server
-                )
+                self.tr("Allow {tool} to run with these arguments?").format(tool=tool)
             )
             self.setAccessibleName(
-                self.tr("Tool {tool} from {server} waits for your approval").format(
-                    tool=title, server=server
-                )
+                self.tr("Tool {tool} waits for your approval").format(tool=tool)
             )
             if not was_waiting:
                 self.arguments_toggle.setChecked(True)  # the person decides on them
                 self.deny_reason.clear()
+                self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
                 self._announce()
+                # Once laid out and shown (the row may be new): take the focus, unless the
+                # person is typing.
+                QTimer.singleShot(0, self, self._take_focus)
         else:
-            self.setAccessibleName(self.tr("Tool call {name}").format(name=title))
+            self.setAccessibleName(self.tr("Tool call {name}").format(name=tool))
             focus = self.window().focusWidget()
-            if was_waiting and focus is not None and self.approval.isAncestorOf(focus):
+            self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            if was_waiting and focus is not None and (
+                focus is self or self.approval.isAncestorOf(focus)
+            ):
                 self.arguments_toggle.setFocus()  # the focus stays on the card, not lost
+
+    def _take_focus(self) -> None:
+        """Take the focus for the waiting question, unless the person is typing (a text
+        field with text in it keeps the focus, and what they type stays theirs)."""
+        if not self.waiting or not self.isVisible():
+            return
+        focus = QApplication.focusWidget()
+        if focus is not None and focus.window() is not self.window():
+            return  # a dialog or another window: not ours to take from
+        if _holds_typed_text(focus):
+            return
+        self.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _announce(self) -> None:
         # Screen readers hear that a card waits; the focus stays where the person is.
@@ -317,7 +454,11 @@ class ToolCardView(_RowView):
     # ------------------------------------------------------------------ folds
 
     def _toggle_arguments(self, shown: bool) -> None:
-        self.arguments.setVisible(shown)
+        whole = self.arguments_all is not None and self._arguments_whole
+        self.arguments.setVisible(shown and not whole)
+        if self.arguments_all is not None:
+            self.arguments_all.setVisible(shown and whole)
+        self.arguments_more.setVisible(shown and not whole and self._arguments_long)
         self.arguments_toggle.setArrowType(
             Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow
         )
@@ -392,6 +533,10 @@ class ToolCardView(_RowView):
             reason = self.deny_reason.text()
         item.approval.answer(choice, reason.strip())
 
+    def deny_waiting(self) -> None:
+        """Deny the waiting call, with the reason typed in the card's box (Esc does this)."""
+        self._answer(ApprovalChoice.DENY)
+
     def _deny_with_reason(self) -> None:
         # Enter in the reason box: deny with that reason; with none typed, nothing happens.
         if self.deny_reason.text().strip():
@@ -402,25 +547,75 @@ class ToolCardView(_RowView):
         """Whether the card shows a question the person has not answered."""
         return self.approval.isVisibleTo(self)
 
-    def event(self, event: QEvent) -> bool:
-        # Esc on a waiting card denies: it must reach the card before any window shortcut.
-        if (
-            event.type() == QEvent.Type.ShortcutOverride
-            and isinstance(event, QKeyEvent)
-            and event.key() == Qt.Key.Key_Escape
-            and self.waiting
-        ):
-            event.accept()
-            return True
-        return super().event(event)
-
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
         key = event.key()
         if key == Qt.Key.Key_Escape and self.waiting:
             self._answer(ApprovalChoice.DENY)
             event.accept()
             return
-        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.waiting:
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space) and self.waiting:
             event.accept()  # never allows, and goes no further (the window sends on Enter)
             return
         super().keyPressEvent(event)
+
+
+def _holds_typed_text(widget: QWidget | None) -> bool:
+    """Whether ``widget`` is a text field with text in it (the person may be typing)."""
+    if isinstance(widget, QLineEdit):
+        return bool(widget.text())
+    if isinstance(widget, QTextEdit | QPlainTextEdit):
+        return not widget.isReadOnly() and not widget.document().isEmpty()
+    return False
+
+
+class FoldedCallsView(_RowView):
+    """The calls of one answer past the cap (`engine.calls.MAX_TOOL_CALLS_PER_ANSWER`), as
+    one row: how many, their tools, and that none of them ran."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("foldedCalls")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setStyleSheet(
+            "#foldedCalls { border: 1px solid palette(mid); border-radius: 6px; "
+            "background: palette(base); }"
+        )
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 6, 8, 6)
+        self.summary = QLabel(self)
+        self.summary.setObjectName("foldedCallsSummary")
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
+        self.summary.setWordWrap(True)
+        self.names = QLabel(self)
+        self.names.setObjectName("foldedCallsNames")
+        self.names.setTextFormat(Qt.TextFormat.PlainText)
+        self.names.setWordWrap(True)
+        self.names.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.names)
+
+    def _retranslate_ui(self) -> None:
+        pass
+
+    def summary_text(self, item: TranscriptItem) -> str:
+        from engine.calls import MAX_TOOL_CALLS_PER_ANSWER
+
+        count = f"{item.folded_total:,}"
+        if item.state is ItemState.DONE:  # answered otherwise (stored by an older version)
+            return self.tr("{count} more calls of this answer are not shown").format(
+                count=count
+            )
+        return self.tr(
+            "{count} more calls of this answer did not run: too many calls in one answer "
+            "(at most {limit} run)"
+        ).format(count=count, limit=MAX_TOOL_CALLS_PER_ANSWER)
+
+    def _draw(self, item: TranscriptItem) -> None:
+        text = self.summary_text(item)
+        self.summary.setText(text)
+        shown = item.folded_names[:8]
+        more = len(item.folded_names) - len(shown)
+        names = ", ".join(shown) + (self.tr(" and {count} more").format(count=more) if more else "")
+        self.names.setText(self.tr("Tools asked for: {names}").format(names=names) if names else "")
+        self.names.setVisible(bool(names))
+        self.setAccessibleName(text)

@@ -10,6 +10,10 @@ until the page asked for has arrived (the model's ``first_seq`` moved).
 
 Redrawing is throttled: a change to a streaming answer marks its row and a timer redraws the
 marked rows at most every `REFRESH_MS` milliseconds, so a burst of deltas costs one render.
+Rows that arrive many at once while the conversation is shown (an answer's dozens of tool
+cards, an older page) get their widgets `ROWS_PER_TURN` at a time, the lowest first, the
+rest standing as light placeholders until the next turns of the loop; asking for the widgets
+(`views`) builds them all. A page opened is drawn whole, at once.
 Other changes (a finished answer, a tool card's state) are drawn at once. While the view is
 scrolled to the bottom it stays there as text arrives; scrolled up, it stays put.
 
@@ -48,6 +52,10 @@ __all__ = ["REFRESH_MS", "TranscriptView"]
 
 REFRESH_MS = 50
 _BOTTOM_SLACK = 24  # pixels from the bottom that still count as "at the bottom"
+#: rows whose widgets are built in one turn of the event loop when many arrive at once (an
+#: answer's many tool cards: a card takes a few milliseconds to build); the others wait
+#: as light placeholders, built over the next turns, so the window keeps painting
+ROWS_PER_TURN = 4
 
 
 class TranscriptView(QScrollArea):
@@ -110,6 +118,12 @@ class TranscriptView(QScrollArea):
         self._fill_timer.setSingleShot(True)
         self._fill_timer.setInterval(0)
         self._fill_timer.timeout.connect(self._fill)
+        # Rows still shown as placeholders (many arrived at once): built a batch per turn.
+        self._unbuilt = 0
+        self._build_timer = QTimer(self)
+        self._build_timer.setSingleShot(True)
+        self._build_timer.setInterval(0)
+        self._build_timer.timeout.connect(self._build_more)
         bar = self.verticalScrollBar()
         bar.valueChanged.connect(self._scrolled)
         bar.rangeChanged.connect(self._range_changed)
@@ -181,6 +195,7 @@ class TranscriptView(QScrollArea):
 
     def message_views(self) -> list[Any]:
         """The rows that are messages (the person's and answers), in order."""
+        self._build_more(None)
         return [v for v in self._views if getattr(v, "actions_bar", None) is not None]
 
     def focused_message(self) -> Any:
@@ -218,7 +233,8 @@ class TranscriptView(QScrollArea):
         return view.open_menu()
 
     def views(self) -> list[Any]:
-        """The row widgets, in row order."""
+        """The row widgets, in row order (rows not built yet are built first)."""
+        self._build_more(None)
         return list(self._views)
 
     # Search hits --------------------------------------------------------------------
@@ -237,7 +253,7 @@ class TranscriptView(QScrollArea):
             row = candidates[-1] if candidates else -1
         if not 0 <= row < len(self._views):
             return None
-        view = self._views[row]
+        view = self._build_row(row)
         text = view.message_text() if hasattr(view, "message_text") else None
         if text is not None:
             text.setExtraSelections(_term_selections(text, terms))
@@ -270,6 +286,8 @@ class TranscriptView(QScrollArea):
     def _rebuild(self) -> None:
         self.clear_marks()
         self._timer.stop()
+        self._build_timer.stop()
+        self._unbuilt = 0
         self._dirty.clear()
         for view in self._views:
             self._layout.removeWidget(view)
@@ -278,13 +296,17 @@ class TranscriptView(QScrollArea):
         self._anchor = None
         self._asked_before = None  # a new or reloaded history: no page is on its way
         if self._model is not None and self._model.rowCount():
-            self._inserted(QModelIndex(), 0, self._model.rowCount() - 1)
+            # A page opened is drawn whole at once: its first screen is what the person
+            # waits for, and a page is at most a page (placeholders would only add work).
+            self._inserted(QModelIndex(), 0, self._model.rowCount() - 1, batched=False)
         self._stick = True
         self._empty_hint.setVisible(not self._views)
         self.scroll_to_bottom()
         self._fill_timer.start()
 
-    def _inserted(self, parent: QModelIndex, first: int, last: int) -> None:
+    def _inserted(
+        self, parent: QModelIndex, first: int, last: int, *, batched: bool = True
+    ) -> None:
         assert self._model is not None
         warm_up()  # Markdown rendering will be wanted soon: load it off the event loop
         bar = self.verticalScrollBar()
@@ -296,13 +318,12 @@ class TranscriptView(QScrollArea):
         self._column.setUpdatesEnabled(False)
         try:
             for row in range(first, last + 1):
-                item = self._model.item(row)
-                view = view_for(item, self._column)
-                view.messageAction.connect(self.messageAction)
-                bar = getattr(view, "actions_bar", None)
-                if bar is not None:
-                    bar.choices_source = lambda: list(self.model_labels())
-                view.refresh(item)
+                # The last rows first: the view follows the bottom, where they are shown.
+                if batched and last - row >= ROWS_PER_TURN:
+                    view: Any = _Placeholder(self._column)
+                    self._unbuilt += 1
+                else:
+                    view = self._make_view(self._model.item(row))
                 self._layout.insertWidget(row, view)
                 self._views.insert(row, view)
         finally:
@@ -310,6 +331,49 @@ class TranscriptView(QScrollArea):
         self._empty_hint.setVisible(False)
         self._order_focus(first, last)
         self._fill_timer.start()
+        if self._unbuilt:
+            self._build_timer.start()
+
+    def _make_view(self, item: Any) -> Any:
+        view = view_for(item, self._column)
+        view.messageAction.connect(self.messageAction)
+        bar = getattr(view, "actions_bar", None)
+        if bar is not None:
+            bar.choices_source = lambda: list(self.model_labels())
+        view.refresh(item)
+        return view
+
+    def _build_more(self, limit: int | None = ROWS_PER_TURN) -> None:
+        """Build the widgets of up to ``limit`` placeholder rows, the lowest first (None:
+        all of them)."""
+        if self._model is None or not self._unbuilt:
+            return
+        built = 0
+        self._column.setUpdatesEnabled(False)
+        try:
+            for row in range(len(self._views) - 1, -1, -1):
+                if limit is not None and built >= limit:
+                    break
+                if isinstance(self._views[row], _Placeholder):
+                    self._build_row(row)
+                    built += 1
+        finally:
+            self._column.setUpdatesEnabled(True)
+        if self._unbuilt:
+            self._build_timer.start()
+
+    def _build_row(self, row: int) -> Any:
+        """The widget of row ``row``, built now if it was a placeholder."""
+        view = self._views[row]
+        if isinstance(view, _Placeholder) and self._model is not None:
+            real = self._make_view(self._model.item(row))
+            self._layout.replaceWidget(view, real)
+            self._views[row] = real
+            view.deleteLater()
+            self._unbuilt -= 1
+            self._order_focus(row, row)
+            return real
+        return view
 
     def _order_focus(self, first: int, last: int) -> None:
         # By keyboard the transcript is one stop (arrows and Page Up/Down scroll it), not one
@@ -332,6 +396,8 @@ class TranscriptView(QScrollArea):
     def _removed(self, parent: QModelIndex, first: int, last: int) -> None:
         for _ in range(first, last + 1):
             view = self._views.pop(first)
+            if isinstance(view, _Placeholder):
+                self._unbuilt -= 1
             self._layout.removeWidget(view)
             view.deleteLater()
         self._empty_hint.setVisible(not self._views)
@@ -358,8 +424,9 @@ class TranscriptView(QScrollArea):
                 self._views[row].refresh(self._model.item(row))
 
     def flush(self) -> None:
-        """Draw pending changes now (tests and screenshots)."""
+        """Draw pending changes now, every row built (tests and screenshots)."""
         self._timer.stop()
+        self._build_more(None)
         self._flush()
 
     # Scrolling ----------------------------------------------------------------------
@@ -453,6 +520,19 @@ class TranscriptView(QScrollArea):
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
         super().resizeEvent(event)
         self._fill_timer.start()  # taller: the rows may no longer fill it
+
+
+class _Placeholder(QWidget):
+    """A row whose widget is not built yet (`TranscriptView._build_more` replaces it)."""
+
+    messageAction = Signal(str, object, str)  # noqa: N815 (a row's signal; never emitted)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFixedHeight(32)  # about a folded card: the scroll bar stays near the truth
+
+    def refresh(self, item: Any) -> None:
+        pass  # drawn when it is built, as the item is then
 
 
 def _term_selections(text: QTextEdit, terms: list[str]) -> list[QTextEdit.ExtraSelection]:

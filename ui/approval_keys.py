@@ -1,0 +1,88 @@
+"""Esc from where the focus is: while a card of the shown conversation waits, Esc denies it.
+
+The focus is wherever the person left it — most often in the composer, where Esc otherwise
+stops the request (which would answer the call as not run and end the whole answer). While a
+card waits, Esc anywhere in the window denies that card instead (with the reason typed in
+its box, if any); a dialog or a menu over the window keeps its own Esc. The filter is on the
+application only while a card of the shown conversation waits, so nothing else pays for it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QApplication, QWidget
+
+from .models.items import ApprovalChoice
+
+if TYPE_CHECKING:
+    from .main_window import MainWindow
+
+__all__ = ["EscapeDenies"]
+
+
+class EscapeDenies(QObject):
+    """Installed on the application while a card of the window's conversation waits."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self._window = window
+        self._installed = False
+
+    def update(self) -> None:
+        """Follow whether a card of the shown conversation waits for the person."""
+        approvals = getattr(self._window.controller, "approvals", None)
+        sid = self._window.controller.current or ""
+        wanted = bool(sid) and approvals is not None and approvals.waiting(sid)
+        app = QApplication.instance()
+        if app is None or wanted == self._installed:
+            return
+        if wanted:
+            app.installEventFilter(self)
+        else:
+            app.removeEventFilter(self)
+        self._installed = wanted
+
+    @property
+    def active(self) -> bool:
+        """Whether Esc denies now (a card of the shown conversation waits)."""
+        return self._installed
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        kind = event.type()
+        if kind not in (QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride):
+            return False
+        if not isinstance(event, QKeyEvent) or event.key() != Qt.Key.Key_Escape:
+            return False
+        if event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
+            return False
+        if not isinstance(watched, QWidget) or watched.window() is not self._window:
+            return False  # a dialog, a menu or another window: its own Esc
+        question = self._waiting()
+        if question is None:
+            return False
+        if kind is QEvent.Type.ShortcutOverride:
+            event.accept()  # no window shortcut takes it; the key press follows
+            return True
+        self._deny(question)
+        return True
+
+    def _waiting(self) -> Any:
+        approvals = getattr(self._window.controller, "approvals", None)
+        sid = self._window.controller.current or ""
+        if approvals is None or not sid:
+            return None
+        return next(
+            (q for q in approvals.pending() if q.session_id == sid and not q.answered), None
+        )
+
+    def _deny(self, question: Any) -> None:
+        # Through the card when it is shown, so the reason typed in its box goes with it.
+        for view in self._window.transcript.views():
+            item = getattr(view, "_item", None)
+            if getattr(view, "waiting", False) and getattr(item, "approval", None) is question:
+                view.deny_waiting()
+                return
+        question.answer(ApprovalChoice.DENY)
