@@ -54,7 +54,15 @@ from .errors import (
     UnknownMessageTypeError,
 )
 from .events import AgentEvent, AgentEventType
-from .extensions import Extension, InMemoryHistory, RunContext, StoredMessage, ToolDenial
+from .extensions import (
+    ROOT,
+    Extension,
+    InMemoryHistory,
+    Root,
+    RunContext,
+    StoredMessage,
+    ToolDenial,
+)
 from .goal import Goal, GoalVerdict
 from .jsonl import JSONLExtension
 from .messages import (
@@ -90,6 +98,7 @@ from .storage import LeaseHolder, SessionInfo, SQLiteSessionExtension, SQLiteSes
 from .tools import Tool, tool
 
 __all__ = [
+    "ROOT",
     "Agent",
     "AgentBusyError",
     "AgentClient",
@@ -143,6 +152,7 @@ __all__ = [
     "ResumeKind",
     "ResumePoint",
     "RetryInfo",
+    "Root",
     "RunContext",
     "SQLiteSessionExtension",
     "SQLiteSessionStorage",

@@ -10,6 +10,11 @@ model sees is the path from the root to the active leaf. Invariants:
 * The active leaf names a stored message of its session, or is NULL (the empty path): it is
   set in the same transaction as the append that adds that message, or by a branch or a
   switch that found the message first.
+* A new version moves the path only by storing its first message: an append with an
+  explicit parent (an edit's question beside the edited one, the first message of a
+  regenerated answer under its question) stores it there and makes it the active leaf in
+  one transaction. So the active leaf is always a leaf (no message below it) unless a host
+  called `branch_from` and has not appended yet.
 * Siblings are the children of one parent in ``seq`` order (the order they were written), so
   "‹ 2/3 ›" is stable. The newest leaf under a message is the largest ``seq`` in its subtree
   (a child is always newer than its parent, so that message has no children).
@@ -29,13 +34,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import MessageNotFoundError, SessionExistsError
+from ..extensions import ROOT, Root
 
 if TYPE_CHECKING:
     import aiosqlite
 
     from .lease import Lease
 
-__all__ = ["FROM_ACTIVE", "FROM_PARENT_OF", "MessageTree", "path_sql"]
+__all__ = [
+    "FROM_ACTIVE",
+    "FROM_ID",
+    "FROM_PARENT_OF",
+    "PARENT_SEQ",
+    "MessageTree",
+    "path_sql",
+]
 
 _T = TypeVar("_T")
 
@@ -93,9 +106,20 @@ SELECT m.seq,
 FROM json_each(?) w CROSS JOIN messages m ON m.session_id = ? AND m.seq = w.value
 """
 
-#: where a walk starts: the active leaf, or the parent of a given message (``:before``)
+#: where a walk starts: the active leaf; a message by its id (``:leaf``); the parent of a
+#: given message (``:before``). A dead process's draft is read as the message it becomes
+#: (its seq the next one): its parent is the draft's (the branch it settles on).
 FROM_ACTIVE = "SELECT active_seq FROM sessions WHERE id = :sid"
-FROM_PARENT_OF = "SELECT parent_seq FROM messages WHERE session_id = :sid AND seq = :before"
+FROM_ID = "SELECT seq FROM messages WHERE session_id = :sid AND id = :leaf ORDER BY seq DESC LIMIT 1"
+FROM_PARENT_OF = (
+    "SELECT parent_seq FROM messages WHERE session_id = :sid AND seq = :before "
+    "UNION ALL SELECT parent_seq FROM drafts WHERE session_id = :sid AND :before = "
+    "(SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = :sid) LIMIT 1"
+)
+
+#: the parent_seq an insert gives a new message or draft: three parameters, as
+#: `MessageTree._parent_seq` returns them (whether a parent is named, its seq, the session)
+PARENT_SEQ = "CASE WHEN ? THEN ? ELSE (SELECT active_seq FROM sessions WHERE id = ?) END"
 
 
 class MessageTree:
@@ -113,6 +137,18 @@ class MessageTree:
         async def _write(self, body: Callable[[aiosqlite.Connection], Awaitable[_T]]) -> _T: ...
 
         async def _fence(self, db: aiosqlite.Connection, lease: Lease) -> None: ...
+
+    async def _parent_seq(
+        self, db: aiosqlite.Connection, session_id: str, parent: str | Root | None
+    ) -> tuple[bool, int | None, str]:
+        """The parameters of `PARENT_SEQ` for a message stored under ``parent`` (None: the
+        active leaf; `ROOT`: none). Raises `MessageNotFoundError` for an unknown parent."""
+        if parent is None:
+            return False, None, session_id
+        if parent is ROOT:
+            return True, None, session_id
+        seq, _parent, _kind = await self._seq_of(db, session_id, parent)
+        return True, seq, session_id
 
     async def _seq_of(
         self, db: aiosqlite.Connection | None, session_id: str, message_id: str
