@@ -83,7 +83,10 @@ from .tree import (
     FROM_ID,
     FROM_PARENT_OF,
     PARENT_SEQ,
+    MendedPath,
     MessageTree,
+    has_cut_short,
+    mend_paths,
     path_sql,
 )
 
@@ -155,6 +158,7 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
         self._writes: set[asyncio.Task[Any]] = set()
         self._leases: set[Lease] = set()
         self._tool_starts_since: float | None = None  #: read once (see tool_starts_recorded_since)
+        self._mended: tuple[MendedPath, ...] = ()  #: what opening the file mended
         self._closed = False  #: close() has begun (writes already started still complete)
         self._finished = False  #: close() has closed the connection: nothing more runs
 
@@ -219,10 +223,49 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
                 await db.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT * 1000)}")
                 await db.execute("PRAGMA foreign_keys = ON")
                 await db.create_function("casefold", 1, casefold, deterministic=True)
+            self._mended = tuple(await self._mend(db))
         except BaseException:
             await db.close()
             raise
         return db
+
+    async def _mend(self, db: aiosqlite.Connection) -> list[MendedPath]:
+        """Put back the paths a killed process left cut short (`engine.storage.tree`), in one
+        transaction, when there are any: a file every request ended cleanly pays one read of
+        its (empty) lease rows."""
+        if not await has_cut_short(db):
+            return []
+        here = ProcessIdentity.current(self.lease_host)
+        now = time.time()
+
+        def gone(holder: LeaseHolder) -> bool:
+            return holder_is_gone(holder, now=now, stale_after=self.lease_stale_after, here=here)
+
+        try:
+            with self._translate():
+                await db.execute("BEGIN IMMEDIATE")
+                try:
+                    mended = await mend_paths(db, gone)
+                except BaseException:
+                    if db.in_transaction:
+                        await db.execute("ROLLBACK")
+                    raise
+                await db.execute("COMMIT")
+        except StorageError:
+            # The file still opens: the path stays as it was until the next open mends it.
+            _log.warning("could not mend the paths cut short in %s", self.path, exc_info=True)
+            return []
+        for path in mended:
+            _log.info("mended the path of conversation %r (it ended at %r)", path.session_id, path.was)
+        return mended
+
+    async def mended(self) -> tuple[MendedPath, ...]:
+        """The conversations whose path opening this file put back: a process killed while
+        it changed the path (an older version's edit or regenerate) had left it cut short
+        (the empty path over stored messages, or ending above newer messages). Each path now
+        ends on the newest leaf below where it ended. Opens the file if it is not yet."""
+        await self._connection()
+        return self._mended
 
     # ------------------------------------------------------------------ sessions
 

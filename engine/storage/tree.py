@@ -14,7 +14,9 @@ model sees is the path from the root to the active leaf. Invariants:
   explicit parent (an edit's question beside the edited one, the first message of a
   regenerated answer under its question) stores it there and makes it the active leaf in
   one transaction. So the active leaf is always a leaf (no message below it) unless a host
-  called `branch_from` and has not appended yet.
+  called `branch_from` and has not appended yet. A file a killed older version left with
+  the path cut short (the empty path over stored messages, or a leaf with messages below
+  it) is mended when the file opens (`mend_paths`).
 * Siblings are the children of one parent in ``seq`` order (the order they were written), so
   "‹ 2/3 ›" is stable. The newest leaf under a message is the largest ``seq`` in its subtree
   (a child is always newer than its parent, so that message has no children).
@@ -30,11 +32,13 @@ import json
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import MessageNotFoundError, SessionExistsError
 from ..extensions import ROOT, Root
+from .lease import LeaseHolder
 
 if TYPE_CHECKING:
     import aiosqlite
@@ -46,7 +50,10 @@ __all__ = [
     "FROM_ID",
     "FROM_PARENT_OF",
     "PARENT_SEQ",
+    "MendedPath",
     "MessageTree",
+    "has_cut_short",
+    "mend_paths",
     "path_sql",
 ]
 
@@ -120,6 +127,75 @@ FROM_PARENT_OF = (
 #: the parent_seq an insert gives a new message or draft: three parameters, as
 #: `MessageTree._parent_seq` returns them (whether a parent is named, its seq, the session)
 PARENT_SEQ = "CASE WHEN ? THEN ? ELSE (SELECT active_seq FROM sessions WHERE id = ?) END"
+
+#: the conversations a process left holding (it was killed, or its machine stopped) whose
+#: path is cut short: the empty path over stored messages, or a leaf with messages below
+#: it. Only those with a lease row are looked at: every change of the path that a kill
+#: could cut short ran under the conversation's lease, and a clean end deletes the row.
+#: CROSS JOIN keeps the lease rows outside (left to itself, the planner scanned sessions).
+_CUT_SHORT = """
+SELECT s.id, s.title, s.active_seq, l.host, l.boot_id, l.pid, l.process_started,
+       l.acquired_at, l.heartbeat_at
+FROM leases l CROSS JOIN sessions s ON s.id = l.session_id
+WHERE CASE WHEN s.active_seq IS NULL
+    THEN EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)
+    ELSE EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id AND m.parent_seq = s.active_seq)
+END
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class MendedPath:
+    """A conversation whose path a killed process had left cut short, put back on open."""
+
+    session_id: str
+    title: str | None
+    #: the message the path ended on (None: the empty path)
+    was: str | None
+    #: the message it ends on now: the newest leaf below where it ended
+    now: str
+
+
+async def has_cut_short(db: aiosqlite.Connection) -> bool:
+    """Whether any conversation's path is cut short (read only; see `_CUT_SHORT`)."""
+    rows = list(await db.execute_fetchall(f"SELECT EXISTS ({_CUT_SHORT})"))
+    return bool(rows[0][0])
+
+
+async def mend_paths(
+    db: aiosqlite.Connection, is_gone: Callable[[LeaseHolder], bool]
+) -> list[MendedPath]:
+    """Inside a write transaction: move each cut-short path (see `_CUT_SHORT`) whose holder
+    `is_gone` to the newest leaf below where it ended (the newest message of the
+    conversation, for the empty path); return what was mended.
+
+    Its cost is that of the leftover lease rows (a few index lookups each), not of the
+    history: a file whose every request ended cleanly holds none.
+    """
+    mended: list[MendedPath] = []
+    for sid, title, active, *holder in list(await db.execute_fetchall(_CUT_SHORT)):
+        if not is_gone(LeaseHolder(*holder)):
+            continue  # a live request's path is its own business
+        if active is None:
+            rows = await db.execute_fetchall(
+                "SELECT seq, id FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1",
+                (sid,),
+            )
+            was = None
+        else:
+            rows = await db.execute_fetchall(NEWEST_IN_SUBTREE, (active, sid, sid))
+            was_rows = list(
+                await db.execute_fetchall(
+                    "SELECT id FROM messages WHERE session_id = ? AND seq = ?", (sid, active)
+                )
+            )
+            was = str(was_rows[0][0])
+        leaf, leaf_id = next(iter(rows))
+        await db.execute("UPDATE sessions SET active_seq = ? WHERE id = ?", (leaf, sid))
+        mended.append(
+            MendedPath(str(sid), title if isinstance(title, str) else None, was, str(leaf_id))
+        )
+    return mended
 
 
 class MessageTree:

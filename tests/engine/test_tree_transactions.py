@@ -168,3 +168,102 @@ async def test_a_new_version_that_stores_nothing_never_moved_the_path(tmp_path: 
     finally:
         if where == "sqlite":
             await store.close()  # type: ignore[attr-defined]
+
+
+# ---------------------------------------------------------------------------- mended on open
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has ended (and was reaped)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    return int(done.stdout)
+
+
+def _leave_lease(db: Path, session_id: str, pid: int, started: float | None = None) -> None:
+    """The lease row a process holding ``session_id`` leaves when it is killed."""
+    import sqlite3
+    import time
+
+    from engine.storage.lease import ProcessIdentity
+
+    here = ProcessIdentity.current()
+    with sqlite3.connect(db) as raw:
+        raw.execute(
+            "INSERT OR REPLACE INTO leases (session_id, host, boot_id, pid, process_started, "
+            "token, acquired_at, heartbeat_at) VALUES (?, ?, ?, ?, ?, 'token', ?, ?)",
+            (session_id, here.host, here.boot_id, pid, started, time.time(), time.time()),
+        )
+    raw.close()
+
+
+def _set_leaf(db: Path, session_id: str, seq: int | None) -> None:
+    import sqlite3
+
+    with sqlite3.connect(db) as raw:
+        raw.execute("UPDATE sessions SET active_seq = ? WHERE id = ?", (seq, session_id))
+    raw.close()
+
+
+@pytest.mark.parametrize("cut", ["empty", "short"])
+async def test_a_path_a_killed_older_version_cut_short_is_mended_on_open(tmp_path: Path, cut):
+    """The two states an older version's edit left when killed between its two writes: the
+    empty path over stored messages (the first question edited), or a path ending at the
+    answer above the edited question. Opening the file puts the path on the newest leaf
+    below where it ended and says so; a path a live process holds, or one a host moved
+    itself (no lease left behind), is not touched."""
+    from engine.storage.lease import ProcessIdentity
+
+    db = tmp_path / "t.sqlite3"
+    storage = SQLiteSessionStorage(db)
+    await _seed(storage)
+    await storage.rename_session("s", "Capitals")
+    for sid in ("live", "moved"):
+        for message in (UserMessage(id=f"{sid}-q", content="q"), AssistantMessage(content="a")):
+            await storage.append(sid, "r", message)
+    await storage.close()
+    _set_leaf(db, "s", None if cut == "empty" else 2)
+    _leave_lease(db, "s", _dead_pid())
+    _set_leaf(db, "live", 1)
+    here = ProcessIdentity.current()
+    _leave_lease(db, "live", here.pid, here.process_started)  # this very process: alive
+    _set_leaf(db, "moved", 1)  # a host's branch_from, no lease: its own doing
+
+    storage = SQLiteSessionStorage(db)
+    try:
+        mended = await storage.mended()
+        assert [(m.session_id, m.title, m.was, m.now) for m in mended] == [
+            ("s", "Capitals", None if cut == "empty" else "a1", "a2")
+        ]
+        assert check_tree(db) == ["q1", "a1", "q2", "a2"]
+        assert check_tree(db, "live") == ["live-q"]
+        assert check_tree(db, "moved") == ["moved-q"]
+    finally:
+        await storage.close()
+    again = SQLiteSessionStorage(db)
+    try:
+        assert await again.mended() == ()
+    finally:
+        await again.close()
+
+
+def test_finding_a_cut_short_path_reads_only_the_leftover_leases(tmp_path: Path):
+    """The look made at every open scans only the lease rows; each conversation and message
+    it touches is one index lookup, so it costs nothing that grows with the history."""
+    import sqlite3
+
+    from engine.storage.migrations import prepare_database
+    from engine.storage.tree import _CUT_SHORT
+
+    db = tmp_path / "t.sqlite3"
+    prepare_database(db)
+    with sqlite3.connect(db) as raw:
+        plan = [row[-1] for row in raw.execute(f"EXPLAIN QUERY PLAN {_CUT_SHORT}")]
+    raw.close()
+    scans = [step for step in plan if step.startswith("SCAN")]
+    assert scans == ["SCAN l"], plan
+    assert all("USING" in step for step in plan if step.startswith("SEARCH")), plan
