@@ -17,7 +17,9 @@ Invariants:
   each has a parent, the session an active leaf (`engine.storage.tree`). The history is the
   path from the root to the active leaf; `load_tail` walks up it one primary-key lookup a
   message, so its cost does not grow with the history or the number of branches. An append
-  goes under the active leaf and becomes it, in the append's own transaction.
+  goes under the active leaf (or under the parent it names: a new version) and becomes it,
+  in the append's own transaction. Opening the file mends a path an older version's killed
+  edit left cut short (`mended`).
 * Reading and `append` never take the lease; only `acquire_lease` does. An append made with
   ``lease=`` is fenced: the lease's token is checked in the append's own transaction, and a
   lease another process took over gets `LeaseLostError`, never a row after the new holder's.
@@ -85,8 +87,6 @@ from .tree import (
     PARENT_SEQ,
     MendedPath,
     MessageTree,
-    has_cut_short,
-    mend_paths,
     path_sql,
 )
 
@@ -228,44 +228,6 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
             await db.close()
             raise
         return db
-
-    async def _mend(self, db: aiosqlite.Connection) -> list[MendedPath]:
-        """Put back the paths a killed process left cut short (`engine.storage.tree`), in one
-        transaction, when there are any: a file every request ended cleanly pays one read of
-        its (empty) lease rows."""
-        if not await has_cut_short(db):
-            return []
-        here = ProcessIdentity.current(self.lease_host)
-        now = time.time()
-
-        def gone(holder: LeaseHolder) -> bool:
-            return holder_is_gone(holder, now=now, stale_after=self.lease_stale_after, here=here)
-
-        try:
-            with self._translate():
-                await db.execute("BEGIN IMMEDIATE")
-                try:
-                    mended = await mend_paths(db, gone)
-                except BaseException:
-                    if db.in_transaction:
-                        await db.execute("ROLLBACK")
-                    raise
-                await db.execute("COMMIT")
-        except StorageError:
-            # The file still opens: the path stays as it was until the next open mends it.
-            _log.warning("could not mend the paths cut short in %s", self.path, exc_info=True)
-            return []
-        for path in mended:
-            _log.info("mended the path of conversation %r (it ended at %r)", path.session_id, path.was)
-        return mended
-
-    async def mended(self) -> tuple[MendedPath, ...]:
-        """The conversations whose path opening this file put back: a process killed while
-        it changed the path (an older version's edit or regenerate) had left it cut short
-        (the empty path over stored messages, or ending above newer messages). Each path now
-        ends on the newest leaf below where it ended. Opens the file if it is not yet."""
-        await self._connection()
-        return self._mended
 
     # ------------------------------------------------------------------ sessions
 

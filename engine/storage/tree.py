@@ -29,16 +29,18 @@ the ``(session_id, parent_seq, seq)`` index and costs the subtree's size.
 from __future__ import annotations
 
 import json
+import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..errors import MessageNotFoundError, SessionExistsError
+from ..errors import MessageNotFoundError, SessionExistsError, StorageError
 from ..extensions import ROOT, Root
-from .lease import LeaseHolder
+from .lease import LeaseHolder, ProcessIdentity, holder_is_gone
 
 if TYPE_CHECKING:
     import aiosqlite
@@ -58,6 +60,7 @@ __all__ = [
 ]
 
 _T = TypeVar("_T")
+_log = logging.getLogger(__name__)
 
 #: a message's seq and parent by its id, the newest if an id was ever written twice
 SEQ_OF_ID = (
@@ -165,13 +168,29 @@ async def has_cut_short(db: aiosqlite.Connection) -> bool:
 async def mend_paths(
     db: aiosqlite.Connection, is_gone: Callable[[LeaseHolder], bool]
 ) -> list[MendedPath]:
-    """Inside a write transaction: move each cut-short path (see `_CUT_SHORT`) whose holder
-    `is_gone` to the newest leaf below where it ended (the newest message of the
-    conversation, for the empty path); return what was mended.
+    """Move each cut-short path (see `_CUT_SHORT`) whose holder `is_gone` to the newest
+    leaf below where it ended (the newest message of the conversation, for the empty path),
+    in one write transaction taken only when there is one; return what was mended.
 
     Its cost is that of the leftover lease rows (a few index lookups each), not of the
     history: a file whose every request ended cleanly holds none.
     """
+    if not await has_cut_short(db):
+        return []
+    await db.execute("BEGIN IMMEDIATE")
+    try:
+        mended = await _mend(db, is_gone)
+    except BaseException:
+        if db.in_transaction:
+            await db.execute("ROLLBACK")
+        raise
+    await db.execute("COMMIT")
+    return mended
+
+
+async def _mend(
+    db: aiosqlite.Connection, is_gone: Callable[[LeaseHolder], bool]
+) -> list[MendedPath]:
     mended: list[MendedPath] = []
     for sid, title, active, *holder in list(await db.execute_fetchall(_CUT_SHORT)):
         if not is_gone(LeaseHolder(*holder)):
@@ -205,14 +224,45 @@ class MessageTree:
     """
 
     path: Path
+    lease_host: str | None
+    lease_stale_after: float
+    _mended: tuple[MendedPath, ...]  #: what opening the file mended
 
     if TYPE_CHECKING:
+
+        async def _connection(self) -> aiosqlite.Connection: ...
+
+        def _translate(self) -> AbstractContextManager[None]: ...
 
         async def _read(self, sql: str, params: Any) -> list[Any]: ...
 
         async def _write(self, body: Callable[[aiosqlite.Connection], Awaitable[_T]]) -> _T: ...
 
         async def _fence(self, db: aiosqlite.Connection, lease: Lease) -> None: ...
+
+    async def _mend(self, db: aiosqlite.Connection) -> list[MendedPath]:
+        """When the file opens: put back the paths a killed process left cut short."""
+        here = ProcessIdentity.current(self.lease_host)
+        now = time.time()
+
+        def gone(holder: LeaseHolder) -> bool:
+            return holder_is_gone(holder, now=now, stale_after=self.lease_stale_after, here=here)
+
+        try:
+            with self._translate():
+                return await mend_paths(db, gone)
+        except StorageError:
+            # The file still opens: the path stays as it was until the next open mends it.
+            _log.warning("could not mend the paths cut short in %s", self.path, exc_info=True)
+            return []
+
+    async def mended(self) -> tuple[MendedPath, ...]:
+        """The conversations whose path opening this file put back: a process killed while
+        it changed the path (an older version's edit or regenerate) had left it cut short
+        (the empty path over stored messages, or ending above newer messages). Each path now
+        ends on the newest leaf below where it ended. Opens the file if it is not yet."""
+        await self._connection()
+        return self._mended
 
     async def _parent_seq(
         self, db: aiosqlite.Connection, session_id: str, parent: str | Root | None
