@@ -58,7 +58,10 @@ DRAFT_INTERVAL = 0.3
 
 
 def say(*parts: object) -> None:
-    print(*parts, flush=True)
+    # One write of the whole line (print writes its parts one by one: a kill between two
+    # would leave half a line).
+    sys.stdout.write(" ".join(str(p) for p in parts) + "\n")
+    sys.stdout.flush()
 
 
 class Store(SQLiteSessionExtension):

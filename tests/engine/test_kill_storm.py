@@ -59,6 +59,8 @@ class Lines:
 
     def read(self, stream: IO[str]) -> None:
         for line in stream:
+            if not line.endswith("\n"):
+                break  # cut off by the kill: the child never finished saying it
             with self.changed:
                 self.lines.append((time.monotonic(), line.split()))
                 self.changed.notify_all()
