@@ -98,7 +98,6 @@ from .storage import LeaseHolder, SessionInfo, SQLiteSessionExtension, SQLiteSes
 from .tools import Tool, tool
 
 __all__ = [
-    "ROOT",
     "Agent",
     "AgentBusyError",
     "AgentClient",
@@ -149,6 +148,7 @@ __all__ = [
     "ProviderResponseError",
     "ProviderStatusError",
     "ProviderTimeoutError",
+    "ROOT",
     "ResumeKind",
     "ResumePoint",
     "RetryInfo",
