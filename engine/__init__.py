@@ -59,7 +59,15 @@ from .errors import (
     UnknownMessageTypeError,
 )
 from .events import AgentEvent, AgentEventType
-from .extensions import Extension, InMemoryHistory, RunContext, StoredMessage, ToolDenial
+from .extensions import (
+    ROOT,
+    Extension,
+    InMemoryHistory,
+    Root,
+    RunContext,
+    StoredMessage,
+    ToolDenial,
+)
 from .goal import Goal, GoalVerdict
 from .jsonl import JSONLExtension
 from .messages import (
@@ -152,9 +160,11 @@ __all__ = [
     "ProviderStatusError",
     "ProviderTimeoutError",
     "QueryError",
+    "ROOT",
     "ResumeKind",
     "ResumePoint",
     "RetryInfo",
+    "Root",
     "RunContext",
     "SQLiteSessionExtension",
     "SQLiteSessionStorage",

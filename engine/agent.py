@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-import logging
 import time
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Sequence
@@ -48,7 +47,7 @@ from .errors import (
     StorageError,
 )
 from .events import AgentEvent, AgentEventType
-from .extensions import InMemoryHistory, RunContext, StoredMessage, ToolDenial
+from .extensions import ROOT, InMemoryHistory, Root, RunContext, StoredMessage, ToolDenial
 from .goal import Goal, evaluate_goal
 from .messages import (
     AssistantMessage,
@@ -116,7 +115,6 @@ class _Interrupted(Exception):
     """A completed step carried stop ``interrupted``: stored, then raised as a provider error."""
 
 
-_log = logging.getLogger(__name__)
 _BRANCH_PAGE = 50  # records read a page while looking back for the last question
 
 
@@ -230,14 +228,13 @@ class Agent:
         if message_id is None:
             return self._request(None, model, config, None, branch=self._to_last_question)
 
-        async def above(ctx: RunContext) -> None:
+        async def above(ctx: RunContext) -> str | Root:
             # Up from the answer to the question it answers (the person's message above it).
             at: str | None = message_id
             while at is not None:
                 parent, kind = await _maybe_await(self._tree("parent_of")(ctx, at))
                 if kind == UserMessage.type_name:
-                    await _maybe_await(self._tree("branch")(ctx, at))
-                    return
+                    return at
                 at = parent
             raise BranchError("no_question")
 
@@ -270,11 +267,11 @@ class Agent:
     ) -> AsyncIterator[AgentEvent]:
         """`edit` as a stream of the same events as `stream`."""
 
-        async def beside(ctx: RunContext) -> None:
+        async def beside(ctx: RunContext) -> str | Root:
             parent, kind = await _maybe_await(self._tree("parent_of")(ctx, message_id))
             if kind != UserMessage.type_name:
                 raise BranchError("not_a_question")
-            await _maybe_await(self._tree("branch")(ctx, parent))
+            return ROOT if parent is None else str(parent)
 
         return self._request(UserMessage(content=text), model, config, None, branch=beside)
 
@@ -306,8 +303,9 @@ class Agent:
             raise TypeError(f"{type(self.store).__name__} keeps no versions (it has no {name})")
         return hook
 
-    async def _to_last_question(self, ctx: RunContext) -> None:
-        """Branch at the last user message on the active path (the tail read page by page)."""
+    async def _to_last_question(self, ctx: RunContext) -> str | Root:
+        """The last user message on the active path (the tail read page by page)."""
+        self._tree("parent_of")  # a store without versions refuses before anything runs
         read = self._tail_reader(ctx)
         before: int | None = None
         while True:
@@ -316,8 +314,7 @@ class Agent:
                 raise BranchError("no_question")
             for record in reversed(page):
                 if isinstance(record.message, UserMessage):
-                    await _maybe_await(self._tree("branch")(ctx, record.message.id))
-                    return
+                    return record.message.id
             before = page[0].seq
 
     async def resume_point(
@@ -349,7 +346,7 @@ class Agent:
         config: AgentRunConfig | None,
         goal: Goal | None,
         *,
-        branch: Callable[[RunContext], Awaitable[None]] | None = None,
+        branch: Callable[[RunContext], Awaitable[str | Root]] | None = None,
     ) -> AsyncGenerator[AgentEvent, None]:
         """Run `_serve`, ending it with `LeaseLostError` once its lease is lost."""
         cfg = config or self.config
@@ -380,24 +377,25 @@ class Agent:
         cfg: AgentRunConfig,
         goal: Goal | None,
         watch: _LeaseWatch,
-        branch: Callable[[RunContext], Awaitable[None]] | None = None,
+        branch: Callable[[RunContext], Awaitable[str | Root]] | None = None,
     ) -> AsyncGenerator[AgentEvent, None]:
         model = self.model if model is None else model
         ctx = RunContext(cfg.session_id, uuid.uuid4().hex, user, resumed=user is None)
         sid, rid = ctx.session_id, ctx.request_id
         acquired = finished = False
-        leaf_before: list[str | None] | None = None  # where the path ended, before a branch
         try:
             if _has(self.store, "acquire"):
                 watch.watch(await _maybe_await(self.store.acquire(ctx)))
             acquired = True
-            if branch is not None:
-                # Under the lease: the new branch starts where the path is now (a regenerate
-                # at its last question, an edit beside the edited message).
-                tail = await self._tail_reader(ctx)(1, None)
-                leaf_before = [tail[-1].message.id if tail else None]
-                await branch(ctx)
-            ctx.messages = list(await self.store.restore(ctx))
+            if branch is None:
+                ctx.messages = list(await self.store.restore(ctx))
+            else:
+                # Under the lease, nothing written: where the new version starts (a
+                # regenerate under its question, an edit beside the edited message) and the
+                # path up to there. The path moves only when the version's first message is
+                # stored there (`_append`); a version that stores nothing leaves it as it is.
+                ctx.branch_at = await branch(ctx)
+                ctx.messages = list(await self.store.restore(ctx, leaf=ctx.branch_at))
             ctx.first_new = len(ctx.messages)
             if user is not None:
                 await self._hook("on_message", ctx, user)
@@ -431,18 +429,8 @@ class Agent:
             await self._hook("on_error", ctx, exc)
             raise
         finally:
-            if leaf_before is not None and len(ctx.messages) <= ctx.first_new:
-                # The new branch stored nothing (a provider that refused, a Stop before the
-                # first token): the path goes back to where it ended, the old version shown.
-                await _finish(self._unbranch(ctx, leaf_before[0]))
             if acquired:
                 await _finish(self._call_store("release", ctx))
-
-    async def _unbranch(self, ctx: RunContext, leaf: str | None) -> None:
-        try:
-            await _maybe_await(self._tree("branch")(ctx, leaf))
-        except StorageError as exc:  # the path stays at the branch point: nothing is lost
-            _log.warning("the path was not put back after an empty branch: %s", exc)
 
     async def _loop(
         self, ctx: RunContext, model: Any, cfg: AgentRunConfig, goal: Goal | None
@@ -463,7 +451,7 @@ class Agent:
             step = _Step(model, lambda message: self._settle_calls(ctx, message))
             if _has(self.store, "save_draft"):
                 step.drafts = DraftWriter(
-                    lambda draft: self.store.save_draft(ctx, draft),
+                    lambda draft: self._save_draft(ctx, draft),
                     step.draft,
                     cfg.draft_interval,
                 )
@@ -706,20 +694,40 @@ class Agent:
         ``ctx.messages`` gets the message exactly when the store has it, also when the
         cancellation is re-raised afterwards, so clean-up knows what is stored.
         """
-        write = asyncio.ensure_future(_stored(self.store.append(ctx, message)))
+        write = asyncio.ensure_future(_stored(self._store_append(ctx, message)))
         try:
             await asyncio.shield(write)
         except asyncio.CancelledError:
             await asyncio.wait({write})
             if not write.cancelled() and write.exception() is None:
                 ctx.messages.append(message)
+                ctx.branch_at = None
             raise
         ctx.messages.append(message)
+        ctx.branch_at = None  # stored there, it is the active leaf: the rest follows it
+
+    def _store_append(self, ctx: RunContext, message: Message) -> Any:
+        """The store's append: under the new version's branch point while one is pending
+        (that write also moves the path), else under the active leaf."""
+        if ctx.branch_at is None:
+            return self.store.append(ctx, message)
+        return self.store.append(ctx, message, parent=ctx.branch_at)
+
+    def _save_draft(self, ctx: RunContext, draft: AssistantMessage) -> Any:
+        """The store's save_draft; a new version's first answer settles at its branch point."""
+        if ctx.branch_at is None:
+            return self.store.save_draft(ctx, draft)
+        return self.store.save_draft(ctx, draft, parent=ctx.branch_at)
 
     async def _append_many(self, ctx: RunContext, messages: Sequence[Message]) -> None:
         """Store ``messages`` in one write when the store can (its ``append_many``: one
         transaction), else one by one; like `_append`, a started write finishes, and
         ``ctx.messages`` gets exactly what the store has."""
+        if messages and ctx.branch_at is not None:
+            # A new version's first message moves the path with it (never expected for a
+            # batch, which follows the answer asking for the calls; kept whole if it comes).
+            await self._append(ctx, messages[0])
+            messages = messages[1:]
         if not _has(self.store, "append_many"):
             for message in messages:
                 await self._append(ctx, message)
@@ -1003,12 +1011,13 @@ def _resume_additions(point: ResumePoint) -> list[Message]:
 
 
 def _with_draft(read_tail: Any, draft: StoredMessage) -> Any:
-    """A tail reader that sees `draft` as the last stored record (its seq is the next one)."""
+    """A tail reader that sees `draft` as the last stored record (its seq is the next one),
+    on the branch it settles on: its ancestors are read as those of its seq."""
 
     async def read(limit: int, before: int | None) -> Sequence[StoredMessage]:
         if before is not None and before <= draft.seq:
             return await read_tail(limit, before)  # type: ignore[no-any-return]
-        records = list(await read_tail(limit, before))
+        records = list(await read_tail(limit, draft.seq))
         return [*records, draft][-limit:]
 
     return read

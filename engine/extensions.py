@@ -32,10 +32,17 @@ call does not run), and ``started_tool_calls(ctx, asker)`` → the ids of the as
 message ``asker``'s calls that started, or None when the store cannot tell: resume then says
 which unanswered calls never ran. A store without them leaves every unanswered call "may or
 may not have completed". Optionally, for a store that keeps versions (a message tree whose
-history is the path to an active leaf): ``branch(ctx, message_id | None)`` makes a message
-the active leaf so the next append starts a branch under it, ``switch_to(ctx, message_id)``
-makes the newest leaf under a message active and returns its id, and ``parent_of(ctx,
-message_id)`` → (its parent's id or None, its type name). Without a storage extension,
+history is the path to an active leaf): ``append(ctx, message, parent=message_id | ROOT)``
+stores the message under that message (or as a new root) instead of under the active leaf
+and makes it the active leaf, in one write — a new version (an edit's question, the first
+message of a regenerated answer) and the move of the path to it are never apart;
+``restore(ctx, leaf=message_id | ROOT)`` → the path from the root to that message (``[]``
+for ROOT); ``save_draft(ctx, message, parent=...)`` keeps a draft that settles under that
+message; ``switch_to(ctx, message_id)`` makes the newest leaf under a message active and
+returns its id; ``parent_of(ctx, message_id)`` → (its parent's id or None, its type name);
+``branch(ctx, message_id | None)`` only moves the active leaf (for hosts: the agent never
+moves the path without storing). A store with drafts reads ``restore_tail(ctx, limit,
+draft.seq)`` as the draft's ancestors, the path it settles on. Without a storage extension,
 history is kept in memory (`InMemoryHistory`, which keeps versions too).
 """
 
@@ -44,7 +51,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Final
 
 from .errors import AgentBusyError, MessageNotFoundError
 from .messages import Message, UserMessage
@@ -54,7 +62,26 @@ if TYPE_CHECKING:
     from .messages import AssistantMessage, ToolCall, ToolMessage
     from .model import ModelRequest, ModelResponse
 
-__all__ = ["Extension", "InMemoryHistory", "RunContext", "StoredMessage", "ToolDenial"]
+__all__ = [
+    "ROOT",
+    "Extension",
+    "InMemoryHistory",
+    "Root",
+    "RunContext",
+    "StoredMessage",
+    "ToolDenial",
+]
+
+
+class Root(Enum):
+    """The place before every message: a message stored with ``parent=ROOT`` is a new root
+    (an edit of a conversation's first question), and the path to ROOT is empty."""
+
+    ROOT = "root"
+
+
+#: ``parent=ROOT``: store the message as a root (see `Root`)
+ROOT: Final = Root.ROOT
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +116,11 @@ class RunContext:
     messages: list[Message] = field(default_factory=list)
     #: index in ``messages`` of the first message this request added
     first_new: int = 0
+    #: where a new version starts (an edit: beside the edited question; a regenerate: under
+    #: the question): the request's first stored message goes under this message (ROOT: as
+    #: a root) and becomes the active leaf in the same write. None for a request that
+    #: carries on the active path, and once that first message is stored.
+    branch_at: str | Root | None = None
     #: free space for extensions to keep per-request state
     state: dict[str, Any] = field(default_factory=dict)
 
@@ -114,8 +146,8 @@ class InMemoryHistory:
     """The default store: one tree of messages per session, in this process only.
 
     Like the SQLite store, the history is the path from the root to the session's active
-    leaf, and an append goes under the active leaf. It refuses a second concurrent request
-    on a session like the SQLite lease does.
+    leaf, and an append goes under the active leaf (or the ``parent`` it names) and becomes
+    it. It refuses a second concurrent request on a session like the SQLite lease does.
     """
 
     def __init__(self) -> None:
@@ -139,9 +171,16 @@ class InMemoryHistory:
                 return record.seq
         raise MessageNotFoundError(sid, message_id, "memory")
 
-    async def restore(self, ctx: RunContext) -> list[Message]:
+    def _place(self, sid: str, at: str | Root | None) -> int | None:
+        """The seq of the message ``at`` names (None for ROOT); the active leaf for None."""
+        if at is None:
+            return self._active.get(sid)
+        return None if at is ROOT else self._seq_of(sid, at)
+
+    async def restore(self, ctx: RunContext, *, leaf: str | Root | None = None) -> list[Message]:
+        """The path to the active leaf (or to ``leaf``; ``[]`` for ROOT)."""
         sid = ctx.session_id
-        return [r.message for r in self._path(sid, self._active.get(sid))]
+        return [r.message for r in self._path(sid, self._place(sid, leaf))]
 
     async def restore_tail(
         self, ctx: RunContext, limit: int, before_seq: int | None = None
@@ -153,12 +192,16 @@ class InMemoryHistory:
             leaf = self._active.get(sid)
         return self._path(sid, leaf)[-limit:] if limit > 0 else []
 
-    async def append(self, ctx: RunContext, message: Message) -> None:
+    async def append(
+        self, ctx: RunContext, message: Message, *, parent: str | Root | None = None
+    ) -> None:
+        """Store ``message`` under the active leaf (or ``parent``); it becomes the leaf."""
         sid = ctx.session_id
+        under = self._place(sid, parent)  # an unknown parent raises before anything changes
         records = self._sessions.setdefault(sid, [])
         seq = len(records) + 1
         records.append(StoredMessage(seq, ctx.request_id, message))
-        self._parents.setdefault(sid, {})[seq] = self._active.get(sid)
+        self._parents.setdefault(sid, {})[seq] = under
         self._active[sid] = seq
 
     async def append_many(self, ctx: RunContext, messages: Sequence[Message]) -> None:

@@ -101,6 +101,9 @@ class Controller(QObject):
     # opening the file runs a long migration (the search index of an older file): the
     # fraction done, 0..1; emitted from the migrating thread, delivered on the GUI thread
     migrationProgress = Signal(float)  # noqa: N815
+    # opening the file put back paths a killed process had left cut short (an older
+    # version's edit): the engine's `MendedPath`s, told once, in the status bar
+    pathsMended = Signal(object)  # noqa: N815
 
     ready = True  # the window's `ControllerPlaceholder` says False
 
@@ -245,6 +248,9 @@ class Controller(QObject):
                 sessions = None
             else:
                 self.storage_failed(None)
+                mended = await self.storage.mended()
+                if mended:
+                    self.pathsMended.emit(list(mended))
             self.sessions.set_sessions(sessions or [])
             last = getattr(self.settings, "last_session_id", None)
             if last and self.sessions.row_of(last) >= 0:

@@ -87,10 +87,11 @@ class Conversations:
 
     async def _last_page(self, sid: str, size: int = PAGE_SIZE) -> tuple[list[Any], bool]:
         """The latest page, ending in the answer a killed process was streaming (a draft,
-        shown as the stopped answer it becomes when the lease is next taken)."""
+        shown as the stopped answer it becomes when the lease is next taken, on the branch it
+        settles on: a killed regenerate's new answer under its question)."""
         storage = self._c.storage
-        records = await storage.load_tail(sid, size + 1)
         draft = await storage.load_draft(sid)
+        records = await storage.load_tail(sid, size + 1, None if draft is None else draft.seq)
         shown = list(records[-size:])
         return ([*shown, draft] if draft is not None else shown), len(records) > size
 

@@ -139,6 +139,7 @@ class MainWindow(QMainWindow):
         c = controller
         c.currentChanged.connect(self._on_current)
         c.migrationProgress.connect(self._on_migration_progress)
+        c.pathsMended.connect(self._on_paths_mended)
         c.resumeChanged.connect(self._on_resume)
         c.errorChanged.connect(self._on_error)
         c.busyChanged.connect(self._on_busy)
@@ -987,6 +988,25 @@ class MainWindow(QMainWindow):
                     percent=int(done * 100)
                 )
             )
+
+    def _on_paths_mended(self, mended: list[Any]) -> None:
+        """Say which conversations opening the file put back on their newest messages."""
+        if len(mended) == 1 and mended[0].title:
+            text = self.tr(
+                "Restored the conversation “{title}” to its newest messages (the app had "
+                "stopped while changing it)."
+            ).format(title=mended[0].title)
+        elif len(mended) == 1:
+            text = self.tr(
+                "Restored a conversation to its newest messages (the app had stopped while "
+                "changing it)."
+            )
+        else:
+            text = self.tr(
+                "Restored {count} conversations to their newest messages (the app had stopped "
+                "while changing them)."
+            ).format(count=len(mended))
+        self.statusBar().showMessage(text, 30000)
 
     def _open_find(self) -> None:
         if self.search is not None and self.controller.current:

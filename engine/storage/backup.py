@@ -27,10 +27,15 @@ Invariants:
   ``quick_check``, and a schema exactly as this version creates it: a trigger, view, table
   or index of another program is `ForeignSchemaError`, by name), so a bad, foreign or newer
   file is refused with `CorruptDatabaseError` or `NewerSchemaError` and the current data is
-  not touched. The copy's schema is checked again before the copy is written to. The current file (and any
-  ``-wal``/``-shm``/``-journal`` left beside it, renamed with it so that SQLite would still
-  find them) is moved aside as ``<name>.before-restore-<timestamp>``, never deleted; the
-  backup comes in as a checked copy renamed into place.
+  not touched. The copy's schema is checked again before the copy is written to. The current
+  file is kept as ``<name>.before-restore-<timestamp>``, never deleted: that name is a hard
+  link to it (a copy where the disk has no links), so the file stays where the app opens it
+  until the backup's checked copy is renamed onto it in one step. A kill at any instant
+  leaves a whole database there, the current one or the restored one, never no file (which
+  the next start would take for a new, empty one). Any ``-wal``/``-shm``/``-journal`` left
+  beside the current file is renamed aside first, with it (where SQLite finds it), so it is
+  never applied to the restored file; a kill just after that keeps the current file without
+  the last writes its WAL held (they are in the copy kept aside).
 
 Errors from the disk are the storage's errors (`engine.storage.files`): a full disk is
 `StorageFullError`, a read-only or forbidden folder `StorageReadOnlyError` or
@@ -43,6 +48,7 @@ import asyncio
 import contextlib
 import os
 import secrets
+import shutil
 import sqlite3
 import threading
 import time
@@ -203,9 +209,9 @@ def restore_database(data_path: Path, backup_path: Path) -> Path | None:
     temporary = _temporary_beside(data_path)
     try:
         _copy(backup_path, temporary, data_path, lambda _done, _total: None, None)
-        aside = _move_aside(data_path)
+        aside = _keep_aside(data_path)
         try:
-            os.replace(temporary, data_path)
+            os.replace(temporary, data_path)  # the one step from the current file to the backup
         except OSError as exc:
             if aside is not None:
                 _put_back(aside, data_path)
@@ -341,8 +347,9 @@ def _check_backup(backup: Path) -> None:
 # ---------------------------------------------------------------------------- files
 
 
-def _move_aside(data_path: Path) -> Path | None:
-    """Rename the current file and the files beside it to ``.before-restore-<timestamp>``."""
+def _keep_aside(data_path: Path) -> Path | None:
+    """Keep the current file as ``.before-restore-<timestamp>``: the files beside it renamed
+    there, the file itself linked (or copied) there, so it stays in place until replaced."""
     if not data_path.exists():
         # A journal without its database would be applied to the restored file: keep it too.
         if not any(Path(f"{data_path}{s}").exists() for s in _BESIDE):
@@ -355,26 +362,52 @@ def _move_aside(data_path: Path) -> Path | None:
         number += 1
     moved: list[tuple[Path, Path]] = []
     try:
-        # The journals first: if the file itself cannot move, neither has anything else.
-        for suffix in (*_BESIDE, ""):
+        # The journals first: if the file itself cannot be kept, nothing else has moved.
+        for suffix in _BESIDE:
             current = Path(f"{data_path}{suffix}")
             if current.exists():
                 os.replace(current, Path(f"{aside}{suffix}"))
                 moved.append((current, Path(f"{aside}{suffix}")))
+        if data_path.exists():
+            _link_or_copy(data_path, aside)
     except OSError as exc:
         for current, kept in reversed(moved):
             with contextlib.suppress(OSError):
                 os.replace(kept, current)
         raise _disk_error(data_path, exc) from exc
+    _sync_folder(data_path.parent)
     return aside
 
 
+def _link_or_copy(current: Path, kept: Path) -> None:
+    """A second name for ``current`` (a hard link), or a synced copy where links fail."""
+    try:
+        os.link(current, kept)
+        return
+    except OSError:
+        pass  # a disk without hard links (FAT, some network shares): copy instead
+    temporary = _temporary_beside(kept)
+    try:
+        shutil.copyfile(current, temporary)
+        os.chmod(temporary, 0o600)
+        _sync_file(temporary, kept)
+        os.replace(temporary, kept)
+    finally:
+        _remove(temporary)
+
+
 def _put_back(aside: Path, data_path: Path) -> None:
-    for suffix in ("", *_BESIDE):
+    """Undo `_keep_aside` (the final rename failed): the journals back, the kept name gone."""
+    for suffix in _BESIDE:
         kept = Path(f"{aside}{suffix}")
         if kept.exists():
             with contextlib.suppress(OSError):
                 os.replace(kept, Path(f"{data_path}{suffix}"))
+    with contextlib.suppress(OSError):
+        if data_path.exists():
+            aside.unlink()  # the current file is still in place: the kept name is extra
+        elif aside.exists():
+            os.replace(aside, data_path)
 
 
 def _temporary_beside(path: Path) -> Path:

@@ -19,9 +19,12 @@ While a step streams, the request keeps its text and reasoning so far as one row
   or its request ended without storing its answer. A live holder's draft is never touched.
 * Readers see a dead holder's draft as the message it will become (`load_draft` in
   `SQLiteSessionStorage`), without writing anything.
-* A draft belongs to the branch it was written on: it keeps the active leaf of that moment
-  (``parent_seq``) and settles under it, becoming the session's active leaf (see
-  `engine.storage.tree`).
+* A draft belongs to the branch it was written on: it keeps the active leaf of that moment,
+  or the parent its request named (a regenerated answer's question, while nothing of the new
+  answer is stored and the path still shows the old one), as ``parent_seq``, and settles
+  under it, becoming the session's active leaf (see `engine.storage.tree`). Readers walk up
+  from the draft's parent (`FROM_PARENT_OF` with the draft's seq), so a dead regenerate's
+  draft shows on its own branch before it settles.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from __future__ import annotations
 import aiosqlite
 
 from ..messages import AssistantMessage, message_to_json
+from .tree import PARENT_SEQ
 
 __all__ = [
     "DELETE_REQUEST_DRAFT",
@@ -57,15 +61,17 @@ async def upsert_draft(
     token: str | None,
     message: AssistantMessage,
     now: float,
+    under: tuple[bool, int | None, str],
 ) -> bool:
     """Write the session's draft; return False when `token` no longer holds the lease.
 
     Runs inside the caller's transaction. With `token` None (no lease) it always writes.
+    `under` says where the draft settles: the parameters of `PARENT_SEQ`.
     """
     cursor = await db.execute(
         "INSERT INTO drafts "
         "(session_id, request_id, token, id, created_at, updated_at, body, parent_seq) "
-        "SELECT ?, ?, ?, ?, ?, ?, ?, (SELECT active_seq FROM sessions WHERE id = ?) "
+        f"SELECT ?, ?, ?, ?, ?, ?, ?, {PARENT_SEQ} "
         "WHERE ? IS NULL OR EXISTS "
         "(SELECT 1 FROM leases WHERE session_id = ? AND token = ?) "
         "ON CONFLICT (session_id) DO UPDATE SET request_id = excluded.request_id, "
@@ -80,7 +86,7 @@ async def upsert_draft(
             message.created_at,
             now,
             message_to_json(message),
-            session_id,
+            *under,
             token,
             session_id,
             token,

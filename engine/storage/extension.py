@@ -7,7 +7,9 @@ request, and ``save_draft``/``restore_draft`` for the streaming draft (a draft i
 with the request's lease token, so only the lease's holder can write it), and
 ``record_tool_start``/``started_tool_calls`` for the calls that started running (so resume
 can say which never did), and ``branch``/``switch_to``/``parent_of`` for the message tree
-(versions: regenerate, edit, the "‹ 2/3 ›" switcher). The lease a request
+(versions: regenerate, edit, the "‹ 2/3 ›" switcher; a new version's first message is an
+``append`` with ``parent=``, which stores it there and moves the path to it in one
+transaction, and ``restore(ctx, leaf=...)`` reads the path it goes on). The lease a request
 takes is kept here keyed by its request id, so two requests of one extension on different
 sessions (or a refused second one) never mix up their leases, and every append of a request
 is fenced by its own lease (`LeaseLostError` once another process took it over). ``acquire``
@@ -20,7 +22,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from ..extensions import Extension, RunContext, StoredMessage
+from ..extensions import Extension, Root, RunContext, StoredMessage
 from ..messages import AssistantMessage, Message, ToolCall
 from .lease import Lease
 from .sqlite import SQLiteSessionStorage
@@ -62,9 +64,10 @@ class SQLiteSessionExtension(Extension):
         if self._owns_storage:
             await self.storage.close()
 
-    async def restore(self, ctx: RunContext) -> list[Message]:
-        """Return the session's whole history, oldest first."""
-        return await self.storage.load(ctx.session_id)
+    async def restore(self, ctx: RunContext, *, leaf: str | Root | None = None) -> list[Message]:
+        """Return the session's whole history, oldest first (the path to ``leaf`` if given:
+        ``[]`` for `ROOT`)."""
+        return await self.storage.load(ctx.session_id, leaf=leaf)
 
     async def restore_tail(
         self, ctx: RunContext, limit: int, before_seq: int | None = None
@@ -72,14 +75,20 @@ class SQLiteSessionExtension(Extension):
         """Return the session's last `limit` stored messages, oldest first."""
         return await self.storage.load_tail(ctx.session_id, limit, before_seq)
 
-    async def append(self, ctx: RunContext, message: Message) -> None:
-        """Store one completed message in its own transaction, fenced by the request's lease.
+    async def append(
+        self, ctx: RunContext, message: Message, *, parent: str | Root | None = None
+    ) -> None:
+        """Store one completed message in its own transaction, fenced by the request's lease,
+        under the active leaf or under ``parent`` (`ROOT`: as a root); it becomes the leaf.
 
         Raises:
             LeaseLostError: another process took this request's lease over.
+            MessageNotFoundError: there is no message ``parent``.
         """
         lease = self._leases.get(ctx.request_id)
-        await self.storage.append(ctx.session_id, ctx.request_id, message, lease=lease)
+        await self.storage.append(
+            ctx.session_id, ctx.request_id, message, lease=lease, parent=parent
+        )
 
     async def append_many(self, ctx: RunContext, messages: Sequence[Message]) -> None:
         """Store several completed messages in one transaction (all or none), fenced by the
@@ -112,11 +121,18 @@ class SQLiteSessionExtension(Extension):
         """The message's parent id (None for a root) and its type name."""
         return await self.storage.parent_of(ctx.session_id, message_id)
 
-    async def save_draft(self, ctx: RunContext, message: AssistantMessage) -> None:
-        """Keep what the request's streaming step has shown so far, in its own transaction."""
+    async def save_draft(
+        self, ctx: RunContext, message: AssistantMessage, *, parent: str | Root | None = None
+    ) -> None:
+        """Keep what the request's streaming step has shown so far, in its own transaction;
+        it settles under the active leaf, or under ``parent``."""
         lease = self._leases.get(ctx.request_id)
         await self.storage.save_draft(
-            ctx.session_id, ctx.request_id, message, None if lease is None else lease.token
+            ctx.session_id,
+            ctx.request_id,
+            message,
+            None if lease is None else lease.token,
+            parent=parent,
         )
 
     async def restore_draft(self, ctx: RunContext) -> StoredMessage | None:

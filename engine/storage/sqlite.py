@@ -17,7 +17,9 @@ Invariants:
   each has a parent, the session an active leaf (`engine.storage.tree`). The history is the
   path from the root to the active leaf; `load_tail` walks up it one primary-key lookup a
   message, so its cost does not grow with the history or the number of branches. An append
-  goes under the active leaf and becomes it, in the append's own transaction.
+  goes under the active leaf (or under the parent it names: a new version) and becomes it,
+  in the append's own transaction. Opening the file mends a path an older version's killed
+  edit left cut short (`mended`).
 * Reading and `append` never take the lease; only `acquire_lease` does. An append made with
   ``lease=`` is fenced: the lease's token is checked in the append's own transaction, and a
   lease another process took over gets `LeaseLostError`, never a row after the new holder's.
@@ -58,11 +60,12 @@ from ..errors import (
     CorruptDatabaseError,
     ErrorAction,
     LeaseLostError,
+    MessageNotFoundError,
     SessionExistsError,
     StorageError,
     UnknownMessageTypeError,
 )
-from ..extensions import StoredMessage
+from ..extensions import ROOT, Root, StoredMessage
 from ..messages import (
     AssistantMessage,
     Message,
@@ -79,7 +82,15 @@ from .files import create_private, make_private, storage_error
 from .lease import Lease, LeaseHolder, ProcessIdentity, holder_is_gone
 from .migrations import TOOL_STARTS_MIGRATION, Progress, check_sqlite, prepare_database
 from .search import MessageSearch, casefold
-from .tree import FROM_ACTIVE, FROM_PARENT_OF, MessageTree, path_sql
+from .tree import (
+    FROM_ACTIVE,
+    FROM_ID,
+    FROM_PARENT_OF,
+    PARENT_SEQ,
+    MendedPath,
+    MessageTree,
+    path_sql,
+)
 
 __all__ = ["SQLiteSessionStorage", "SessionInfo"]
 
@@ -149,6 +160,7 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
         self._writes: set[asyncio.Task[Any]] = set()
         self._leases: set[Lease] = set()
         self._tool_starts_since: float | None = None  #: read once (see tool_starts_recorded_since)
+        self._mended: tuple[MendedPath, ...] = ()  #: what opening the file mended
         self._closed = False  #: close() has begun (writes already started still complete)
         self._finished = False  #: close() has closed the connection: nothing more runs
 
@@ -213,6 +225,7 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
                 await db.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT * 1000)}")
                 await db.execute("PRAGMA foreign_keys = ON")
                 await db.create_function("casefold", 1, casefold, deterministic=True)
+            self._mended = tuple(await self._mend(db))
         except BaseException:
             await db.close()
             raise
@@ -328,9 +341,16 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
     # ------------------------------------------------------------------ messages
 
     async def append(
-        self, session_id: str, request_id: str, message: Message, *, lease: Lease | None = None
+        self,
+        session_id: str,
+        request_id: str,
+        message: Message,
+        *,
+        lease: Lease | None = None,
+        parent: str | Root | None = None,
     ) -> int:
-        """Store `message` under the active leaf, which it becomes, in its own transaction.
+        """Store `message` under the active leaf (or under `parent`), which it becomes, in
+        its own transaction.
 
         Creates the conversation if missing, bumps its ``updated_at`` and, while it has no
         title, takes one from the first line of a user message. An assistant message
@@ -341,12 +361,15 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
             lease: the lease the appending request holds on this session, if any. The write
                 then happens only while the lease's row is still its own (checked in the
                 same transaction); a raw append without one is not fenced.
+            parent: the message to store it under (`ROOT`: as a new root) instead of the
+                active leaf: a new version and the move of the path to it are one write.
 
         Returns:
             The message's sequence number in the conversation (1 for the first).
 
         Raises:
             LeaseLostError: `lease` was taken over by another process; nothing was written.
+            MessageNotFoundError: there is no message `parent`; nothing was written.
         """
         if lease is not None and lease.session_id != session_id:
             raise ValueError(f"the lease is for {lease.session_id!r}, not {session_id!r}")
@@ -357,6 +380,7 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
         async def body(db: aiosqlite.Connection) -> int:
             if lease is not None:
                 await self._fence(db, lease)
+            under = await self._parent_seq(db, session_id, parent)
             # Two statements (each a round trip to the connection's thread): the session
             # row is created or touched, keeping a title it has; then the message takes
             # the next seq. RETURNING needs SQLite 3.35 (2021).
@@ -372,8 +396,7 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
                     "INSERT INTO messages "
                     "(session_id, seq, request_id, id, type, created_at, body, parent_seq) "
                     "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, "
-                    "(SELECT active_seq FROM sessions WHERE id = ?) "
-                    "FROM messages WHERE session_id = ? RETURNING seq",
+                    f"{PARENT_SEQ} FROM messages WHERE session_id = ? RETURNING seq",
                     (
                         session_id,
                         request_id,
@@ -381,7 +404,7 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
                         message.type_name,
                         message.created_at,
                         body_json,
-                        session_id,
+                        *under,
                         session_id,
                     ),
                 )
@@ -497,16 +520,26 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
             ) from exc
         return encoded
 
-    async def load(self, session_id: str) -> list[Message]:
+    async def load(self, session_id: str, *, leaf: str | Root | None = None) -> list[Message]:
         """Return the conversation's history, the active path, oldest first ([] for an
         unknown id). Messages on other branches are not in it.
 
+        Args:
+            leaf: read the path from the root to this message instead (``[]`` for `ROOT`).
+
         Raises:
             UnknownMessageTypeError: a stored message is of a type this version cannot read.
+            MessageNotFoundError: there is no message `leaf`.
         """
-        rows = await self._read(
-            path_sql(start=FROM_ACTIVE, columns=_ROW_COLUMNS), {"sid": session_id, "limit": 2**62}
-        )
+        if leaf is ROOT:
+            return []
+        params: dict[str, Any] = {"sid": session_id, "limit": 2**62}
+        start = FROM_ACTIVE
+        if leaf is not None:
+            start, params["leaf"] = FROM_ID, leaf
+        rows = await self._read(path_sql(start=start, columns=_ROW_COLUMNS), params)
+        if leaf is not None and not rows:
+            raise MessageNotFoundError(session_id, leaf, str(self.path))
         return [self._stored(row, session_id).message for row in rows]
 
     async def load_tail(
@@ -552,19 +585,28 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
         request_id: str,
         message: AssistantMessage,
         token: str | None = None,
+        *,
+        parent: str | Root | None = None,
     ) -> bool:
         """Keep `message` as the session's draft (what its streaming step has shown so far).
 
         One UPSERT in its own transaction. `message` is stored as the message the draft
-        becomes if its writer dies (see `engine.storage.drafts`). With a lease `token`, the
-        draft is written only while that token still holds the session's lease.
+        becomes if its writer dies (see `engine.storage.drafts`), under the active leaf of
+        this moment or under `parent` (a regenerated answer's question). With a lease
+        `token`, the draft is written only while that token still holds the session's lease.
 
         Returns:
             False when `token` no longer holds the lease (nothing was written).
+
+        Raises:
+            MessageNotFoundError: there is no message `parent`; nothing was written.
         """
 
         async def body(db: aiosqlite.Connection) -> bool:
-            return await upsert_draft(db, session_id, request_id, token, message, time.time())
+            under = await self._parent_seq(db, session_id, parent)
+            return await upsert_draft(
+                db, session_id, request_id, token, message, time.time(), under
+            )
 
         return await self._write(body)
 

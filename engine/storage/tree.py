@@ -10,6 +10,13 @@ model sees is the path from the root to the active leaf. Invariants:
 * The active leaf names a stored message of its session, or is NULL (the empty path): it is
   set in the same transaction as the append that adds that message, or by a branch or a
   switch that found the message first.
+* A new version moves the path only by storing its first message: an append with an
+  explicit parent (an edit's question beside the edited one, the first message of a
+  regenerated answer under its question) stores it there and makes it the active leaf in
+  one transaction. So the active leaf is always a leaf (no message below it) unless a host
+  called `branch_from` and has not appended yet. A file a killed older version left with
+  the path cut short (the empty path over stored messages, or a leaf with messages below
+  it) is mended when the file opens (`mend_paths`).
 * Siblings are the children of one parent in ``seq`` order (the order they were written), so
   "‹ 2/3 ›" is stable. The newest leaf under a message is the largest ``seq`` in its subtree
   (a child is always newer than its parent, so that message has no children).
@@ -22,22 +29,38 @@ the ``(session_id, parent_seq, seq)`` index and costs the subtree's size.
 from __future__ import annotations
 
 import json
+import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..errors import MessageNotFoundError, SessionExistsError
+from ..errors import MessageNotFoundError, SessionExistsError, StorageError
+from ..extensions import ROOT, Root
+from .lease import LeaseHolder, ProcessIdentity, holder_is_gone
 
 if TYPE_CHECKING:
     import aiosqlite
 
     from .lease import Lease
 
-__all__ = ["FROM_ACTIVE", "FROM_PARENT_OF", "MessageTree", "path_sql"]
+__all__ = [
+    "FROM_ACTIVE",
+    "FROM_ID",
+    "FROM_PARENT_OF",
+    "PARENT_SEQ",
+    "MendedPath",
+    "MessageTree",
+    "has_cut_short",
+    "mend_paths",
+    "path_sql",
+]
 
 _T = TypeVar("_T")
+_log = logging.getLogger(__name__)
 
 #: a message's seq and parent by its id, the newest if an id was ever written twice
 SEQ_OF_ID = (
@@ -93,9 +116,105 @@ SELECT m.seq,
 FROM json_each(?) w CROSS JOIN messages m ON m.session_id = ? AND m.seq = w.value
 """
 
-#: where a walk starts: the active leaf, or the parent of a given message (``:before``)
+#: where a walk starts: the active leaf; a message by its id (``:leaf``); the parent of a
+#: given message (``:before``). A dead process's draft is read as the message it becomes
+#: (its seq the next one): its parent is the draft's (the branch it settles on).
 FROM_ACTIVE = "SELECT active_seq FROM sessions WHERE id = :sid"
-FROM_PARENT_OF = "SELECT parent_seq FROM messages WHERE session_id = :sid AND seq = :before"
+FROM_ID = "SELECT seq FROM messages WHERE session_id = :sid AND id = :leaf ORDER BY seq DESC LIMIT 1"
+FROM_PARENT_OF = (
+    "SELECT parent_seq FROM messages WHERE session_id = :sid AND seq = :before "
+    "UNION ALL SELECT parent_seq FROM drafts WHERE session_id = :sid AND :before = "
+    "(SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = :sid) LIMIT 1"
+)
+
+#: the parent_seq an insert gives a new message or draft: three parameters, as
+#: `MessageTree._parent_seq` returns them (whether a parent is named, its seq, the session)
+PARENT_SEQ = "CASE WHEN ? THEN ? ELSE (SELECT active_seq FROM sessions WHERE id = ?) END"
+
+#: the conversations a process left holding (it was killed, or its machine stopped) whose
+#: path is cut short: the empty path over stored messages, or a leaf with messages below
+#: it. Only those with a lease row are looked at: every change of the path that a kill
+#: could cut short ran under the conversation's lease, and a clean end deletes the row.
+#: CROSS JOIN keeps the lease rows outside (left to itself, the planner scanned sessions).
+_CUT_SHORT = """
+SELECT s.id, s.title, s.active_seq, l.host, l.boot_id, l.pid, l.process_started,
+       l.acquired_at, l.heartbeat_at
+FROM leases l CROSS JOIN sessions s ON s.id = l.session_id
+WHERE CASE WHEN s.active_seq IS NULL
+    THEN EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)
+    ELSE EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id AND m.parent_seq = s.active_seq)
+END
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class MendedPath:
+    """A conversation whose path a killed process had left cut short, put back on open."""
+
+    session_id: str
+    title: str | None
+    #: the message the path ended on (None: the empty path)
+    was: str | None
+    #: the message it ends on now: the newest leaf below where it ended
+    now: str
+
+
+async def has_cut_short(db: aiosqlite.Connection) -> bool:
+    """Whether any conversation's path is cut short (read only; see `_CUT_SHORT`)."""
+    rows = list(await db.execute_fetchall(f"SELECT EXISTS ({_CUT_SHORT})"))
+    return bool(rows[0][0])
+
+
+async def mend_paths(
+    db: aiosqlite.Connection, is_gone: Callable[[LeaseHolder], bool]
+) -> list[MendedPath]:
+    """Move each cut-short path (see `_CUT_SHORT`) whose holder `is_gone` to the newest
+    leaf below where it ended (the newest message of the conversation, for the empty path),
+    in one write transaction taken only when there is one; return what was mended.
+
+    Its cost is that of the leftover lease rows (a few index lookups each), not of the
+    history: a file whose every request ended cleanly holds none.
+    """
+    if not await has_cut_short(db):
+        return []
+    await db.execute("BEGIN IMMEDIATE")
+    try:
+        mended = await _mend(db, is_gone)
+    except BaseException:
+        if db.in_transaction:
+            await db.execute("ROLLBACK")
+        raise
+    await db.execute("COMMIT")
+    return mended
+
+
+async def _mend(
+    db: aiosqlite.Connection, is_gone: Callable[[LeaseHolder], bool]
+) -> list[MendedPath]:
+    mended: list[MendedPath] = []
+    for sid, title, active, *holder in list(await db.execute_fetchall(_CUT_SHORT)):
+        if not is_gone(LeaseHolder(*holder)):
+            continue  # a live request's path is its own business
+        if active is None:
+            rows = await db.execute_fetchall(
+                "SELECT seq, id FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1",
+                (sid,),
+            )
+            was = None
+        else:
+            rows = await db.execute_fetchall(NEWEST_IN_SUBTREE, (active, sid, sid))
+            was_rows = list(
+                await db.execute_fetchall(
+                    "SELECT id FROM messages WHERE session_id = ? AND seq = ?", (sid, active)
+                )
+            )
+            was = str(was_rows[0][0])
+        leaf, leaf_id = next(iter(rows))
+        await db.execute("UPDATE sessions SET active_seq = ? WHERE id = ?", (leaf, sid))
+        mended.append(
+            MendedPath(str(sid), title if isinstance(title, str) else None, was, str(leaf_id))
+        )
+    return mended
 
 
 class MessageTree:
@@ -105,14 +224,57 @@ class MessageTree:
     """
 
     path: Path
+    lease_host: str | None
+    lease_stale_after: float
+    _mended: tuple[MendedPath, ...]  #: what opening the file mended
 
     if TYPE_CHECKING:
+
+        async def _connection(self) -> aiosqlite.Connection: ...
+
+        def _translate(self) -> AbstractContextManager[None]: ...
 
         async def _read(self, sql: str, params: Any) -> list[Any]: ...
 
         async def _write(self, body: Callable[[aiosqlite.Connection], Awaitable[_T]]) -> _T: ...
 
         async def _fence(self, db: aiosqlite.Connection, lease: Lease) -> None: ...
+
+    async def _mend(self, db: aiosqlite.Connection) -> list[MendedPath]:
+        """When the file opens: put back the paths a killed process left cut short."""
+        here = ProcessIdentity.current(self.lease_host)
+        now = time.time()
+
+        def gone(holder: LeaseHolder) -> bool:
+            return holder_is_gone(holder, now=now, stale_after=self.lease_stale_after, here=here)
+
+        try:
+            with self._translate():
+                return await mend_paths(db, gone)
+        except StorageError:
+            # The file still opens: the path stays as it was until the next open mends it.
+            _log.warning("could not mend the paths cut short in %s", self.path, exc_info=True)
+            return []
+
+    async def mended(self) -> tuple[MendedPath, ...]:
+        """The conversations whose path opening this file put back: a process killed while
+        it changed the path (an older version's edit or regenerate) had left it cut short
+        (the empty path over stored messages, or ending above newer messages). Each path now
+        ends on the newest leaf below where it ended. Opens the file if it is not yet."""
+        await self._connection()
+        return self._mended
+
+    async def _parent_seq(
+        self, db: aiosqlite.Connection, session_id: str, parent: str | Root | None
+    ) -> tuple[bool, int | None, str]:
+        """The parameters of `PARENT_SEQ` for a message stored under ``parent`` (None: the
+        active leaf; `ROOT`: none). Raises `MessageNotFoundError` for an unknown parent."""
+        if parent is None:
+            return False, None, session_id
+        if parent is ROOT:
+            return True, None, session_id
+        seq, _parent, _kind = await self._seq_of(db, session_id, parent)
+        return True, seq, session_id
 
     async def _seq_of(
         self, db: aiosqlite.Connection | None, session_id: str, message_id: str

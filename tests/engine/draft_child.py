@@ -34,8 +34,8 @@ class NotingExtension(SQLiteSessionExtension):
         self.withheld = withheld
         self.saved = asyncio.Event()
 
-    async def save_draft(self, ctx, message):
-        await super().save_draft(ctx, message)
+    async def save_draft(self, ctx, message, **where):
+        await super().save_draft(ctx, message, **where)
         shown = (
             message.content,
             message.reasoning,

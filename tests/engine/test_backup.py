@@ -39,6 +39,9 @@ from tests.support.wait import until
 pytestmark = pytest.mark.timeout(60)
 
 
+ROOT = Path(__file__).resolve().parents[2]
+
+
 def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -526,3 +529,51 @@ async def test_restoring_the_data_file_onto_itself_is_refused(tmp_path):
     with pytest.raises(ValueError):
         await asyncio.to_thread(restore_database, data, data)
     assert await _sessions(data) == {"a": 1}
+
+
+async def test_a_kill_just_before_the_restore_renames_the_backup_in_keeps_the_current_file(
+    tmp_path,
+):
+    """A real child restores and is SIGKILLed just before the final rename: the current file
+    is still where the app opens it, whole (the copy kept aside is an extra name for it), so
+    the next start shows every conversation; a later restore works."""
+    import signal
+    import subprocess
+    import sys
+
+    from tests.support.wait import read_line
+
+    backups = tmp_path / "backups"
+    backups.mkdir()
+    backup = await _backup_of(backups, {"from-backup": 2})
+    data = tmp_path / "data" / "continuo.sqlite3"
+    storage = SQLiteSessionStorage(data)
+    try:
+        await _seed(storage, {"current": 3})
+    finally:
+        await storage.close()
+    before = _digest(data)
+    child = subprocess.Popen(  # noqa: ASYNC220 (reads go through a thread)
+        [sys.executable, "-m", "tests.engine.restore_kill_child", str(data), str(backup)],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = await read_line(child.stdout, "the final rename", seconds=60)
+        assert line.strip() == "renaming", f"child said {line!r}: {child.stderr.read()}"  # type: ignore[union-attr]
+        os.kill(child.pid, signal.SIGKILL)
+        assert await asyncio.to_thread(child.wait, 30) == -signal.SIGKILL
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        child.stdout.close()  # type: ignore[union-attr]
+        child.stderr.close()  # type: ignore[union-attr]
+    assert data.exists() and _digest(data) == before
+    assert await _sessions(data) == {"current": 3}
+    aside = await asyncio.to_thread(restore_database, data, backup)
+    assert await _sessions(data) == {"from-backup": 2}
+    assert aside is not None and await _sessions(aside) == {"current": 3}

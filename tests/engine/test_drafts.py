@@ -112,9 +112,9 @@ class CountingExtension(SQLiteSessionExtension):
         self.saved: list[tuple[float, str]] = []
         self.changed = asyncio.Event()
 
-    async def save_draft(self, ctx, message):
+    async def save_draft(self, ctx, message, **where):
         began = asyncio.get_running_loop().time()  # the snapshot was taken just now
-        await super().save_draft(ctx, message)
+        await super().save_draft(ctx, message, **where)
         self.saved.append((began, message.content))
         self.changed.set()
 

@@ -384,7 +384,7 @@ async def test_sigkill_during_a_regenerate_resumes_on_the_new_branch(store):
 
 async def test_a_new_version_that_stores_nothing_leaves_the_old_one_shown(store):
     """A regenerate whose provider refuses before any output, and an edit whose hook fails
-    before the new question is stored, put the path back: the old version stays shown."""
+    before the new question is stored, never move the path: the old version stays shown."""
     from engine import Extension, ProviderAuthError
 
     class Refusing:

@@ -318,8 +318,9 @@ class Run:
         storage = self.ext.storage
         stored = list(await storage.load(SID))
         draft = await storage.load_draft(SID)
-        if draft is not None:  # a killed child's answer, not settled yet
-            stored.append(draft.message)
+        if draft is not None:  # a killed child's answer, not settled yet, on its own branch
+            above = await storage.load_tail(SID, 10**6, before_seq=draft.seq)
+            stored = [*(r.message for r in above), draft.message]
         assert check_tree(self.db) == [m.id for m in await storage.load(SID)]
         expected = [self.tree.nodes[i] for i in self.tree.path()]
         got = [(_kind(m), m.content) for m in stored]

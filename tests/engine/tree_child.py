@@ -15,8 +15,8 @@ from engine.storage import SQLiteSessionExtension
 
 
 class _Store(SQLiteSessionExtension):
-    async def save_draft(self, ctx, message) -> None:  # type: ignore[no-untyped-def]
-        await super().save_draft(ctx, message)
+    async def save_draft(self, ctx, message, **where) -> None:  # type: ignore[no-untyped-def]
+        await super().save_draft(ctx, message, **where)
         print("ready", flush=True)
 
 
