@@ -31,7 +31,6 @@ geometry and closes the store, then emits `closed`.
 from __future__ import annotations
 
 import base64
-import html
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -40,7 +39,6 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QMainWindow
 
 from .controller_placeholder import ControllerPlaceholder
-from .markdown import tooltip_text
 
 if TYPE_CHECKING:
     import asyncio
@@ -624,6 +622,8 @@ class MainWindow(QMainWindow):
             self.resume_label.setVisible(False)
             self.resume_button.setToolTip("")
             return
+        from .markdown import tooltip_text
+
         self.resume_label.setText(self.resume_text(point))
         self.resume_label.setToolTip(tooltip_text(point.description))
         self.resume_button.setToolTip(tooltip_text(point.description))
@@ -673,6 +673,10 @@ class MainWindow(QMainWindow):
         # whether what arrived was kept — decided by whether it was stored — and what helps.
         words = [message, self.kept_text(kept), self.action_text(action, unsent=kept == "unsent")]
         plain = " ".join(w for w in words if w)
+        import html
+
+        from .markdown import tooltip_text
+
         text = html.escape(plain)
         if action in _SETTINGS_ACTIONS:
             link = self.tr("Open settings")  # not inside the f-string: lupdate would miss it
