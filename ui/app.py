@@ -303,10 +303,12 @@ async def settle_after_start(window: MainWindow) -> None:
     gc.freeze()
 
 
-async def _set_version() -> None:
+async def _set_version(window: MainWindow) -> None:
     import asyncio
 
-    # importlib.metadata reads every installed package's metadata: a worker thread's job.
+    # importlib.metadata reads every installed package's metadata: a worker thread's job,
+    # once the list is shown (the thread would take turns with the window's start).
+    await window.started()
     QApplication.setApplicationVersion(await asyncio.to_thread(version))
 
 
@@ -473,7 +475,7 @@ async def _run(window: MainWindow, data_dir: Path, args: argparse.Namespace) -> 
     heartbeat.timeout.connect(lambda: None)
 
     # The version (importlib.metadata) is looked up off the GUI thread, after start-up.
-    window.controller.spawn(_set_version(), "version")
+    window.controller.spawn(_set_version(window), "version")
     window.controller.spawn(settle_after_start(window), "settle after start")
     if args.smoke_script:
 

@@ -218,24 +218,27 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
         return db
 
     async def _open(self) -> aiosqlite.Connection:
-        await asyncio.to_thread(create_private, self.path)
-        await asyncio.to_thread(check_sqlite)
-        await asyncio.to_thread(
-            prepare_database, self.path, busy_timeout=_BUSY_TIMEOUT, progress=self.on_migration_progress
-        )
-        await asyncio.to_thread(make_private, self.path)
+        # One trip to a worker thread for the file's checks, and one statement for the
+        # settings: each trip waits for the event loop's turn (a window's start-up is busy).
+        await asyncio.to_thread(self._prepare_file)
         db = await aiosqlite.connect(self.path, isolation_level=None, timeout=_BUSY_TIMEOUT)
         try:
             with self._translate():
-                await db.execute("PRAGMA journal_mode = WAL")
-                await db.execute(f"PRAGMA synchronous = {self.synchronous}")
-                await db.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT * 1000)}")
-                await db.execute("PRAGMA foreign_keys = ON")
+                await db.executescript(
+                    f"PRAGMA journal_mode = WAL; PRAGMA synchronous = {self.synchronous}; "
+                    f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT * 1000)}; PRAGMA foreign_keys = ON;"
+                )
                 await db.create_function("casefold", 1, casefold, deterministic=True)
         except BaseException:
             await db.close()
             raise
         return db
+
+    def _prepare_file(self) -> None:
+        create_private(self.path)
+        check_sqlite()
+        prepare_database(self.path, busy_timeout=_BUSY_TIMEOUT, progress=self.on_migration_progress)
+        make_private(self.path)
 
     # ------------------------------------------------------------------ sessions
 
