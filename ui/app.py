@@ -38,7 +38,6 @@ if "httpx" not in sys.modules:
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 
 from PySide6.QtCore import QEvent, QEventLoop, QLockFile, QObject, QTimer  # noqa: E402
-from PySide6.QtGui import QIcon  # noqa: E402
 from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 
 if TYPE_CHECKING:
@@ -173,6 +172,8 @@ def attach_controller(
 def _set_icon(window: QWidget) -> None:
     if not _ICON.is_dir():
         return
+    from PySide6.QtGui import QIcon  # its enums cost about 3 ms: after the first paint
+
     icon = QIcon()
     for size in (16, 32, 48, 64, 128, 256):
         png = _ICON / f"continuo-{size}.png"
