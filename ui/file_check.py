@@ -23,6 +23,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 from PySide6.QtWidgets import QWidget
 
@@ -117,5 +118,6 @@ async def painted(widget: QWidget) -> None:
     except TimeoutError:
         pass
     finally:
-        widget.removeEventFilter(watch)
-        watch.deleteLater()
+        if shiboken6.isValid(widget):  # the window may have gone meanwhile
+            widget.removeEventFilter(watch)
+            watch.deleteLater()

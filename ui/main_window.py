@@ -366,8 +366,8 @@ class MainWindow(QMainWindow):
             chat_menu.addAction(act)
         self.help_menu = menu.addMenu("")
         self.help_menu.setObjectName("helpMenu")
-        self.help_menu.addAction(self.check_file_action)
         self.help_menu.addAction(self.about_action)
+        self.help_menu.addAction(self.check_file_action)
 
     def _connect_widgets(self) -> None:
         from PySide6.QtCore import QTimer
