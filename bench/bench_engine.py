@@ -3,6 +3,12 @@
 Targets (issue: engine): `resume_point()` on a 20,000-message session has a median within 2x
 of a 10-message session's, and under 20 ms. Appends are reported (durable default,
 ``synchronous=FULL``), with ``NORMAL`` beside it for comparison.
+
+Opening does not grow with the history: a fresh storage's open plus `list_sessions()`, and
+a fresh `Agent.create` plus `resume_point()` (what the window does to show a conversation),
+each on the large profile's file (`bench.profiles`: 100,000 messages, about 150 MB) against
+a file of 10 messages, medians of 15; target: within 2x (opening used to read every page of
+a file under 256 MB: 156-164 ms against 4-7 ms).
 """
 
 from __future__ import annotations
@@ -74,8 +80,57 @@ async def _appends_per_second(path: Path, synchronous: str, count: int = 400) ->
     return count / elapsed
 
 
+_OPEN_ROUNDS = 15
+_OPEN_TARGET = 2.0
+
+
+async def _open_figures(path: Path, session: str) -> tuple[float, float]:
+    """Medians: a fresh storage's open + `list_sessions()`; a fresh `Agent.create` over a
+    fresh extension + `resume_point()` on `session`."""
+    listing, resuming = [], []
+    for _ in range(_OPEN_ROUNDS):
+        start = time.perf_counter()
+        storage = SQLiteSessionStorage(path)
+        await storage.list_sessions()
+        listing.append(time.perf_counter() - start)
+        await storage.close()
+        start = time.perf_counter()
+        ext = SQLiteSessionExtension(path)
+        agent = await Agent.create(object(), config=AgentRunConfig(session), extensions=[ext])
+        await agent.resume_point()
+        resuming.append(time.perf_counter() - start)
+        await ext.close()
+    return statistics.median(listing), statistics.median(resuming)
+
+
+async def _open_large(missed: list[str]) -> None:
+    from bench.profiles import DB_FILE, large_profile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        small_path = Path(tmp) / "small.sqlite3"
+        small = SQLiteSessionStorage(small_path)
+        await _fill(small, "small", 10)
+        await small.close()
+        small_list, small_resume = await _open_figures(small_path, "small")
+    large_path = large_profile() / DB_FILE
+    size = large_path.stat().st_size / 1e6
+    large_list, large_resume = await _open_figures(large_path, "conversation-199")
+    for what, big, base in (
+        ("open + list_sessions()", large_list, small_list),
+        ("Agent.create + resume_point()", large_resume, small_resume),
+    ):
+        ratio = big / base
+        print(
+            f"{what}, fresh: {big * 1000:.1f} ms on 100,000 messages ({size:.0f} MB) vs "
+            f"{base * 1000:.1f} ms on 10 (ratio {ratio:.2f}; target <= {_OPEN_TARGET})"
+        )
+        if ratio > _OPEN_TARGET:
+            missed.append(f"{what} on a large file {ratio:.2f}x a small one's")
+
+
 async def main() -> list[str]:
     missed: list[str] = []
+    await _open_large(missed)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.sqlite3"
         seeding = SQLiteSessionStorage(path, synchronous="OFF")

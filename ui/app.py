@@ -24,7 +24,6 @@ event loop runs.
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import sys
@@ -39,7 +38,6 @@ if "httpx" not in sys.modules:
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 
 from PySide6.QtCore import QEvent, QEventLoop, QLockFile, QObject, QTimer  # noqa: E402
-from PySide6.QtGui import QIcon  # noqa: E402
 from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 
 if TYPE_CHECKING:
@@ -174,6 +172,8 @@ def attach_controller(
 def _set_icon(window: QWidget) -> None:
     if not _ICON.is_dir():
         return
+    from PySide6.QtGui import QIcon  # its enums cost about 3 ms: after the first paint
+
     icon = QIcon()
     for size in (16, 32, 48, 64, 128, 256):
         png = _ICON / f"continuo-{size}.png"
@@ -190,8 +190,14 @@ def read_appearance(data_dir: Path) -> dict[str, str]:
     a file properly, with a message, once the event loop runs).
     """
     try:
-        raw = json.loads((data_dir / "settings.json").read_text(encoding="utf-8"))
+        text = (data_dir / "settings.json").read_text(encoding="utf-8")
     except (OSError, ValueError):
+        return {}
+    import json
+
+    try:
+        raw = json.loads(text)
+    except ValueError:
         return {}
     if not isinstance(raw, dict):
         return {}
@@ -202,8 +208,8 @@ def read_appearance(data_dir: Path) -> dict[str, str]:
 def show_first_frame(app: QApplication, data_dir: Path) -> MainWindow:
     """Show the window's frame, wait for its first paint, then build its widgets.
 
-    The frame has the title, icon, size and the theme's colours; the widgets follow within
-    about a tenth of a second (`make bench` prints both), the conversations once the
+    The frame has the title, size and the theme's colours; the icon and the widgets follow
+    within about a tenth of a second (`make bench` prints both), the conversations once the
     controller is attached.
     """
     appearance = read_appearance(data_dir)
@@ -223,12 +229,12 @@ def show_first_frame(app: QApplication, data_dir: Path) -> MainWindow:
     from .main_window import MainWindow
 
     window = MainWindow(frame_only=True)
-    _set_icon(window)
     geometry = appearance.get("window_geometry")
     if geometry:
         window.restore_geometry_text(geometry)
     window.show()
     _wait_for_paint(window)
+    _set_icon(window)  # QIcon and its PNGs after the first paint (the desktop file names it)
     try:
         apply_palette(app, theme, quick=True)  # now the style sheet, for the widgets
     except Exception as exc:
@@ -292,15 +298,18 @@ async def settle_after_start(window: MainWindow) -> None:
     from . import markdown
 
     await window.started()
+    gc.enable()  # `main` keeps the collector off until the list is shown
     await asyncio.to_thread(markdown.wait_warm, 30.0)
     gc.collect()
     gc.freeze()
 
 
-async def _set_version() -> None:
+async def _set_version(window: MainWindow) -> None:
     import asyncio
 
-    # importlib.metadata reads every installed package's metadata: a worker thread's job.
+    # importlib.metadata reads every installed package's metadata: a worker thread's job,
+    # once the list is shown (the thread would take turns with the window's start).
+    await window.started()
     QApplication.setApplicationVersion(await asyncio.to_thread(version))
 
 
@@ -379,7 +388,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parse(argv if argv is not None else sys.argv[1:])
     logging.basicConfig(level=os.environ.get("CONTINUO_LOG", "WARNING").upper())
     data_dir = resolve_data_dir(args.data_dir)
-    from .settings import make_private_folder
+    from .folders import make_private_folder
 
     try:
         make_private_folder(data_dir)  # 0700: other local users must not read conversations
@@ -412,6 +421,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+    # Start-up makes tens of thousands of objects that live as long as the app; collecting
+    # them generation by generation cost about 30 ms before the list was shown. The collector
+    # is back on once it is (`settle_after_start`), and on the way out whatever happened.
+    import gc
+
+    gc.disable()
     try:
         window = show_first_frame(app, data_dir)
         # Only now the rest: asyncio, qasync, the engine and the store.
@@ -420,6 +435,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with asyncio.Runner(loop_factory=lambda: EventLoop(app)) as runner:
             return runner.run(_run(window, data_dir, args))  # type: ignore[arg-type]
     finally:
+        gc.enable()
         lock.unlock()
 
 
@@ -437,7 +453,14 @@ async def _run(window: MainWindow, data_dir: Path, args: argparse.Namespace) -> 
     except Exception as exc:
         log.warning("theme not applied: %s", exc)
     attach_controller(window, data_dir)
-    _listen(data_dir, window)
+
+    async def listen() -> None:
+        # QtNetwork after the list: a second launch in the first half second is not answered
+        # (it says so and exits), which is rarer than every start waiting for it.
+        await window.started()
+        _listen(data_dir, window)
+
+    window.controller.spawn(listen(), "second-launch channel")
     closed = asyncio.Event()
     window.closed.connect(closed.set)
     exit_code = 0
@@ -453,7 +476,7 @@ async def _run(window: MainWindow, data_dir: Path, args: argparse.Namespace) -> 
     heartbeat.timeout.connect(lambda: None)
 
     # The version (importlib.metadata) is looked up off the GUI thread, after start-up.
-    window.controller.spawn(_set_version(), "version")
+    window.controller.spawn(_set_version(window), "version")
     window.controller.spawn(settle_after_start(window), "settle after start")
     if args.smoke_script:
 

@@ -12,6 +12,7 @@ in its own module, found by name, and announces through the signals below:
 - `ui.resume_points.ResumePoints` — whether and how a conversation can carry on;
 - `ui.approvals.Approvals` — the person's answer before each MCP tool call;
 - `ui.tool_servers.ToolServers` — the MCP servers of ``mcp.json``, started when first needed;
+- `ui.file_check.FileCheck` — the file's full check, after an unclean exit or when asked;
 - `ui.errors` — what a failure says.
 
 Widgets call its plain methods; it runs the work as owned tasks and reports back through
@@ -42,6 +43,7 @@ from engine import (
 from .approvals import Approvals
 from .conversations import PAGE_SIZE, Conversations
 from .errors import KEPT_LOST, KEPT_SAVED, describe_error, error_text
+from .file_check import FileCheck
 from .model_catalog import ModelCatalog, ModelChoice, ModelFactory, threaded_builder
 from .models.sessions import SessionListModel
 from .models.transcript import TranscriptModel
@@ -133,6 +135,7 @@ class Controller(QObject):
         # the store's failure the window shows (and says again in another language), and
         # whether it happened at start-up, when nothing could be listed
         self._storage_failure: tuple[StorageError, bool] | None = None
+        self._check_failure: StorageError | None = None  # the damage the file's check found
         build = model_factory
         if build is None and settings_store is not None:
             build = threaded_builder(settings_store)
@@ -144,6 +147,8 @@ class Controller(QObject):
         self.approvals = Approvals(self)  # asks the person before each MCP tool call
         self.tool_extensions.append(self.approvals)
         self.tool_servers = ToolServers(self, self.data_dir)
+        self.file_check = FileCheck(lambda: self.storage, self)
+        self.file_check.finished.connect(self._file_checked)
 
     # ------------------------------------------------------------------ tasks
 
@@ -263,6 +268,22 @@ class Controller(QObject):
         finally:
             self.started.set()
 
+    def check_file(self) -> None:
+        """Read every page of the conversation file, in the background (Help menu)."""
+        self.spawn(self.file_check.run(asked=True), "check the conversation file")
+
+    def _file_checked(self, _asked: bool, damage: StorageError | None) -> None:
+        """Show the damage a check found; once a check passes, take away the notice a check
+        put up (any other failure is cleared by what failed)."""
+        shown = self._storage_failure[0] if self._storage_failure is not None else None
+        if damage is not None:
+            self._check_failure = damage
+            self.storage_failed(damage)
+            return
+        if shown is not None and shown is self._check_failure:
+            self.storage_failed(None)
+        self._check_failure = None
+
     @property
     def storage_failure(self) -> StorageError | None:
         """The store's failure the window shows now (None: it works)."""
@@ -272,6 +293,9 @@ class Controller(QObject):
         """Try the conversation file again (Try again): list it, or write to it, once more."""
         failure = self._storage_failure
         if failure is None:
+            return
+        if failure[0] is self._check_failure:  # damage the check found: check once more
+            await self.file_check.run(asked=True)
             return
         if failure[1]:
             self.started.clear()

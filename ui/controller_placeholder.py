@@ -47,6 +47,9 @@ class ControllerPlaceholder:
     def resume(self) -> None:
         return None
 
+    def check_file(self) -> None:
+        pass  # nothing is open to check yet
+
     def set_language(self, language: str) -> None:
         pass  # the real controller is told the window's language when it arrives
 

@@ -31,7 +31,6 @@ geometry and closes the store, then emits `closed`.
 from __future__ import annotations
 
 import base64
-import html
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -40,7 +39,6 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QMainWindow
 
 from .controller_placeholder import ControllerPlaceholder
-from .markdown import tooltip_text
 
 if TYPE_CHECKING:
     import asyncio
@@ -162,6 +160,8 @@ class MainWindow(QMainWindow):
         resume_marks.follow(c)  # the list's marks on conversations waiting for Resume
         c.sessions.dataChanged.connect(self._show_title)
         c.storageFailed.connect(self._on_storage_failed)
+        c.file_check.started.connect(self._on_check_started)
+        c.file_check.finished.connect(self._on_check_finished)
         c.inputStored.connect(self._on_input_stored)
         self._tell_language()
         if self._close_pending:
@@ -347,6 +347,7 @@ class MainWindow(QMainWindow):
         self.focus_composer_action = action(QKeySequence("Ctrl+L"), self.composer.setFocus)
         self.quit_action = action(QKeySequence.StandardKey.Quit, self.close)
         self.about_action = action(None, self.open_about)
+        self.check_file_action = action(None, lambda: self.controller.check_file())
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
         menu = self.menuBar()
         self.file_menu = file_menu = menu.addMenu("")
@@ -370,6 +371,7 @@ class MainWindow(QMainWindow):
         self.help_menu = menu.addMenu("")
         self.help_menu.setObjectName("helpMenu")
         self.help_menu.addAction(self.about_action)
+        self.help_menu.addAction(self.check_file_action)
 
     def _connect_widgets(self) -> None:
         from PySide6.QtCore import QTimer
@@ -480,6 +482,7 @@ class MainWindow(QMainWindow):
         self.archive_actions.retranslate()
         self.chat_menu.setTitle(self.tr("&Conversation"))
         self.about_action.setText(self.tr("&About Continuo"))
+        self.check_file_action.setText(self.tr("&Check the conversation file"))
         self.help_menu.setTitle(self.tr("&Help"))
         self._on_filter_text(self.session_filter.text())
         if self.search is not None:
@@ -544,6 +547,10 @@ class MainWindow(QMainWindow):
         from . import resume_marks
 
         self.controller.spawn(resume_marks.scan(self.controller), "resume marks")
+        # After an unclean exit the file is read in full, once the list is on screen.
+        self.controller.spawn(
+            self.controller.file_check.after_start(self.session_list.viewport()), "file check"
+        )
         if (
             self._first_run_dialog
             and not self.storage_notice.isVisibleTo(self)
@@ -622,6 +629,8 @@ class MainWindow(QMainWindow):
             self.resume_label.setVisible(False)
             self.resume_button.setToolTip("")
             return
+        from .markdown import tooltip_text
+
         self.resume_label.setText(self.resume_text(point))
         self.resume_label.setToolTip(tooltip_text(point.description))
         self.resume_button.setToolTip(tooltip_text(point.description))
@@ -671,6 +680,10 @@ class MainWindow(QMainWindow):
         # whether what arrived was kept — decided by whether it was stored — and what helps.
         words = [message, self.kept_text(kept), self.action_text(action, unsent=kept == "unsent")]
         plain = " ".join(w for w in words if w)
+        import html
+
+        from .markdown import tooltip_text
+
         text = html.escape(plain)
         if action in _SETTINGS_ACTIONS:
             link = self.tr("Open settings")  # not inside the f-string: lupdate would miss it
@@ -777,6 +790,19 @@ class MainWindow(QMainWindow):
         # At start-up nothing could be listed: the notice takes the conversation's place.
         self.storage_notice.show_problem(message, action, path, page=at_start)
         self.transcript.setVisible(not self.storage_notice.is_page)
+
+    def _on_check_started(self, asked: bool) -> None:
+        if asked:
+            self.statusBar().showMessage(self.tr("Checking the conversation file…"))
+
+    def _on_check_finished(self, asked: bool, damage: object) -> None:
+        checking = self.tr("Checking the conversation file…")
+        if asked and damage is None:
+            self.statusBar().showMessage(
+                self.tr("The conversation file was checked: no damage found."), 8000
+            )
+        elif self.statusBar().currentMessage() == checking:
+            self.statusBar().clearMessage()  # the storage notice says what was found
 
     def _on_input_stored(self, text: str, stored: bool) -> None:
         """The message sent is stored (the composer lets it go) or not (it stays)."""

@@ -48,6 +48,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from .folders import make_private_folder
+
 __all__ = [
     "DEFAULT_BASE_URLS",
     "KINDS",
@@ -616,26 +618,6 @@ class SettingsStore:
             f"The settings file {self.path} is a link to {target}, which cannot be written "
             f"({reason}). The link was left as it is; fix or remove it, then save again."
         )
-
-
-def make_private_folder(folder: Path) -> None:
-    """Create `folder` and any missing parents as 0700, whatever the umask.
-
-    The rule of ``engine.storage.files.make_private_folder``, repeated here so the window can
-    create its data folder before the engine is imported. An existing folder is left as it
-    is (the person may have chosen a shared one on purpose).
-
-    Raises:
-        OSError: the folder could not be created.
-    """
-    missing: list[Path] = []
-    for ancestor in (folder, *folder.parents):
-        if ancestor.exists():
-            break
-        missing.append(ancestor)
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    for created in missing:
-        os.chmod(created, 0o700)  # mkdir's mode is filtered by the umask; chmod's is not
 
 
 def _fsync_dir(path: Path) -> None:

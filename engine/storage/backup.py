@@ -8,8 +8,8 @@ Invariants:
   storage's own connection keeps writing (a request streaming, another appending), and the
   backup never restarts because of those writes.
 * A backup is one self-contained file: the copy is switched to ``journal_mode=DELETE`` (no
-  ``-wal``/``-shm`` beside it), is private (0600), and passes ``PRAGMA quick_check`` before
-  it is renamed to the chosen name. Until then it is a temporary file beside the destination,
+  ``-wal``/``-shm`` beside it), is private (0600), and passes SQLite's full check
+  (``PRAGMA integrity_check``) before it is renamed to the chosen name. Until then it is a temporary file beside the destination,
   removed on any failure or cancellation: a failed or cancelled backup leaves no file, and an
   existing file of that name is replaced only by a complete, checked copy. The rename is the
   line: a cancel before the final rename leaves nothing; after it, the backup stands
@@ -17,20 +17,22 @@ Invariants:
 * A backup is never written over the conversation file, nor over a file SQLite keeps beside
   it (``-wal``, ``-shm``, ``-journal``: SQLite would delete or replay it), and a restore never
   reads one of those as the backup (`is_database_file`).
-* A copy holds no leases. A lease names the process writing the original file; in the copy
-  nobody writes, and a lease naming this (live) process would keep every conversation that
-  was answering busy forever. Without it the copy behaves as after a crash: an answer that was
-  streaming is kept as its draft, and taking the lease turns it into the stopped answer that
-  Resume writes again.
+* A copy holds no leases, and no ``writers`` rows. A lease names the process writing the
+  original file; in the copy nobody writes, and a lease naming this (live) process would keep
+  every conversation that was answering busy forever (a writer's row would be taken for an
+  unclean exit once this process ends). Without leases the copy behaves as after a crash: an
+  answer that was streaming is kept as its draft, and taking the lease turns it into the
+  stopped answer that Resume writes again.
 * Restoring checks the backup read-only with the checks every open makes (the migrations'
-  inspection: SQLite header, Continuo's application id, a schema this version reads,
-  ``quick_check``, and a schema exactly as this version creates it: a trigger, view, table
-  or index of another program is `ForeignSchemaError`, by name), so a bad, foreign or newer
-  file is refused with `CorruptDatabaseError` or `NewerSchemaError` and the current data is
-  not touched. The copy's schema is checked again before the copy is written to. The current
-  file is kept as ``<name>.before-restore-<timestamp>``, never deleted: that name is a hard
-  link to it (a copy where the disk has no links), so the file stays where the app opens it
-  until the backup's checked copy is renamed onto it in one step. A kill at any instant
+  inspection: SQLite header, Continuo's application id, a schema this version reads, and a
+  schema exactly as this version creates it: a trigger, view, table or index of another
+  program is `ForeignSchemaError`, by name), then reads every page of it (the full check of
+  `engine.storage.integrity`, which opening the app's own file never runs), so a bad, foreign
+  or newer file is refused with `CorruptDatabaseError` or `NewerSchemaError` and the current
+  data is not touched. The copy's schema is checked again before the copy is written to. The
+  current file is kept as ``<name>.before-restore-<timestamp>``, never deleted: that name is a
+  hard link to it (a copy where the disk has no links), so the file stays where the app opens
+  it until the backup's checked copy is renamed onto it in one step. A kill at any instant
   leaves a whole database there, the current one or the restored one, never no file (which
   the next start would take for a new, empty one). Any ``-wal``/``-shm``/``-journal`` left
   beside the current file is renamed aside first, with it (where SQLite finds it), so it is
@@ -59,6 +61,7 @@ from pathlib import Path
 from ..errors import CorruptDatabaseError, StorageError
 from ..sentences import Phrase
 from .files import _os_refusal, make_private, refuse_unusable, storage_error
+from .integrity import check_file
 from .migrations import _inspect_read_only, check_schema
 from .sqlite import SQLiteSessionStorage
 
@@ -79,6 +82,8 @@ _STEP_PAGES = 1024
 #: the files SQLite may keep beside a database (WAL, its index, a rollback journal)
 _BESIDE = ("-wal", "-shm", "-journal")
 _BUSY_TIMEOUT = 5.0
+#: the schema version that added ``writers`` (a backup of an older file has none to drop)
+_WRITERS_VERSION = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,9 +297,11 @@ def _copy(
                 version = target.execute("PRAGMA user_version").fetchone()[0]
                 check_schema(target, source, version)
                 target.execute("DELETE FROM leases")
+                if version >= _WRITERS_VERSION:
+                    target.execute("DELETE FROM writers")
                 # The copy carried the source's WAL flag: back to one self-contained file.
                 mode = target.execute("PRAGMA journal_mode = DELETE").fetchone()[0]
-                problems = [row[0] for row in target.execute("PRAGMA quick_check").fetchall()]
+                problems = [row[0] for row in target.execute("PRAGMA integrity_check").fetchall()]
             except sqlite3.Error as exc:
                 raise storage_error(exc, named) from exc
             if str(mode).lower() != "delete" or problems != ["ok"]:
@@ -331,6 +338,7 @@ def _check_backup(backup: Path) -> None:
         if not backup.is_file():
             raise CorruptDatabaseError(str(backup), "it is not a file")
         _inspect_read_only(backup)
+        check_file(backup)  # every page: opening a file never reads them all
         ro = sqlite3.connect(f"{backup.resolve().as_uri()}?mode=ro", uri=True)
         try:
             version = ro.execute("PRAGMA user_version").fetchone()[0]

@@ -5,8 +5,10 @@ refuse it — so a file that is refused is never changed, not even by switching 
 
 1. the first 16 bytes say ``SQLite format 3`` (or the file is new / empty);
 2. a read-only connection (``file:...?mode=ro``) reads it: the header is intact, the
-   ``application_id`` is ours or unset, ``PRAGMA quick_check`` passes (for files up to
-   `QUICK_CHECK_LIMIT` bytes), and the tables are Continuo's;
+   ``application_id`` is ours or unset, and the tables are Continuo's. No page beyond the
+   schema is read: a full integrity check reads every page (2-7 ms a MB) and never runs on
+   this path (`engine.storage.integrity` says when it does); damage elsewhere is reported by
+   SQLite on the pages a query reads (`CorruptDatabaseError`);
 3. ``PRAGMA user_version`` is not newer than `SCHEMA_VERSION`;
 4. its schema (``sqlite_master``: tables, indexes, triggers, views) is exactly the one this
    code creates for that version (`expected_schema`). A trigger, view, table or index that
@@ -32,6 +34,8 @@ Schema versions (``PRAGMA user_version``; the number of steps applied):
 5     full-text search: ``message_index`` (FTS5, trigram tokenizer) over the text of each
       message, kept by triggers in each append's transaction; ``imports`` (which source
       conversation each imported one came from). Needs SQLite 3.35 with FTS5 (`check_sqlite`)
+6     ``writers``: the storages writing to the file now (one row each, deleted when it
+      closes); a row whose process is gone is an unclean exit (`engine.storage.integrity`)
 ====  =====================================================================================
 
 Adding a version: append a named function to `MIGRATIONS`, add its line above, and add the
@@ -61,7 +65,6 @@ from .files import storage_error
 __all__ = [
     "APPLICATION_ID",
     "MIGRATIONS",
-    "QUICK_CHECK_LIMIT",
     "SCHEMA_VERSION",
     "TOOL_STARTS_MIGRATION",
     "Migration",
@@ -77,10 +80,6 @@ __all__ = [
 #: ``PRAGMA application_id`` of a Continuo file ("CNTO"), so another program's SQLite file
 #: is recognised and refused rather than having our tables added to it.
 APPLICATION_ID = 0x434E544F
-
-#: files larger than this skip ``PRAGMA quick_check`` on open (it reads every page: about
-#: 1 ms per MB); SQLite still reports damage on the pages a query touches.
-QUICK_CHECK_LIMIT = 256 * 1024 * 1024
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -322,6 +321,24 @@ def _create_search_index(db: sqlite3.Connection, progress: Progress | None = Non
     db.execute("CREATE INDEX imports_by_session ON imports(session_id)")
 
 
+def _create_writers(db: sqlite3.Connection) -> None:
+    # One row per open storage that has written to the file, written in its first write's
+    # transaction and deleted when it closes (engine.storage.integrity). A row whose process
+    # is gone (killed, crashed, a power cut) is an unclean exit: the full check runs.
+    db.execute(
+        """
+        CREATE TABLE writers (
+            token TEXT PRIMARY KEY,
+            host TEXT NOT NULL,
+            boot_id TEXT NOT NULL,
+            pid INTEGER NOT NULL,
+            process_started REAL,
+            since REAL NOT NULL
+        )
+        """
+    )
+
+
 #: The ordered steps; a file's version is the number of them applied.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
@@ -349,6 +366,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         "full-text search over every message (FTS5 trigram); the record of imports",
         _create_search_index,
         _create_search_index,
+    ),
+    Migration(
+        "0006_writers",
+        "writers: the storages writing to the file now (a row of a gone process: an unclean "
+        "exit, checked in full)",
+        _create_writers,
     ),
 )
 
@@ -527,10 +550,6 @@ def _inspect_read_only(path: Path) -> None:
             raise NewerSchemaError(str(path), found, SCHEMA_VERSION)
         if app_id not in (0, APPLICATION_ID):
             raise CorruptDatabaseError(str(path), "it belongs to another program")
-        if path.stat().st_size <= QUICK_CHECK_LIMIT:
-            problems = [row[0] for row in ro.execute("PRAGMA quick_check").fetchall()]
-            if problems != ["ok"]:
-                raise CorruptDatabaseError(str(path), problems[0])
         tables = {
             row[0]
             for row in ro.execute(

@@ -30,6 +30,10 @@ Invariants:
   `engine.storage.drafts`). Appending a request's assistant message deletes that request's
   draft in the same transaction; acquiring the lease turns a draft left by a gone holder
   into the message it was; `load_draft` shows such a draft without writing.
+* The first write transaction also records this storage in ``writers`` (deleted by `close`):
+  a row left by a process that is gone is an unclean exit, after which the full integrity
+  check runs (`integrity_check_due`, `check_integrity`; `engine.storage.integrity`). Opening
+  never reads more than the file's header and schema.
 * Just before a tool call runs, its request records that it started (`record_tool_start`,
   fenced like an append). These records are not messages: no history reader returns them;
   resume reads them (`started_tool_calls`) to tell a call that never started from one that
@@ -79,6 +83,7 @@ from ..text import clean, clean_data
 from .archive import ConversationArchive
 from .drafts import DELETE_REQUEST_DRAFT, READ_DRAFT, settle_draft, upsert_draft
 from .files import create_private, make_private, storage_error
+from .integrity import WRITER_COLUMNS, CheckStop, Pause, gone_writers, run_check, writer_row
 from .lease import Lease, LeaseHolder, ProcessIdentity, holder_is_gone
 from .migrations import TOOL_STARTS_MIGRATION, Progress, check_sqlite, prepare_database
 from .search import MessageSearch, casefold
@@ -161,6 +166,10 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
         self._leases: set[Lease] = set()
         self._tool_starts_since: float | None = None  #: read once (see tool_starts_recorded_since)
         self._mended: tuple[MendedPath, ...] = ()  #: what opening the file mended
+        #: this storage's row of ``writers`` (see engine.storage.integrity); True once written
+        self._writer_token = secrets.token_hex(16)
+        self._writer_recorded = False
+        self._checks: set[CheckStop] = set()  #: the running integrity checks
         self._closed = False  #: close() has begun (writes already started still complete)
         self._finished = False  #: close() has closed the connection: nothing more runs
 
@@ -177,6 +186,8 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
         for lease in list(self._leases):
             with contextlib.suppress(StorageError):
                 await lease.release()
+        for check in list(self._checks):
+            check.stop()  # a running check ends now (its caller sees it stopped)
         while self._writes:
             await asyncio.gather(*self._writes, return_exceptions=True)
         if self._opening is not None and self._db is None:
@@ -186,7 +197,17 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
             db, self._db = self._db, None
             self._finished = True
             if db is not None:
+                if self._writer_recorded:
+                    await self._forget_writer(db)
                 await db.close()
+
+    async def _forget_writer(self, db: aiosqlite.Connection) -> None:
+        """Delete this storage's ``writers`` row: it closes cleanly. A failure (a full disk)
+        only leaves the row, and the next start checks the file once more."""
+        try:
+            await db.execute("DELETE FROM writers WHERE token = ?", (self._writer_token,))
+        except sqlite3.Error:
+            _log.warning("could not record the clean close of %s", self.path, exc_info=True)
 
     async def _connection(self) -> aiosqlite.Connection:
         if self._db is not None:
@@ -211,25 +232,28 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
         return db
 
     async def _open(self) -> aiosqlite.Connection:
-        await asyncio.to_thread(create_private, self.path)
-        await asyncio.to_thread(check_sqlite)
-        await asyncio.to_thread(
-            prepare_database, self.path, busy_timeout=_BUSY_TIMEOUT, progress=self.on_migration_progress
-        )
-        await asyncio.to_thread(make_private, self.path)
+        # One trip to a worker thread for the file's checks, and one statement for the
+        # settings: each trip waits for the event loop's turn (a window's start-up is busy).
+        await asyncio.to_thread(self._prepare_file)
         db = await aiosqlite.connect(self.path, isolation_level=None, timeout=_BUSY_TIMEOUT)
         try:
             with self._translate():
-                await db.execute("PRAGMA journal_mode = WAL")
-                await db.execute(f"PRAGMA synchronous = {self.synchronous}")
-                await db.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT * 1000)}")
-                await db.execute("PRAGMA foreign_keys = ON")
+                await db.executescript(
+                    f"PRAGMA journal_mode = WAL; PRAGMA synchronous = {self.synchronous}; "
+                    f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT * 1000)}; PRAGMA foreign_keys = ON;"
+                )
                 await db.create_function("casefold", 1, casefold, deterministic=True)
             self._mended = tuple(await self._mend(db))
         except BaseException:
             await db.close()
             raise
         return db
+
+    def _prepare_file(self) -> None:
+        create_private(self.path)
+        check_sqlite()
+        prepare_database(self.path, busy_timeout=_BUSY_TIMEOUT, progress=self.on_migration_progress)
+        make_private(self.path)
 
     # ------------------------------------------------------------------ sessions
 
@@ -689,6 +713,50 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
             self._tool_starts_since = float(rows[0][0])
         return self._tool_starts_since
 
+    # ------------------------------------------------------------------ integrity
+
+    async def integrity_check_due(self) -> bool:
+        """Whether a process that wrote to this file ended without closing it (killed,
+        crashed, a power cut) and no full check has passed since: then run `check_integrity`.
+
+        One small read; opens the file if it is not open yet.
+        """
+        return bool(await self._gone_writers())
+
+    async def check_integrity(self, *, pause: Pause | None = None) -> bool:
+        """Read every page of the file (SQLite's full check) on a separate read-only
+        connection in a worker thread, while this storage keeps working.
+
+        Cancelling the caller stops the check. Once a check passes, the unclean exits seen
+        before it began are forgotten (`integrity_check_due` is False again).
+
+        Args:
+            pause: called from the checking thread as the check begins and now and then.
+
+        Returns:
+            True when the file passed; False when the check was stopped first (`close`).
+
+        Raises:
+            CorruptDatabaseError: the file is damaged (the first problem SQLite names).
+            StorageError: the file could not be read.
+        """
+        gone = await self._gone_writers()  # those this check covers: read before it begins
+        passed = await run_check(self.path, self._checks, pause)
+        if passed and gone:
+
+            async def forget(db: aiosqlite.Connection) -> None:
+                await db.execute(
+                    "DELETE FROM writers WHERE token IN (SELECT value FROM json_each(?))",
+                    (json.dumps(gone),),
+                )
+
+            await self._write(forget)
+        return passed
+
+    async def _gone_writers(self) -> list[str]:
+        rows = await self._read(f"SELECT {WRITER_COLUMNS} FROM writers", ())
+        return gone_writers(rows, ProcessIdentity.current(self.lease_host))
+
     # ------------------------------------------------------------------ leases
 
     async def lease_holder(self, session_id: str) -> LeaseHolder | None:
@@ -819,6 +887,11 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
             with self._translate():
                 await db.execute("BEGIN IMMEDIATE")
                 try:
+                    if not self._writer_recorded:
+                        await db.execute(
+                            "INSERT OR REPLACE INTO writers VALUES (?, ?, ?, ?, ?, ?)",
+                            writer_row(self._writer_token, ProcessIdentity.current(self.lease_host)),
+                        )
                     result = await body(db)
                 except BaseException:
                     # A full disk or an I/O error mid-statement has already rolled the
@@ -833,6 +906,7 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
                             _log.warning("rollback failed in %s", self.path, exc_info=True)
                     raise
                 await db.execute("COMMIT")
+                self._writer_recorded = True
                 return result
 
     def _spawn(self, coro: Awaitable[_T]) -> asyncio.Task[_T]:

@@ -540,7 +540,7 @@ Backup: {path}</source>
         <translation>这个对话的记录有一部分已损坏（{reason}）。能读取的消息都已显示。</translation>
     </message>
     <message>
-        <location filename="../../ui/controller.py" line="493"/>
+        <location filename="../../ui/controller.py" line="517"/>
         <source>{title} (branch)</source>
         <translation>{title}（分支）</translation>
     </message>
@@ -788,388 +788,404 @@ Backup: {path}</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="496"/>
+        <location filename="../../ui/main_window.py" line="499"/>
         <source>Continuo</source>
         <translation>Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="437"/>
-        <location filename="../../ui/main_window.py" line="438"/>
+        <location filename="../../ui/main_window.py" line="439"/>
+        <location filename="../../ui/main_window.py" line="440"/>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="439"/>
+        <location filename="../../ui/main_window.py" line="441"/>
         <source>Start a new conversation (Ctrl+N)</source>
         <translation>开始新的对话（Ctrl+N）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="443"/>
+        <location filename="../../ui/main_window.py" line="445"/>
         <source>Conversations</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="444"/>
+        <location filename="../../ui/main_window.py" line="446"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="445"/>
+        <location filename="../../ui/main_window.py" line="447"/>
         <source>The model that answers in this conversation</source>
         <translation>在此对话中回答的模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="446"/>
+        <location filename="../../ui/main_window.py" line="448"/>
         <source>No model</source>
         <translation>未选择模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="470"/>
+        <location filename="../../ui/main_window.py" line="472"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="475"/>
+        <location filename="../../ui/main_window.py" line="477"/>
         <source>&amp;Find in this conversation</source>
         <translation>在这个对话中查找(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="476"/>
+        <location filename="../../ui/main_window.py" line="478"/>
         <source>&amp;Search all conversations</source>
         <translation>搜索所有对话(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="641"/>
+        <location filename="../../ui/main_window.py" line="650"/>
         <source>Resume writes the answer again.</source>
         <translation>“继续”会重新写这个回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="642"/>
+        <location filename="../../ui/main_window.py" line="651"/>
         <source>Resume continues the answer.</source>
         <translation>“继续”会接着写这个回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="753"/>
+        <location filename="../../ui/main_window.py" line="766"/>
         <source>System prompt</source>
         <translation>系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="447"/>
+        <location filename="../../ui/main_window.py" line="449"/>
         <source>Show the system prompt</source>
         <translation>显示系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="440"/>
+        <location filename="../../ui/main_window.py" line="442"/>
         <source>Search conversations</source>
         <translation>搜索对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="441"/>
+        <location filename="../../ui/main_window.py" line="443"/>
         <source>Search conversation titles and messages</source>
         <translation>搜索对话标题和消息</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="442"/>
+        <location filename="../../ui/main_window.py" line="444"/>
         <source>Messages found</source>
         <translation>找到的消息</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="449"/>
-        <location filename="../../ui/main_window.py" line="450"/>
+        <location filename="../../ui/main_window.py" line="451"/>
+        <location filename="../../ui/main_window.py" line="452"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="451"/>
+        <location filename="../../ui/main_window.py" line="453"/>
         <source>System prompt for this conversation</source>
         <translation>此对话的系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="454"/>
+        <location filename="../../ui/main_window.py" line="456"/>
         <source>Instructions the model gets with every message of this conversation (optional)</source>
         <translation>此对话中每条消息都会附带给模型的指示（可选）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="457"/>
+        <location filename="../../ui/main_window.py" line="459"/>
         <source>Error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="459"/>
+        <location filename="../../ui/main_window.py" line="461"/>
         <source>Waiting for your answer about a tool</source>
         <translation>正在等待你对工具的答复</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="460"/>
-        <location filename="../../ui/main_window.py" line="461"/>
+        <location filename="../../ui/main_window.py" line="462"/>
+        <location filename="../../ui/main_window.py" line="463"/>
         <source>Resume</source>
         <translation>继续</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="462"/>
+        <location filename="../../ui/main_window.py" line="464"/>
         <source>Why the conversation can be resumed</source>
         <translation>为什么可以继续这段对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="464"/>
-        <location filename="../../ui/main_window.py" line="465"/>
+        <location filename="../../ui/main_window.py" line="466"/>
+        <location filename="../../ui/main_window.py" line="467"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="466"/>
+        <location filename="../../ui/main_window.py" line="468"/>
         <source>Send (Enter)</source>
         <translation>发送（Enter）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="467"/>
-        <location filename="../../ui/main_window.py" line="468"/>
+        <location filename="../../ui/main_window.py" line="469"/>
+        <location filename="../../ui/main_window.py" line="470"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="471"/>
+        <location filename="../../ui/main_window.py" line="473"/>
         <source>&amp;New chat</source>
         <translation>新对话(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="472"/>
+        <location filename="../../ui/main_window.py" line="474"/>
         <source>&amp;Rename…</source>
         <translation>重命名(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="473"/>
+        <location filename="../../ui/main_window.py" line="475"/>
         <source>&amp;Delete…</source>
         <translation>删除(&amp;D)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="474"/>
+        <location filename="../../ui/main_window.py" line="476"/>
         <source>&amp;Settings…</source>
         <translation>设置(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="477"/>
+        <location filename="../../ui/main_window.py" line="479"/>
         <source>Write a &amp;message</source>
         <translation>输入消息(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="478"/>
+        <location filename="../../ui/main_window.py" line="480"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="479"/>
+        <location filename="../../ui/main_window.py" line="481"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="481"/>
+        <location filename="../../ui/main_window.py" line="483"/>
         <source>&amp;Conversation</source>
         <translation>对话(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="482"/>
+        <location filename="../../ui/main_window.py" line="484"/>
         <source>&amp;About Continuo</source>
         <translation>关于 Continuo(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="483"/>
+        <location filename="../../ui/main_window.py" line="485"/>
+        <source>&amp;Check the conversation file</source>
+        <translation>检查对话文件(&amp;C)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="486"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="500"/>
+        <location filename="../../ui/main_window.py" line="503"/>
         <source>{title} — Continuo</source>
         <translation>{title} — Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="511"/>
+        <location filename="../../ui/main_window.py" line="514"/>
         <source>No matches</source>
         <translation>没有匹配的对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="516"/>
+        <location filename="../../ui/main_window.py" line="519"/>
         <source>Copied</source>
         <translation>已复制</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="639"/>
+        <location filename="../../ui/main_window.py" line="648"/>
         <source>The model has not answered yet.</source>
         <translation>模型尚未回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="640"/>
+        <location filename="../../ui/main_window.py" line="649"/>
         <source>The app stopped while a tool was running.</source>
         <translation>工具运行期间应用停止了。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="649"/>
+        <location filename="../../ui/main_window.py" line="658"/>
         <source>The app stopped before the tool started, so it did not run.</source>
         <translation>应用在工具启动前就停止了，所以工具没有运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="676"/>
+        <location filename="../../ui/main_window.py" line="689"/>
         <source>Open settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="685"/>
+        <location filename="../../ui/main_window.py" line="698"/>
         <source>What arrived is saved.</source>
         <translation>已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="687"/>
+        <location filename="../../ui/main_window.py" line="700"/>
         <source>What arrived could not be saved.</source>
         <translation>已收到的内容没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="689"/>
+        <location filename="../../ui/main_window.py" line="702"/>
         <source>Your message was not sent; it is still in the box below.</source>
         <translation>你的消息没有发送，它仍在下方的输入框中。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="697"/>
+        <location filename="../../ui/main_window.py" line="710"/>
         <source>Free some disk space, then press Send again.</source>
         <translation>请腾出一些磁盘空间，然后再次按“发送”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="699"/>
+        <location filename="../../ui/main_window.py" line="712"/>
         <source>Check the data folder&apos;s permissions, then press Send again.</source>
         <translation>请检查数据文件夹的权限，然后再次按“发送”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="701"/>
+        <location filename="../../ui/main_window.py" line="714"/>
         <source>Press Send to try again.</source>
         <translation>按“发送”再试一次。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="704"/>
+        <location filename="../../ui/main_window.py" line="717"/>
         <source>Press Resume to carry on.</source>
         <translation>按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="705"/>
-        <location filename="../../ui/main_window.py" line="706"/>
+        <location filename="../../ui/main_window.py" line="718"/>
+        <location filename="../../ui/main_window.py" line="719"/>
         <source>Then press Resume to carry on.</source>
         <translation>然后按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="707"/>
+        <location filename="../../ui/main_window.py" line="720"/>
         <source>Free some disk space, then press Resume.</source>
         <translation>请腾出一些磁盘空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="709"/>
+        <location filename="../../ui/main_window.py" line="722"/>
         <source>Check the data folder and its permissions, then press Resume.</source>
         <translation>请检查数据文件夹及其权限，然后点击“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="711"/>
+        <location filename="../../ui/main_window.py" line="724"/>
         <source>Close the conversation in the other window first.</source>
         <translation>请先在另一个窗口中关闭这个对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="712"/>
+        <location filename="../../ui/main_window.py" line="725"/>
         <source>Start a new conversation with New chat.</source>
         <translation>请用“新对话”开始一个新对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="713"/>
+        <location filename="../../ui/main_window.py" line="726"/>
         <source>Install a newer Continuo to open it.</source>
         <translation>请安装更新版本的 Continuo 来打开它。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="714"/>
+        <location filename="../../ui/main_window.py" line="727"/>
         <source>Restore the conversation file from a backup.</source>
         <translation>请从备份恢复对话文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="715"/>
+        <location filename="../../ui/main_window.py" line="728"/>
         <source>Check your account on the provider&apos;s website.</source>
         <translation>请到服务商的网站上检查你的账户。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="753"/>
+        <location filename="../../ui/main_window.py" line="766"/>
         <source>System prompt ●</source>
         <translation>系统提示词 ●</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="835"/>
+        <location filename="../../ui/main_window.py" line="796"/>
+        <location filename="../../ui/main_window.py" line="799"/>
+        <source>Checking the conversation file…</source>
+        <translation>正在检查对话文件…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="802"/>
+        <source>The conversation file was checked: no damage found.</source>
+        <translation>对话文件已检查完毕：未发现损坏。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.py" line="861"/>
         <source>Message copied</source>
         <translation>已复制消息</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="840"/>
+        <location filename="../../ui/main_window.py" line="866"/>
         <source>Wait for the answer to finish, or stop it, first.</source>
         <translation>请先等待回答完成，或先停止它。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="878"/>
+        <location filename="../../ui/main_window.py" line="904"/>
         <source>An answer is still coming; press Esc to stop it.</source>
         <translation>回答仍在生成中；按 Esc 可停止。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="918"/>
+        <location filename="../../ui/main_window.py" line="944"/>
         <source>The tool server {server} could not start, so its tools are not offered: {error}</source>
         <translation>工具服务器 {server} 无法启动，因此不提供其工具：{error}</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="925"/>
+        <location filename="../../ui/main_window.py" line="951"/>
         <source>Starting the tool servers…</source>
         <translation>正在启动工具服务器…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="948"/>
+        <location filename="../../ui/main_window.py" line="974"/>
         <source>Retrying in {delay} s, {attempt} of {attempts}…</source>
         <translation>{delay} 秒后重试（第 {attempt} 次，共 {attempts} 次）…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="984"/>
+        <location filename="../../ui/main_window.py" line="1010"/>
         <source>The conversations can now be searched.</source>
         <translation>现在可以搜索对话了。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="987"/>
+        <location filename="../../ui/main_window.py" line="1013"/>
         <source>Preparing the conversations for search: {percent}%…</source>
         <translation>正在为搜索准备对话：{percent}%…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="996"/>
+        <location filename="../../ui/main_window.py" line="1022"/>
         <source>Restored the conversation “{title}” to its newest messages (the app had stopped while changing it).</source>
         <translation>已将对话“{title}”恢复到最新的消息（应用在修改它时停止了）。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="1001"/>
+        <location filename="../../ui/main_window.py" line="1027"/>
         <source>Restored a conversation to its newest messages (the app had stopped while changing it).</source>
         <translation>已将一个对话恢复到最新的消息（应用在修改它时停止了）。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="1006"/>
+        <location filename="../../ui/main_window.py" line="1032"/>
         <source>Restored {count} conversations to their newest messages (the app had stopped while changing them).</source>
         <translation>已将 {count} 个对话恢复到最新的消息（应用在修改它们时停止了）。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="1028"/>
+        <location filename="../../ui/main_window.py" line="1054"/>
         <source>Rename conversation</source>
         <translation>重命名对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="1029"/>
+        <location filename="../../ui/main_window.py" line="1055"/>
         <source>Title:</source>
         <translation>标题：</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="1067"/>
+        <location filename="../../ui/main_window.py" line="1093"/>
         <source>Delete conversation</source>
         <translation>删除对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="1069"/>
+        <location filename="../../ui/main_window.py" line="1095"/>
         <source>Delete “{title}”? This cannot be undone.</source>
         <translation>删除“{title}”？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="1072"/>
+        <location filename="../../ui/main_window.py" line="1098"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -1746,72 +1762,72 @@ Backup: {path}</source>
 <context>
     <name>StorageNotice</name>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="102"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="103"/>
         <source>File: {path}</source>
         <translation>文件：{path}</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="109"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="110"/>
         <source>The disk is full</source>
         <translation>磁盘已满</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="110"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="111"/>
         <source>The conversation file cannot be used</source>
         <translation>无法使用对话文件</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="111"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="112"/>
         <source>The conversation file is damaged</source>
         <translation>对话文件已损坏</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="112"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="113"/>
         <source>The conversation file is from a newer Continuo</source>
         <translation>对话文件来自更新版本的 Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="114"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="115"/>
         <source>The conversations cannot be saved</source>
         <translation>无法保存对话</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="120"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="121"/>
         <source>Free some disk space, then press Try again. Nothing already saved is lost.</source>
         <translation>请腾出一些磁盘空间，然后按“重试”。已保存的内容不会丢失。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="123"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="124"/>
         <source>Check the data folder&apos;s permissions: your user must be able to read and write it and the file. Or start Continuo with another folder (--data-dir). Then press Try again.</source>
         <translation>请检查数据文件夹的权限：你的用户必须能读写该文件夹和文件。也可以用另一个文件夹启动 Continuo（--data-dir）。然后按“重试”。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="128"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="129"/>
         <source>Restore the file from a backup, or move it aside to start with an empty list, then press Try again. Continuo has not changed it.</source>
         <translation>请从备份恢复该文件，或把它移走以从空列表开始，然后按“重试”。Continuo 没有改动它。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="132"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="133"/>
         <source>Install a newer Continuo to open it. This version has not changed it.</source>
         <translation>请安装更新版本的 Continuo 来打开它。这个版本没有改动它。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="135"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="136"/>
         <source>Press Try again once the problem is fixed.</source>
         <translation>问题解决后请按“重试”。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="138"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="139"/>
         <source>Problem with the conversation file</source>
         <translation>对话文件有问题</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="139"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="140"/>
         <source>Try again</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="140"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="141"/>
         <source>Restore from a backup…</source>
         <translation>从备份恢复…</translation>
     </message>

@@ -244,13 +244,20 @@ async def seed_provider(data_dir: Any, server: Any, model: str = "loopback-echo"
 _OPEN_WINDOWS: list[Any] = []
 
 
-async def open_window(data_dir: Any, **kwargs: Any) -> Any:
-    """Build, show and start a window over ``data_dir``; closed (store and all) at teardown."""
+async def open_window(
+    data_dir: Any, *, prepare: Callable[[Any], None] | None = None, **kwargs: Any
+) -> Any:
+    """Build, show and start a window over ``data_dir``; closed (store and all) at teardown.
+
+    ``prepare`` gets the built window before any of its start-up work has run.
+    """
     from ui.app import build_window
 
     kwargs.setdefault("first_run_dialog", False)
     window = build_window(data_dir, **kwargs)
     _OPEN_WINDOWS.append(window)
+    if prepare is not None:
+        prepare(window)
     window.show()
     await window.started()
     return window

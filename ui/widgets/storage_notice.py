@@ -24,7 +24,7 @@ class StorageNotice(QFrame):
     """A persistent notice about the conversation file; objectName ``storageNotice``."""
 
     retryRequested = Signal()  # noqa: N815 (Qt naming): the person pressed Try again
-    restoreRequested = Signal()  # noqa: N815: "Restore from a backup…" (a page only)
+    restoreRequested = Signal()  # noqa: N815 — "Restore from a backup…" (a page, or damage)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -91,7 +91,8 @@ class StorageNotice(QFrame):
     def _draw(self) -> None:
         message, action, path = self._state
         self.setVisible(bool(message))
-        self.restore_button.setVisible(self._page)
+        # A damaged file can be replaced by a backup, whether found at start or later.
+        self.restore_button.setVisible(self._page or action == "restore_backup")
         if not message:
             return
         self.title.setText(self.title_text(action))
