@@ -61,12 +61,12 @@ from ..errors import (
     ProviderStatusError,
     ProviderTimeoutError,
 )
-from ..messages import AssistantMessage, ToolCall, Usage, compact_json_in_turns
+from ..messages import AssistantMessage, Usage, compact_json_in_turns
 from ..model import ModelEvent, ModelOptions, ModelRequest, ModelResponse
 from ..redaction import Redactor, install_url_filter, redact_urls, shorten
 from ..sentences import Phrase, sentence
 from ..stop import StopInfo, StopReason
-from ..text import clean
+from ._tool_calls import ToolCallAccumulator
 from .sse import MAX_EVENT_SIZE, EventTooLarge, close_body
 
 __all__ = [
@@ -161,97 +161,6 @@ def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> f
 
 #: messages and tool calls in a request from which its body is encoded in turns of the loop
 LARGE_BODY = 2000
-
-
-class ToolCallAccumulator:
-    """Assembles tool calls from streamed fragments, keyed by the stream's index.
-
-    A call is parsed as soon as the next one begins (its fragments are complete then, in
-    every protocol's order), so an answer with thousands of calls costs little at its end,
-    where the work would be one long stall of the host's loop; a fragment that arrives for
-    a call already parsed makes it parse again at the end.
-    """
-
-    def __init__(self, provider: str) -> None:
-        self._provider = provider
-        self._calls: dict[int, list[Any]] = {}  # index -> [id, name, [argument fragments]]
-        self._built: dict[int, ToolCall] = {}  # calls parsed early, by index
-        self._last: int | None = None  # the index of the call fragments came for last
-
-    def __bool__(self) -> bool:
-        return bool(self._calls)
-
-    def add(
-        self, index: int, id: str | None = None, name: str | None = None, arguments: str = ""
-    ) -> ModelEvent:
-        """Record a fragment and return the event announcing it."""
-        call = self._calls.get(index)
-        if call is None:
-            call = self._calls[index] = [id, name, []]
-        else:
-            call[0] = call[0] or id
-            call[1] = call[1] or name
-            self._built.pop(index, None)  # more of a call parsed early: parse it again
-        if arguments:
-            call[2].append(arguments)
-        if self._last is not None and self._last != index and self._last not in self._built:
-            built = self._parse(self._last)
-            if isinstance(built, ToolCall):
-                self._built[self._last] = built
-        self._last = index
-        return ModelEvent.tool_call_delta(index, id=id, name=name, arguments=arguments)
-
-    def names(self) -> list[str]:
-        """The names of the calls seen so far, in index order."""
-        return [self._calls[i][1] or "" for i in sorted(self._calls)]
-
-    def build(self) -> tuple[ToolCall, ...]:
-        """Return the finished calls.
-
-        Raises:
-            ProviderResponseError: a call's arguments are not a JSON object.
-        """
-        calls = []
-        for index in sorted(self._calls):
-            built: ToolCall | ProviderResponseError | None = self._built.get(index)
-            if built is None:
-                built = self._parse(index)
-            if isinstance(built, ProviderResponseError):
-                raise built
-            calls.append(built)
-        return tuple(calls)
-
-    def _parse(self, index: int) -> ToolCall | ProviderResponseError:
-        """The call at ``index``, or the error its arguments deserve."""
-        call_id, name, fragments = self._calls[index]
-        # A surrogate pair split across two fragments is one character again (engine.text).
-        text = clean("".join(fragments)).strip()
-        try:
-            # strict=False: llama.cpp's JSON grammar lets a model put raw control
-            # characters (a newline, a tab) inside a string (compat/llamacpp-auto-tool-*).
-            arguments = json.loads(text, strict=False) if text else {}
-        except ValueError:
-            arguments = None
-        if isinstance(arguments, dict):
-            return ToolCall(call_id or f"call_{index}", name or "", arguments)
-        who = f"{self._provider[:1].upper()}{self._provider[1:]}"
-        if arguments is None and text.startswith("{") and not text.endswith("}"):
-            # A forced call cut by max_tokens still says "tool_calls" (llama.cpp:
-            # compat/llamacpp-forced-tool-cut.sse), so the cut shows only here.
-            return ProviderResponseError(
-                key="provider.tool_arguments_cut",
-                params={"who": who, "name": repr(name)},
-                provider=self._provider,
-                action=ErrorAction.CHECK_MODEL,
-            )
-        return ProviderResponseError(
-            key="provider.bad_tool_arguments",
-            params={
-                "who": who,
-                "name": repr(name),
-            },
-            provider=self._provider,
-        )
 
 
 class HTTPModel:
