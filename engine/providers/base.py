@@ -36,10 +36,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import email.utils
 import json
 import logging
-import random
 import re
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping
@@ -66,6 +64,7 @@ from ..model import ModelEvent, ModelOptions, ModelRequest, ModelResponse
 from ..redaction import Redactor, install_url_filter, redact_urls, shorten
 from ..sentences import Phrase, sentence
 from ..stop import StopInfo, StopReason
+from ._retry import parse_retry_after, retry_wait, retryable_status
 from ._tool_calls import ToolCallAccumulator
 from .sse import MAX_EVENT_SIZE, EventTooLarge, close_body
 
@@ -112,9 +111,6 @@ STOP_VALUE_LIMIT = 64
 #: the stop details that hold a server's own values (scrubbed like its stop reason)
 _SERVER_STOP_DETAILS = frozenset({"stop_sequence", "finish_reason"})
 
-#: statuses worth another attempt: timeouts, conflicts, rate limits and every 5xx (incl. 529)
-_RETRY_STATUSES = frozenset({408, 409, 429})
-
 #: the sentence a person reads for each abnormal stop (StopInfo.message, in English; a host
 #: shows it in another language with engine.sentences.describe_stop)
 _STOP_MESSAGES: dict[StopReason, str] = {
@@ -134,29 +130,6 @@ class ModelInfo:
 
     id: str  #: what goes in the ``model`` field of a request
     display_name: str  #: what a person reads; the id when the provider has no nicer name
-
-
-def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
-    """Return the wait a response asks for, in seconds, or None.
-
-    Reads ``retry-after-ms`` (OpenAI), then ``Retry-After`` as seconds or as an HTTP date.
-    """
-    value = headers.get("retry-after-ms")
-    if value:
-        with contextlib.suppress(ValueError):
-            return max(0.0, float(value) / 1000.0)
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    with contextlib.suppress(ValueError):
-        return max(0.0, float(value))
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
 #: messages and tool calls in a request from which its body is encoded in turns of the loop
@@ -395,7 +368,9 @@ class HTTPModel:
                 return
             except ProviderError as exc:
                 failure = exc if answered else self._unanswered(exc)
-                wait = None if produced else self._retry_wait(failure, attempt)
+                wait = None
+                if not produced:  # once anything reached the caller, never again
+                    wait = retry_wait(failure, attempt, self.max_attempts, self.retry_backoff)
                 if wait is None or time.monotonic() + wait > deadline:
                     if failure is exc:
                         raise
@@ -499,15 +474,6 @@ class HTTPModel:
         if raw is not None:
             return self._context_full(raw, message)
         raise self._status_error(response.status_code, message, response.headers, code)
-
-    def _retry_wait(self, exc: ProviderError, attempt: int) -> float | None:
-        if not getattr(exc, "retryable", False) or attempt >= self.max_attempts:
-            return None
-        retry_after = getattr(exc, "retry_after", None)
-        if retry_after is not None:
-            return float(retry_after)
-        backoff = min(self.retry_backoff * 2 ** (attempt - 1), 8.0)
-        return float(backoff * (1.0 - 0.25 * random.random()))
 
     # -- request helpers ---------------------------------------------------------------
 
@@ -656,7 +622,7 @@ class HTTPModel:
             "base_url": self._shown_url,
         }
         retry_after = parse_retry_after(headers)
-        retryable = status in _RETRY_STATUSES or status >= 500
+        retryable = retryable_status(status)
         too_long = retry_after is not None and retry_after > self.retry_after_cap
         until = ""
         if retry_after is not None:
@@ -695,7 +661,7 @@ class HTTPModel:
                 provider=self.provider,
                 action=ErrorAction.CHECK_MODEL,
             )
-        elif status >= 500 or status in _RETRY_STATUSES:
+        elif retryable_status(status):
             busy = "provider.overloaded" if status == 529 else "provider.server_error"
             err = ProviderStatusError(
                 key=busy + until,
