@@ -64,6 +64,13 @@ from ..model import ModelEvent, ModelOptions, ModelRequest, ModelResponse
 from ..redaction import Redactor, install_url_filter, redact_urls, shorten
 from ..sentences import Phrase, sentence
 from ..stop import StopInfo, StopReason
+from ._limits import (
+    DEFAULT_IDLE_TIMEOUT,
+    ERROR_BODY_LIMIT,
+    BodyTooSlow,
+    read_whole,
+    read_within,
+)
 from ._retry import parse_retry_after, retry_wait, retryable_status
 from ._tool_calls import ToolCallAccumulator
 from .sse import MAX_EVENT_SIZE, EventTooLarge, close_body
@@ -85,25 +92,15 @@ log = logging.getLogger("engine.providers")
 class EmptyBody(Exception):  # noqa: N818 (a signal between the parser and its caller)
     """Raised by a parser whose ``200 OK`` stream had no bytes at all (see `_answer_empty_stream`)."""
 
+
 # httpx logs every request's URL at INFO; a URL's userinfo or ?key= must not reach a log.
 install_url_filter()
 
 #: read/write/pool 120 s between bytes (reasoning models think quietly), connect 10 s
 DEFAULT_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
 
-#: seconds a stream may go without a model event (comments and pings are not events),
-#: when neither ``idle_timeout`` nor a read timeout is given
-DEFAULT_IDLE_TIMEOUT = 120.0
-
-#: bytes of an error response read; the rest is not waited for
-ERROR_BODY_LIMIT = 64 * 1024
-
 #: characters of a server's own words quoted in a sentence for a person
 QUOTE_LIMIT = 300
-
-#: an unstreamed answer (asked for again after an empty stream) must be whole within this
-#: many idle deadlines: the wait while it is made, then its body
-WHOLE_ANSWER_FACTOR = 2
 
 #: characters of a server's stop reason or stop sequence stored and quoted
 STOP_VALUE_LIMIT = 64
@@ -321,14 +318,12 @@ class HTTPModel:
             answered = False  # the response's head arrived: the connection was made
             try:
                 with self._map_errors():
-                    async with self._client.stream(
-                        "POST", self._chat_url(), **payload
-                    ) as response:
+                    async with self._client.stream("POST", self._chat_url(), **payload) as response:
                         answered = True
                         parse: AsyncIterator[list[ModelEvent]] | None = None
                         try:
                             if response.status_code >= 400:
-                                error_body = await self._read_within(
+                                error_body = await read_within(
                                     response, ERROR_BODY_LIMIT, self.idle_timeout
                                 )
                                 stored = self._error_response(response, error_body)  # or raises
@@ -364,7 +359,7 @@ class HTTPModel:
                                     produced = True
                                     yield event
                         finally:
-                            await _close_stream(response, parse)
+                            await close_body(response, parse)
                 return
             except ProviderError as exc:
                 failure = exc if answered else self._unanswered(exc)
@@ -396,45 +391,11 @@ class HTTPModel:
                 # Each read has the read timeout, the whole list the idle deadline: a server
                 # sending a byte at a time must not hold the model picker for ever.
                 if response.status_code >= 400:
-                    body = await self._read_within(response, ERROR_BODY_LIMIT, self.idle_timeout)
+                    body = await read_within(response, ERROR_BODY_LIMIT, self.idle_timeout)
                     message, code = error_fields(body)
                     raise self._status_error(response.status_code, message, response.headers, code)
-                content = await self._read_whole(response, self.idle_timeout)
+                content = await read_whole(response, self.max_event_size, self.idle_timeout)
         return self._models(loads(content, self))
-
-    async def _read_whole(self, response: httpx.Response, seconds: float | None = None) -> bytes:
-        """A whole (not streamed) answer body, up to ``max_event_size`` bytes.
-
-        Raises:
-            ProviderResponseError: the body is larger.
-            ProviderTimeoutError: it took longer than ``seconds`` (None: no overall limit;
-                the caller has one).
-        """
-        content = await self._read_within(response, self.max_event_size + 1, seconds)
-        if len(content) > self.max_event_size:
-            raise self._too_large(EventTooLarge(self.max_event_size))
-        return content
-
-    async def _read_within(
-        self, response: httpx.Response, limit: int, seconds: float | None
-    ) -> bytes:
-        """`read_at_most`, all of it within ``seconds`` (None: no overall limit).
-
-        httpx's read timeout bounds each read, not the body: one byte every half second
-        would hold the request for ever.
-
-        Raises:
-            ProviderTimeoutError: the body was not read within ``seconds``.
-        """
-        if seconds is None:
-            return await read_at_most(response, limit)
-        try:
-            async with asyncio.timeout(seconds) as deadline:
-                return await read_at_most(response, limit)
-        except TimeoutError:
-            if deadline.expired():
-                raise self._slow_body_error(seconds) from None
-            raise
 
     # -- what each adapter supplies ------------------------------------------------------
 
@@ -563,6 +524,8 @@ class HTTPModel:
             ) from exc
         except EventTooLarge as exc:
             raise self._too_large(exc) from exc
+        except BodyTooSlow as exc:
+            raise self._slow_body_error(exc.seconds) from None
 
     def _unanswered(self, exc: ProviderError) -> ProviderError:
         """The error for a connection that closed before any answer began, else ``exc``.
@@ -877,40 +840,6 @@ def _size(characters: int) -> str:
     if characters >= 1024:
         return f"{characters / 1024:g} KB"
     return f"{characters} characters"
-
-
-async def read_at_most(response: httpx.Response, limit: int) -> bytes:
-    """Read at most ``limit`` bytes of a body; the rest is never waited for.
-
-    An error status whose body never ends (or is huge) cannot hold the request or fill
-    memory: the response is closed once this much is read.
-    """
-    body = bytearray()
-    chunks = response.aiter_bytes()
-    try:
-        async for chunk in chunks:
-            body += chunk[: limit - len(body)]
-            if len(body) >= limit:
-                break
-    finally:
-        await close_body(response, chunks)
-    return bytes(body)
-
-
-async def _close_stream(
-    response: httpx.Response, parse: AsyncIterator[list[ModelEvent]] | None
-) -> None:
-    """Close the response, then the parser's generators, in the task that read them.
-
-    The response first, for the reason `sse.close_body` gives; the readers close it too
-    when they stop early, this covers a consumer that leaves between two reads.
-    """
-    try:
-        await response.aclose()
-    finally:
-        aclose = getattr(parse, "aclose", None)  # every _parse is an async generator
-        if aclose is not None:
-            await aclose()
 
 
 #: the C scanner without `json.loads`'s wrappers: half the cost per event (bench_providers)

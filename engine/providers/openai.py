@@ -31,10 +31,9 @@ from ..messages import (
 )
 from ..model import ModelEvent, ModelRequest
 from ..stop import StopInfo, StopReason
+from ._limits import ERROR_BODY_LIMIT, WHOLE_ANSWER_FACTOR, read_whole, read_within
 from .base import (
     CONTEXT_WORDS,
-    ERROR_BODY_LIMIT,
-    WHOLE_ANSWER_FACTOR,
     EmptyBody,
     HTTPModel,
     ModelInfo,
@@ -220,7 +219,7 @@ class OpenAIChatModel(HTTPModel):
     async def _parse(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
         if response.headers.get("content-type", "").startswith("application/json"):
             # The server ignored "stream": one whole completion.
-            content = await self._read_whole(response)  # capped: a body may never end
+            content = await read_whole(response, self.max_event_size)  # a body may never end
             yield list(self._whole(loads(content, self)))
             return
         text: list[str] = []
@@ -345,12 +344,10 @@ class OpenAIChatModel(HTTPModel):
                         # Outside the idle deadline (an unstreamed answer arrives whole,
                         # after all of it was made), but within a total of its own.
                         if again.status_code >= 400:
-                            content = await self._read_within(
-                                again, ERROR_BODY_LIMIT, self.idle_timeout
-                            )
+                            content = await read_within(again, ERROR_BODY_LIMIT, self.idle_timeout)
                         else:
-                            content = await self._read_whole(
-                                again, WHOLE_ANSWER_FACTOR * self.idle_timeout
+                            content = await read_whole(
+                                again, self.max_event_size, WHOLE_ANSWER_FACTOR * self.idle_timeout
                             )
                 break
             except ProviderTimeoutError as exc:
