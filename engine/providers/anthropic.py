@@ -34,8 +34,8 @@ from ..messages import (
 )
 from ..model import ModelEvent, ModelRequest
 from ..stop import StopInfo, StopReason
+from ._errors import CONTEXT_WORDS
 from .base import (
-    CONTEXT_WORDS,
     HTTPModel,
     ModelInfo,
     ToolCallAccumulator,
@@ -97,7 +97,7 @@ def _usage(data: Mapping[str, Any], previous: Usage | None = None) -> Usage:
 @contextlib.contextmanager
 def _map_errors(model: AnthropicModel) -> Iterator[None]:
     """Raise engine errors (``from`` httpx's) for transport failures; never the key."""
-    with model._transport_errors():
+    with model._errors.transport():
         yield
 
 
@@ -267,7 +267,7 @@ class AnthropicModel(HTTPModel):
                         except ValueError:
                             data = loads(raw, self)
                         if not isinstance(data, dict):
-                            raise self._bad_json()
+                            raise self._errors.bad_json()
                         kind = data.get(
                             "type"
                         )  # the event name, repeated in the data; "ping" matches nothing below
@@ -351,7 +351,7 @@ class AnthropicModel(HTTPModel):
                             detail = str(error.get("message") or error.get("type") or "")
                             if error.get("type") == "overloaded_error":
                                 detail = f"{detail} (Anthropic is overloaded)"
-                            raise self._stream_error(
+                            raise self._errors.in_stream(
                                 detail,
                                 context_full=bool(CONTEXT_WORDS.search(detail)),
                                 transient=error.get("type") in _TRANSIENT_ERRORS,
@@ -367,7 +367,7 @@ class AnthropicModel(HTTPModel):
                     break
         if stop_reason is None:
             # message_delta carries the stop; without it the answer may be incomplete.
-            raise self._ended_early(response)
+            raise self._errors.ended_early(response)
         details = {"stop_sequence": stop_sequence} if stop_sequence else {}
         stop = StopInfo(
             _STOP_REASONS.get(stop_reason, StopReason.OTHER), raw=stop_reason, details=details

@@ -34,46 +34,27 @@ details (``_map_errors``, ``_context_raw``) and the model list (``_models_url``,
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import json
 import logging
-import re
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 import httpx
 
-from ..errors import (
-    ErrorAction,
-    ProviderAuthError,
-    ProviderConnectionError,
-    ProviderContextLengthError,
-    ProviderEmptyStreamError,
-    ProviderError,
-    ProviderRateLimitError,
-    ProviderResponseError,
-    ProviderStatusError,
-    ProviderTimeoutError,
-)
+from ..errors import ProviderError
 from ..messages import AssistantMessage, Usage, compact_json_in_turns
 from ..model import ModelEvent, ModelOptions, ModelRequest, ModelResponse
-from ..redaction import Redactor, install_url_filter, redact_urls, shorten
-from ..sentences import Phrase, sentence
+from ..redaction import install_url_filter
+from ..sentences import sentence
 from ..stop import StopInfo, StopReason
-from ._limits import (
-    DEFAULT_IDLE_TIMEOUT,
-    ERROR_BODY_LIMIT,
-    BodyTooSlow,
-    read_whole,
-    read_within,
-)
-from ._retry import parse_retry_after, retry_wait, retryable_status
+from ._errors import QUOTE_LIMIT, ErrorWording, error_fields, redactor_for
+from ._limits import DEFAULT_IDLE_TIMEOUT, ERROR_BODY_LIMIT, read_whole, read_within
+from ._retry import parse_retry_after, retry_wait
 from ._tool_calls import ToolCallAccumulator
-from .sse import MAX_EVENT_SIZE, EventTooLarge, close_body
+from .sse import MAX_EVENT_SIZE, close_body
 
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
@@ -98,9 +79,6 @@ install_url_filter()
 
 #: read/write/pool 120 s between bytes (reasoning models think quietly), connect 10 s
 DEFAULT_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
-
-#: characters of a server's own words quoted in a sentence for a person
-QUOTE_LIMIT = 300
 
 #: characters of a server's stop reason or stop sequence stored and quoted
 STOP_VALUE_LIMIT = 64
@@ -185,16 +163,17 @@ class HTTPModel:
         if max_attempts < 1:
             raise ValueError("max_attempts counts every request, so it must be at least 1")
         self.model = model
-        if provider_name:
-            self.provider = provider_name  # type: ignore[misc]
         url = httpx.URL((base_url or self.default_base_url).rstrip("/"))
         # A key in the URL's userinfo goes as Basic auth (what httpx did with it anyway),
         # never inside a URL that a sentence, a log line or a repr could show.
         auth = httpx.BasicAuth(url.username, url.password) if url.userinfo else None
         self.base_url = str(url.copy_with(username=None, password=None))
+        address = None if provider_name is not None else self._server_address(self.base_url)
+        if provider_name:
+            self.provider = provider_name  # type: ignore[misc]
+        elif address:
+            self.provider = f"the server at {address}"  # type: ignore[misc]
         self.max_event_size = max_event_size
-        #: the address a provider without a name of its own is called after (see `_who`)
-        self._address_named: str | None = None
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.reasoning_effort = reasoning_effort
@@ -214,15 +193,15 @@ class HTTPModel:
             idle_timeout if idle_timeout is not None else self._timeout.read or DEFAULT_IDLE_TIMEOUT
         )
         all_headers = {**self._auth_headers(self._api_key), **dict(headers or {})}
-        self._redact = Redactor(
-            [
-                self._api_key,
-                url.username,
-                url.password,
-                *_credentials(headers or {}),
-                *_query_credentials(url),
-                *_basic_credentials(url),
-            ]
+        self._errors = ErrorWording(
+            provider=self.provider,
+            address=address,
+            base_url=self.base_url,
+            redact=redactor_for(self._api_key, url, headers or {}),
+            model=model,
+            timeout=self._timeout,
+            idle_timeout=self.idle_timeout,
+            retry_after_cap=retry_after_cap,
         )
         self._client = httpx.AsyncClient(
             timeout=self._timeout, headers=all_headers, transport=transport, auth=auth
@@ -242,10 +221,15 @@ class HTTPModel:
 
     def __repr__(self) -> str:
         # Never the key, nor the headers that carry it, nor a key= in the URL.
-        return f"{type(self).__name__}(model={self.model!r}, base_url={self._shown_url!r})"
+        return f"{type(self).__name__}(model={self.model!r}, base_url={self._errors.shown_url!r})"
 
     def _auth_headers(self, api_key: str | None) -> dict[str, str]:
         return {}
+
+    def _server_address(self, base_url: str) -> str | None:
+        """The ``host:port`` errors name the provider after ("the server at …") when it has
+        no name of its own, or None (the default: the provider's name)."""
+        return None
 
     def _endpoint(self, path: str, **query: str) -> str:
         """The URL of ``path`` under the base URL, keeping the base URL's own query.
@@ -256,25 +240,6 @@ class HTTPModel:
         url = httpx.URL(self.base_url)
         url = url.copy_with(path=url.path.rstrip("/") + path)
         return str(url.copy_merge_params(query) if query else url)
-
-    @property
-    def _shown_url(self) -> str:
-        """The base URL as a sentence may show it (key-like query values hidden)."""
-        return redact_urls(self.base_url)
-
-    @property
-    def _who(self) -> str | Phrase:
-        """The provider's name at the start of a sentence."""
-        if self._address_named is not None:  # "the server at host:port", said in any language
-            return Phrase("provider.server_at.who", {"address": self._address_named})
-        return self.provider[:1].upper() + self.provider[1:]
-
-    @property
-    def _named(self) -> str | Phrase:
-        """The provider's name inside a sentence."""
-        if self._address_named is not None:
-            return Phrase("provider.server_at", {"address": self._address_named})
-        return self.provider
 
     # -- lifetime ----------------------------------------------------------------------
 
@@ -331,12 +296,7 @@ class HTTPModel:
                                 yield stored
                                 return
                             if response.headers.get("content-type", "").startswith("text/html"):
-                                raise ProviderResponseError(
-                                    key="provider.web_page",
-                                    params={"who": self._who, "base_url": self._shown_url},
-                                    provider=self.provider,
-                                    action=ErrorAction.CHECK_CONNECTION,
-                                )
+                                raise self._errors.web_page()
                             # The parser hands over a batch per network read (fewer hops).
                             parse = self._parse(response)
                             while True:
@@ -353,7 +313,7 @@ class HTTPModel:
                                     break
                                 except TimeoutError:
                                     if idle.expired():
-                                        raise self._idle_error() from None
+                                        raise self._errors.idle() from None
                                     raise
                                 for event in events:
                                     produced = True
@@ -362,7 +322,7 @@ class HTTPModel:
                             await close_body(response, parse)
                 return
             except ProviderError as exc:
-                failure = exc if answered else self._unanswered(exc)
+                failure = exc if answered else self._errors.unanswered(exc)
                 wait = None
                 if not produced:  # once anything reached the caller, never again
                     wait = retry_wait(failure, attempt, self.max_attempts, self.retry_backoff)
@@ -373,7 +333,7 @@ class HTTPModel:
                 # INFO, not a warning: the window shows the retry (MODEL_RETRYING).
                 log.info(
                     "%s request failed (%s); retrying in %.2f s (attempt %d of %d)",
-                    self._who,
+                    self._errors.who,
                     type(exc).__name__,
                     wait,
                     attempt + 1,
@@ -412,7 +372,7 @@ class HTTPModel:
         raise NotImplementedError
 
     def _map_errors(self) -> contextlib.AbstractContextManager[None]:
-        return self._transport_errors()
+        return self._errors.transport()
 
     def _parse(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
         """Yield the step's events, a list per network read; the last is the completed one."""
@@ -436,6 +396,19 @@ class HTTPModel:
             return self._context_full(raw, message)
         raise self._status_error(response.status_code, message, response.headers, code)
 
+    def _status_error(
+        self, status: int, detail: str, headers: Mapping[str, str], code: str | None = None
+    ) -> ProviderError:
+        """The error for an HTTP error status (`ErrorWording.status`)."""
+        return self._errors.status(status, detail, headers, code)
+
+    async def _answer_empty_stream(self, response: httpx.Response) -> list[ModelEvent]:
+        """The answer to a ``200 OK`` whose body was empty; by default, an error.
+
+        An adapter whose servers say why when asked again without streaming overrides this.
+        """
+        raise self._errors.empty_stream()
+
     # -- request helpers ---------------------------------------------------------------
 
     def _options(self, request: ModelRequest) -> ModelOptions:
@@ -446,271 +419,6 @@ class HTTPModel:
             temperature=given.temperature if given.temperature is not None else self.temperature,
             reasoning_effort=given.reasoning_effort or self.reasoning_effort,
             extra=given.extra,
-        )
-
-    # -- errors ------------------------------------------------------------------------
-
-    def _scrub(self, text: str, limit: int = QUOTE_LIMIT) -> str:
-        """A server's words, fit to quote: every credential hidden, at most ``limit`` long.
-
-        Hidden before shortening, so a key cut in two by the limit is still recognised. Only
-        a head of a long text is redacted (a 15 MB error event cost seconds and hundreds of
-        MB): enough that what a cut leaves of a key at its end lies past the quoted part,
-        even after earlier redactions shortened the text; a longer head is taken if not.
-        """
-        margin = 2 * self._redact.longest + 16
-        size = limit + margin
-        while True:
-            hidden = self._redact(text[:size]).strip()
-            if size >= len(text) or len(hidden) >= limit + margin:
-                return shorten(hidden, limit)
-            size *= 4
-
-    @contextlib.contextmanager
-    def _transport_errors(self, *, connect_key: str = "provider.connect") -> Iterator[None]:
-        """Turn httpx's transport exceptions into the engine's, raised ``from`` them.
-
-        ``connect_key`` is the catalog sentence for a refused connection (`engine.sentences`).
-        """
-        try:
-            yield
-        except ProviderError:
-            raise
-        except (httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
-            # No connection within the connect (or pool) timeout: not "no data for" the
-            # read timeout, which was never reached.
-            limit = self._timeout.connect if isinstance(exc, httpx.ConnectTimeout) else None
-            limit = limit if limit is not None else self._timeout.pool
-            err: ProviderError = ProviderTimeoutError(
-                key="provider.connect_timeout",
-                params={
-                    "provider": self._named,
-                    "base_url": self._shown_url,
-                    "seconds": f"{limit or 0:g}",
-                },
-                provider=self.provider,
-            )
-            err.retryable = True
-            raise err from exc
-        except httpx.TimeoutException as exc:
-            limit = self._timeout.write if isinstance(exc, httpx.WriteTimeout) else None
-            limit = limit if limit is not None else self._timeout.read
-            err = ProviderTimeoutError(
-                key="provider.timeout",
-                params={"who": self._who, "seconds": f"{limit or 0:g}"},
-                provider=self.provider,
-            )
-            err.retryable = True
-            raise err from exc
-        except httpx.ConnectError as exc:
-            err = ProviderConnectionError(
-                key=connect_key,
-                params={"provider": self._named, "base_url": self._shown_url},
-                provider=self.provider,
-            )
-            err.retryable = True
-            raise err from exc
-        except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:
-            err = ProviderConnectionError(
-                key="provider.connection_broke",
-                params={"provider": self._named},
-                provider=self.provider,
-            )
-            err.retryable = True
-            raise err from exc
-        except httpx.DecodingError as exc:
-            raise ProviderResponseError(
-                key="provider.undecodable", params={"who": self._who}, provider=self.provider
-            ) from exc
-        except EventTooLarge as exc:
-            raise self._too_large(exc) from exc
-        except BodyTooSlow as exc:
-            raise self._slow_body_error(exc.seconds) from None
-
-    def _unanswered(self, exc: ProviderError) -> ProviderError:
-        """The error for a connection that closed before any answer began, else ``exc``.
-
-        httpx calls a connection the server resets before its response "broke"; nothing
-        arrived, so a person reads that the provider could not be reached, not that an
-        answer was cut off.
-        """
-        if exc.key != "provider.connection_broke":
-            return exc
-        err = ProviderConnectionError(
-            key="provider.connect.no_answer",
-            params={"provider": self._named, "base_url": self._shown_url},
-            provider=self.provider,
-        )
-        err.retryable = True
-        return err
-
-    def _too_large(self, exc: EventTooLarge) -> ProviderError:
-        """The error for a stream line, event or body larger than ``max_event_size``."""
-        return ProviderResponseError(
-            key="provider.too_large",
-            params={"who": self._who, "size": _size(exc.max_size)},
-            provider=self.provider,
-        )
-
-    def _slow_body_error(self, seconds: float) -> ProviderError:
-        """The error for a body still arriving after ``seconds`` (a byte at a time)."""
-        err = ProviderTimeoutError(
-            key="provider.slow_body",
-            params={"who": self._who, "seconds": f"{seconds:g}"},
-            provider=self.provider,
-        )
-        err.retryable = True  # retried only before any output, as every retry is
-        return err
-
-    def _idle_error(self) -> ProviderError:
-        """The error for a stream that brought no model event for ``idle_timeout`` seconds."""
-        err = ProviderTimeoutError(
-            key="provider.idle",
-            params={"who": self._who, "seconds": f"{self.idle_timeout:g}"},
-            provider=self.provider,
-        )
-        err.retryable = True  # retried only before any output, as every retry is
-        return err
-
-    def _status_error(
-        self, status: int, detail: str, headers: Mapping[str, str], code: str | None = None
-    ) -> ProviderError:
-        """Build the error for an HTTP error status, worded for a person."""
-        detail = self._scrub(detail)
-        params: dict[str, Any] = {
-            "who": self._who,
-            "status": status,
-            "said": f": {detail.rstrip('.')}." if detail else ".",
-            "model": repr(self.model),
-            "base_url": self._shown_url,
-        }
-        retry_after = parse_retry_after(headers)
-        retryable = retryable_status(status)
-        too_long = retry_after is not None and retry_after > self.retry_after_cap
-        until = ""
-        if retry_after is not None:
-            at = datetime.now(UTC).timestamp() + retry_after
-            params["seconds"] = f"{retry_after:.0f}"
-            params["at"] = f"{datetime.fromtimestamp(at, UTC):%H:%M:%S}"
-            until = "_until"
-        err: ProviderError
-        if status == 401:
-            err = ProviderAuthError(
-                key="provider.key_refused", params=params, status=status, provider=self.provider
-            )
-            retryable = False
-        elif status == 403:
-            err = ProviderAuthError(
-                key="provider.access_denied", params=params, status=status, provider=self.provider
-            )
-            retryable = False
-        elif status == 429:
-            quota = code == "insufficient_quota"
-            if quota:
-                retryable = False
-            err = ProviderRateLimitError(
-                key="provider.quota" if quota else f"provider.rate_limited{until}",
-                params=params,
-                status=status,
-                provider=self.provider,
-                retry_after=retry_after,
-                action=ErrorAction.CHECK_ACCOUNT if quota else None,
-            )
-        elif status == 404:
-            err = ProviderStatusError(
-                key="provider.no_model",
-                params=params,
-                status=status,
-                provider=self.provider,
-                action=ErrorAction.CHECK_MODEL,
-            )
-        elif retryable_status(status):
-            busy = "provider.overloaded" if status == 529 else "provider.server_error"
-            err = ProviderStatusError(
-                key=busy + until,
-                params=params,
-                status=status,
-                provider=self.provider,
-                action=ErrorAction.WAIT,
-            )
-        else:
-            err = ProviderStatusError(
-                key="provider.rejected",
-                params=params,
-                status=status,
-                provider=self.provider,
-                action=ErrorAction.CHECK_MODEL,
-            )
-        err.retryable = retryable and not too_long
-        err.retry_after = retry_after  # type: ignore[attr-defined]
-        return err
-
-    def _stream_error(
-        self, detail: str, *, context_full: bool = False, transient: bool = False
-    ) -> ProviderError:
-        """The error for an error reported inside a successful (200) stream.
-
-        ``transient`` (an overloaded or server error) makes it retryable; the retry loop
-        still retries only when nothing had reached the caller yet.
-        """
-        text = self._scrub(detail) or "no details given"
-        if context_full:
-            return ProviderContextLengthError(
-                key="provider.context_full",
-                params={"who": self._who, "detail": text},
-                status=400,
-                provider=self.provider,
-            )
-        # Whether what arrived was kept is not known here: the agent stores it, and the
-        # host says so only when it was (MESSAGE_APPENDED).
-        err = ProviderResponseError(
-            key="provider.error_in_stream",
-            params={"who": self._who, "detail": text.rstrip(".")},
-            provider=self.provider,
-        )
-        err.retryable = transient
-        return err
-
-    def _ended_early(self, response: httpx.Response | None = None) -> ProviderError:
-        """The error for a stream that ended without its stop; an empty one is its own."""
-        if response is not None and not response.num_bytes_downloaded:
-            return self._empty_stream()
-        err = ProviderConnectionError(
-            key="provider.ended_early",
-            params={"who": self._who},
-            provider=self.provider,
-            action=ErrorAction.RESUME,
-        )
-        err.retryable = True  # only ever before any output
-        return err
-
-    async def _answer_empty_stream(self, response: httpx.Response) -> list[ModelEvent]:
-        """The answer to a ``200 OK`` whose body was empty; by default, an error.
-
-        An adapter whose servers say why when asked again without streaming overrides this.
-        """
-        raise self._empty_stream()
-
-    def _empty_stream(self, reason: str | ProviderError = "") -> ProviderError:
-        """The error for a ``200 OK`` whose body was empty: nothing arrived, nothing is kept.
-
-        Not retried: the servers that do this (llama.cpp's Python server) do it every time
-        for the same request. ``reason`` is what the server said when asked again without
-        streaming, a sentence of its own.
-        """
-        if reason:
-            return ProviderEmptyStreamError(
-                key="provider.empty_stream.reason",
-                params={"who": self._who, "reason": reason},
-                provider=self.provider,
-            )
-        return ProviderEmptyStreamError(
-            key="provider.empty_stream", params={"who": self._who}, provider=self.provider
-        )
-
-    def _bad_json(self) -> ProviderError:
-        return ProviderResponseError(
-            key="provider.bad_json", params={"who": self._who}, provider=self.provider
         )
 
     # -- the final event ---------------------------------------------------------------
@@ -783,9 +491,9 @@ class HTTPModel:
         """One server stop value: unchanged when short and clean (a stop sequence may be
         whitespace), else scrubbed and cut to `STOP_VALUE_LIMIT`."""
         text = str(value)
-        if len(text) <= STOP_VALUE_LIMIT and self._redact(text) == text:
+        if len(text) <= STOP_VALUE_LIMIT and self._errors.redact(text) == text:
             return text
-        return self._scrub(text, STOP_VALUE_LIMIT)
+        return self._errors.scrub(text, STOP_VALUE_LIMIT)
 
     def _context_full(self, raw: str, detail: str) -> ModelEvent:
         """The completed step for a recognised context-length error response (stored)."""
@@ -795,51 +503,12 @@ class HTTPModel:
             message=sentence(
                 "stop.context_full_model",
                 model=self.model,
-                detail=self._scrub(detail).rstrip("."),
+                detail=self._errors.scrub(detail).rstrip("."),
             ),
         )
         return self._completed(
             text="", reasoning="", tools=ToolCallAccumulator(self.provider), stop=stop, usage=None
         )
-
-
-def _query_credentials(url: httpx.URL) -> list[str]:
-    """The values of a base URL's key-like query parameters (``?key=``), to hide wherever
-    they echo, not only as ``key=value``."""
-    return [
-        value
-        for name, value in url.params.multi_items()
-        if re.search(r"(?i)key|token|secret|passw|pwd|sig|auth|credential", name)
-    ]
-
-
-def _basic_credentials(url: httpx.URL) -> list[str]:
-    """The Basic credentials a base URL's userinfo is sent as (base64 of ``user:password``),
-    to hide where a server echoes them (the Redactor also hides the password in base64 at
-    any alignment, but a short one only in this exact form)."""
-    if not url.userinfo:
-        return []
-    pair = f"{url.username}:{url.password}".encode()
-    return [base64.b64encode(pair).decode("ascii")]
-
-
-def _credentials(headers: Mapping[str, str]) -> list[str]:
-    """The values of extra headers that carry a credential, to hide wherever they echo."""
-    found = []
-    for name, value in headers.items():
-        if re.search(r"(?i)auth|key|token|secret|cookie", name):
-            found.append(value)
-            found += value.split()[1:]  # "Bearer <token>": the token alone too
-    return found
-
-
-def _size(characters: int) -> str:
-    """A size for a person: "16 MB" (characters of text count as bytes here)."""
-    if characters >= 1024 * 1024:
-        return f"{characters / (1024 * 1024):g} MB"
-    if characters >= 1024:
-        return f"{characters / 1024:g} KB"
-    return f"{characters} characters"
 
 
 #: the C scanner without `json.loads`'s wrappers: half the cost per event (bench_providers)
@@ -853,7 +522,7 @@ def loads(data: str | bytes, model: HTTPModel) -> Any:
     except (ValueError, TypeError):
         return _loads_slowly(data, model)
     if end != len(data) and not data[end:].isspace():
-        raise model._bad_json()
+        raise model._errors.bad_json()
     return value
 
 
@@ -862,7 +531,7 @@ def _loads_slowly(data: str | bytes, model: HTTPModel) -> Any:
     try:
         return json.loads(data)
     except ValueError as exc:
-        raise model._bad_json() from exc
+        raise model._errors.bad_json() from exc
 
 
 async def until_broken(
@@ -883,39 +552,3 @@ async def until_broken(
         log.info("the connection closed after the answer finished; the usage may be missing")
     finally:
         await batches.aclose()  # in this task, not by the collector
-
-
-#: words in an error that mean the request no longer fits the model's context window
-CONTEXT_WORDS = re.compile(
-    r"context[ _-]?length|context[ _-]?window|maximum context|prompt is too long|"
-    r"too many tokens|exceeds the context|input is too long",
-    re.IGNORECASE,
-)
-
-
-def error_fields(body: bytes) -> tuple[str, str | None]:
-    """Read ``(message, code)`` from an error body in any of the common shapes.
-
-    OpenAI and Anthropic: ``{"error": {"message", "code" | "type"}}``; Ollama and llama.cpp:
-    ``{"error": "text"}``; FastAPI-based servers: ``{"detail": ...}``. Anything else: the
-    body's text, shortened.
-    """
-    try:
-        data = json.loads(body) if body else None
-    except ValueError:
-        data = None
-    if isinstance(data, dict):
-        error = data.get("error", data)
-        if isinstance(error, dict):
-            message = error.get("message") or error.get("detail") or ""
-            code = error.get("code") or error.get("type")
-            return str(message), str(code) if code is not None else None
-        if isinstance(error, str):
-            return error, None
-        detail = data.get("detail") or data.get("message")
-        if detail:
-            return str(detail), None
-    text = body.decode("utf-8", "replace").strip()
-    if text.lstrip().startswith("<"):
-        return "the server answered with a web page instead of an API response", None
-    return text[:300], None

@@ -32,7 +32,8 @@ from ..messages import (
 )
 from ..model import ModelEvent, ModelRequest
 from ..stop import StopInfo, StopReason
-from .base import CONTEXT_WORDS, HTTPModel, ModelInfo, ToolCallAccumulator, loads
+from ._errors import CONTEXT_WORDS
+from .base import HTTPModel, ModelInfo, ToolCallAccumulator, loads
 from .sse import aiter_ndjson_lines
 
 __all__ = ["OllamaModel"]
@@ -60,7 +61,7 @@ def _usage(data: Mapping[str, Any]) -> Usage:
 @contextlib.contextmanager
 def _map_errors(model: OllamaModel) -> Iterator[None]:
     """Raise engine errors (``from`` httpx's) for transport failures."""
-    with model._transport_errors(connect_key="provider.connect.ollama"):
+    with model._errors.transport("provider.connect.ollama"):
         yield
 
 
@@ -163,7 +164,7 @@ class OllamaModel(HTTPModel):
         if status == 404 and "not found" in detail:
             err = super()._status_error(status, detail, headers, code)
             err.args = (
-                f"Ollama has no model {self.model!r} ({self._scrub(detail)}). Download it with "
+                f"Ollama has no model {self.model!r} ({self._errors.scrub(detail)}). Download it with "
                 f"`ollama pull {self.model}`, or pick another model.",
             )
             return err
@@ -209,10 +210,10 @@ class OllamaModel(HTTPModel):
                     for line in batch:
                         data = loads(line, self)
                         if not isinstance(data, dict):
-                            raise self._bad_json()
+                            raise self._errors.bad_json()
                         if data.get("error"):
                             detail = str(data["error"])
-                            raise self._stream_error(
+                            raise self._errors.in_stream(
                                 detail, context_full=bool(CONTEXT_WORDS.search(detail))
                             )
                         message = data.get("message") or {}
@@ -258,4 +259,4 @@ class OllamaModel(HTTPModel):
                 if out:
                     yield out
                     out = []
-        raise self._ended_early(response)
+        raise self._errors.ended_early(response)

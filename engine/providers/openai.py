@@ -31,14 +31,13 @@ from ..messages import (
 )
 from ..model import ModelEvent, ModelRequest
 from ..stop import StopInfo, StopReason
+from ._errors import CONTEXT_WORDS, error_fields
 from ._limits import ERROR_BODY_LIMIT, WHOLE_ANSWER_FACTOR, read_whole, read_within
 from .base import (
-    CONTEXT_WORDS,
     EmptyBody,
     HTTPModel,
     ModelInfo,
     ToolCallAccumulator,
-    error_fields,
     loads,
     raw_decode,
     until_broken,
@@ -77,7 +76,7 @@ def _usage(data: Mapping[str, Any]) -> Usage:
 @contextlib.contextmanager
 def _map_errors(model: OpenAIChatModel) -> Iterator[None]:
     """Raise engine errors (``from`` httpx's) for transport failures; never the key."""
-    with model._transport_errors(connect_key="provider.connect.local"):
+    with model._errors.transport("provider.connect.local"):
         yield
 
 
@@ -150,16 +149,17 @@ class OpenAIChatModel(HTTPModel):
 
     def __init__(self, model: str, **kwargs: Any) -> None:
         super().__init__(model, **kwargs)
-        host = httpx.URL(self.base_url).host
-        # Name other servers after their host so errors say where the failure was.
-        if host not in ("api.openai.com", "") and "provider_name" not in kwargs:
-            self._address_named = httpx.URL(self.base_url).netloc.decode()
-            self.provider = f"the server at {self._address_named}"  # type: ignore[misc]
         # OpenAI itself deprecated max_tokens (reasoning models refuse it); compatible
         # servers mostly know only max_tokens.
+        host = httpx.URL(self.base_url).host
         self._max_tokens_field = (
             "max_completion_tokens" if host == "api.openai.com" else "max_tokens"
         )
+
+    def _server_address(self, base_url: str) -> str | None:
+        # Name other servers after their host so errors say where the failure was.
+        url = httpx.URL(base_url)
+        return url.netloc.decode() if url.host not in ("api.openai.com", "") else None
 
     def _auth_headers(self, api_key: str | None) -> dict[str, str]:
         return {"Authorization": f"Bearer {api_key}"} if api_key else {}
@@ -252,7 +252,7 @@ class OpenAIChatModel(HTTPModel):
                         except ValueError:
                             chunk = loads(data, self)
                         if not isinstance(chunk, dict):
-                            raise self._bad_json()
+                            raise self._errors.bad_json()
                         choices = chunk.get("choices")
                         error = chunk.get("error")
                         if error or (not choices and sse.event == "error"):
@@ -263,7 +263,7 @@ class OpenAIChatModel(HTTPModel):
                                 if chunk.get("usage"):
                                     usage = _usage(chunk["usage"])
                                 continue
-                            raise self._stream_error(
+                            raise self._errors.in_stream(
                                 detail,
                                 context_full=_is_context_error(code, detail),
                                 transient=_is_transient(error),
@@ -317,7 +317,7 @@ class OpenAIChatModel(HTTPModel):
                 # Asked again by the caller, outside the stream's idle deadline: an
                 # unstreamed answer may take as long as the read timeout allows.
                 raise EmptyBody
-            raise self._ended_early(response)
+            raise self._errors.ended_early(response)
         yield [
             self._finish(
                 finish, "".join(text), "".join(reasoning), refusal, tools, usage, late_error
@@ -353,23 +353,23 @@ class OpenAIChatModel(HTTPModel):
             except ProviderTimeoutError as exc:
                 if exc.key == "provider.slow_body":
                     raise  # a server too slow to finish: say so, not "empty stream"
-                raise self._empty_stream() from exc
+                raise self._errors.empty_stream() from exc
             except ProviderError as exc:
                 # The server closes the connection the empty stream came on just after it
                 # (uvicorn, after the app's exception), so the pool may hand that dying
                 # connection to this request: a second try gets a fresh one. A timeout is
                 # not tried again: an unstreamed answer may simply take that long.
                 if attempt == 2 or not isinstance(exc, ProviderConnectionError):
-                    raise self._empty_stream() from exc
+                    raise self._errors.empty_stream() from exc
         if again.status_code >= 400:
             message, code = error_fields(content)
             raw = self._context_raw(again.status_code, code, message)
             if raw is not None:
                 return [self._context_full(raw, message)]
             status = self._status_error(again.status_code, message, again.headers, code)
-            raise self._empty_stream(status) from status  # said in the window's language
+            raise self._errors.empty_stream(status) from status  # said in the window's language
         if not again.headers.get("content-type", "").startswith("application/json"):
-            raise self._empty_stream()
+            raise self._errors.empty_stream()
         return list(self._whole(loads(content, self)))
 
     def _finish(
@@ -382,7 +382,7 @@ class OpenAIChatModel(HTTPModel):
         usage: Usage | None,
         late_error: str = "",
     ) -> ModelEvent:
-        details = {"provider_error": self._scrub(late_error)} if late_error else {}
+        details = {"provider_error": self._errors.scrub(late_error)} if late_error else {}
         if refusal:
             # A refusal arrives as `delta.refusal` text with finish_reason "stop".
             stop = StopInfo(StopReason.REFUSAL, raw="refusal", details={"finish_reason": finish})
@@ -397,7 +397,7 @@ class OpenAIChatModel(HTTPModel):
         """Events for a non-streamed ``chat.completion`` body."""
         if data.get("error"):
             detail, code = error_fields(_json(data).encode())
-            raise self._stream_error(detail, context_full=_is_context_error(code, detail))
+            raise self._errors.in_stream(detail, context_full=_is_context_error(code, detail))
         choice = (data.get("choices") or [{}])[0]
         message = choice.get("message") or {}
         tools = ToolCallAccumulator(self.provider)
