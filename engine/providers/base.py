@@ -39,20 +39,20 @@ import json
 import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import httpx
 
 from ..errors import ProviderError
 from ..messages import AssistantMessage, Usage, compact_json_in_turns
-from ..model import ModelEvent, ModelOptions, ModelRequest, ModelResponse
+from ..model import ModelEvent, ModelOptions, ModelRequest
 from ..redaction import install_url_filter
-from ..sentences import sentence
-from ..stop import StopInfo, StopReason
+from ..stop import StopInfo
 from ._errors import QUOTE_LIMIT, ErrorWording, error_fields, redactor_for
 from ._limits import DEFAULT_IDLE_TIMEOUT, ERROR_BODY_LIMIT, read_whole, read_within
 from ._retry import parse_retry_after, retry_wait
+from ._step import completed, context_full
 from ._tool_calls import ToolCallAccumulator
 from .sse import MAX_EVENT_SIZE, close_body
 
@@ -79,24 +79,6 @@ install_url_filter()
 
 #: read/write/pool 120 s between bytes (reasoning models think quietly), connect 10 s
 DEFAULT_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
-
-#: characters of a server's stop reason or stop sequence stored and quoted
-STOP_VALUE_LIMIT = 64
-
-#: the stop details that hold a server's own values (scrubbed like its stop reason)
-_SERVER_STOP_DETAILS = frozenset({"stop_sequence", "finish_reason"})
-
-#: the sentence a person reads for each abnormal stop (StopInfo.message, in English; a host
-#: shows it in another language with engine.sentences.describe_stop)
-_STOP_MESSAGES: dict[StopReason, str] = {
-    reason: sentence(f"stop.{reason.value}")
-    for reason in (
-        StopReason.MAX_OUTPUT,
-        StopReason.REFUSAL,
-        StopReason.CONTEXT_FULL,
-        StopReason.PAUSED,
-    )
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -433,82 +415,21 @@ class HTTPModel:
         usage: Usage | None,
         provider_data: Mapping[str, Any] | None = None,
     ) -> ModelEvent:
-        """Assemble the step's `AssistantMessage` and wrap it in the last event.
-
-        A normal stop becomes ``tool_use`` when calls arrived and ``end_turn`` when none
-        did. An abnormal stop carries no tool calls: they are withheld and named in
-        ``stop.details["withheld_tool_calls"]`` (DESIGN.md, resume rules).
-        """
-        stop = self._stop_quoted(stop)
-        if stop.ok:
-            calls = tools.build()
-            reason = StopReason.TOOL_USE if calls else StopReason.END_TURN
-            if reason is not stop.reason:
-                stop = replace(stop, reason=reason)
-            message_stop = None
-        else:
-            calls = ()
-            details = dict(stop.details)
-            if tools:
-                details["withheld_tool_calls"] = tools.names()
-            stop = replace(
-                stop,
-                message=stop.message
-                or _STOP_MESSAGES.get(stop.reason)
-                or sentence("stop.unknown", raw=stop.raw),
-                details=details,
-            )
-            message_stop = stop
-        message = AssistantMessage(
-            content=text,
+        """The step's last event, its `AssistantMessage` assembled (`_step.completed`)."""
+        return completed(
+            self._errors,
+            self.name,
+            text=text,
             reasoning=reasoning,
-            tool_calls=calls,
-            stop=message_stop,
+            tools=tools,
+            stop=stop,
             usage=usage,
-            model=self.name,
-            provider_data=provider_data or {},
+            provider_data=provider_data,
         )
-        return ModelEvent.completed(ModelResponse(message, stop=stop, usage=usage))
-
-    def _stop_quoted(self, stop: StopInfo) -> StopInfo:
-        """The stop with the server's own values (its reason, a stop sequence) fit to store.
-
-        An unknown reason is stored as ``raw`` and quoted in the stop message: a server's
-        100 KB finish_reason holding the key was stored whole.
-        """
-        raw = stop.raw if stop.raw is None else self._stop_value(stop.raw)
-        quoted = {
-            key: self._stop_value(value)
-            if key in _SERVER_STOP_DETAILS and value is not None
-            else value
-            for key, value in stop.details.items()
-        }
-        if raw == stop.raw and quoted == dict(stop.details):
-            return stop
-        return replace(stop, raw=raw, details=quoted)
-
-    def _stop_value(self, value: object) -> str:
-        """One server stop value: unchanged when short and clean (a stop sequence may be
-        whitespace), else scrubbed and cut to `STOP_VALUE_LIMIT`."""
-        text = str(value)
-        if len(text) <= STOP_VALUE_LIMIT and self._errors.redact(text) == text:
-            return text
-        return self._errors.scrub(text, STOP_VALUE_LIMIT)
 
     def _context_full(self, raw: str, detail: str) -> ModelEvent:
-        """The completed step for a recognised context-length error response (stored)."""
-        stop = StopInfo(
-            StopReason.CONTEXT_FULL,
-            raw=raw,
-            message=sentence(
-                "stop.context_full_model",
-                model=self.model,
-                detail=self._errors.scrub(detail).rstrip("."),
-            ),
-        )
-        return self._completed(
-            text="", reasoning="", tools=ToolCallAccumulator(self.provider), stop=stop, usage=None
-        )
+        """The stored step for a context-length error response (`_step.context_full`)."""
+        return context_full(self._errors, self.name, raw, detail)
 
 
 #: the C scanner without `json.loads`'s wrappers: half the cost per event (bench_providers)
