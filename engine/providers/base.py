@@ -35,10 +35,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -51,6 +50,7 @@ from ..redaction import install_url_filter
 from ..stop import StopInfo
 from ._errors import QUOTE_LIMIT, ErrorWording, error_fields, redactor_for
 from ._limits import DEFAULT_IDLE_TIMEOUT, ERROR_BODY_LIMIT, read_whole, read_within
+from ._parsing import EmptyBody, loads
 from ._retry import parse_retry_after, retry_wait
 from ._step import completed, context_full
 from ._tool_calls import ToolCallAccumulator
@@ -68,10 +68,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("engine.providers")
-
-
-class EmptyBody(Exception):  # noqa: N818 (a signal between the parser and its caller)
-    """Raised by a parser whose ``200 OK`` stream had no bytes at all (see `_answer_empty_stream`)."""
 
 
 # httpx logs every request's URL at INFO; a URL's userinfo or ?key= must not reach a log.
@@ -337,7 +333,7 @@ class HTTPModel:
                     message, code = error_fields(body)
                     raise self._status_error(response.status_code, message, response.headers, code)
                 content = await read_whole(response, self.max_event_size, self.idle_timeout)
-        return self._models(loads(content, self))
+        return self._models(loads(content, self._errors))
 
     # -- what each adapter supplies ------------------------------------------------------
 
@@ -430,46 +426,3 @@ class HTTPModel:
     def _context_full(self, raw: str, detail: str) -> ModelEvent:
         """The stored step for a context-length error response (`_step.context_full`)."""
         return context_full(self._errors, self.name, raw, detail)
-
-
-#: the C scanner without `json.loads`'s wrappers: half the cost per event (bench_providers)
-raw_decode = json.JSONDecoder().raw_decode
-
-
-def loads(data: str | bytes, model: HTTPModel) -> Any:
-    """Parse one event's JSON, or raise the adapter's malformed-stream error."""
-    try:
-        value, end = raw_decode(data)  # type: ignore[arg-type]
-    except (ValueError, TypeError):
-        return _loads_slowly(data, model)
-    if end != len(data) and not data[end:].isspace():
-        raise model._errors.bad_json()
-    return value
-
-
-def _loads_slowly(data: str | bytes, model: HTTPModel) -> Any:
-    """Bytes, leading whitespace, or a real error to report."""
-    try:
-        return json.loads(data)
-    except ValueError as exc:
-        raise model._errors.bad_json() from exc
-
-
-async def until_broken(
-    batches: AsyncGenerator[list[Any], None], finished: Callable[[], bool]
-) -> AsyncGenerator[list[Any], None]:
-    """Pass batches through; if the connection breaks once ``finished()`` is true, just end.
-
-    A stream whose stop has already arrived may still lose its trailing usage chunk or
-    ``[DONE]`` to a dropped connection or a proxy; the answer is whole, so it is kept as
-    complete rather than reported as cut off.
-    """
-    try:
-        async for batch in batches:
-            yield batch
-    except httpx.TransportError:
-        if not finished():
-            raise
-        log.info("the connection closed after the answer finished; the usage may be missing")
-    finally:
-        await batches.aclose()  # in this task, not by the collector

@@ -33,7 +33,8 @@ from ..messages import (
 from ..model import ModelEvent, ModelRequest
 from ..stop import StopInfo, StopReason
 from ._errors import CONTEXT_WORDS
-from .base import HTTPModel, ModelInfo, ToolCallAccumulator, loads
+from ._parsing import events_per_read, json_object
+from .base import HTTPModel, ModelInfo, ToolCallAccumulator
 from .sse import aiter_ndjson_lines
 
 __all__ = ["OllamaModel"]
@@ -197,66 +198,74 @@ class OllamaModel(HTTPModel):
 
     # ------------------------------------------------------------------------ parsing
 
-    async def _parse(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
-        text: list[str] = []
-        reasoning: list[str] = []
-        tools = ToolCallAccumulator(self.provider)
-        tool_count = 0  # the calls seen so far, each a whole call in Ollama's stream
-        out: list[ModelEvent] = []
-        lines = aiter_ndjson_lines(response, max_size=self.max_event_size)
-        async with contextlib.aclosing(lines):  # closed here, not by the collector
-            async for batch in lines:
-                try:
-                    for line in batch:
-                        data = loads(line, self)
-                        if not isinstance(data, dict):
-                            raise self._errors.bad_json()
-                        if data.get("error"):
-                            detail = str(data["error"])
-                            raise self._errors.in_stream(
-                                detail, context_full=bool(CONTEXT_WORDS.search(detail))
-                            )
-                        message = data.get("message") or {}
-                        if message.get("thinking"):
-                            reasoning.append(message["thinking"])
-                            out.append(ModelEvent.reasoning(message["thinking"]))
-                        if message.get("content"):
-                            text.append(message["content"])
-                            out.append(ModelEvent.text(message["content"]))
-                        for call in message.get("tool_calls") or ():
-                            function = call.get("function") or {}
-                            arguments = function.get("arguments")
-                            if not isinstance(arguments, str):
-                                arguments = json.dumps(arguments or {}, ensure_ascii=False)
-                            # A running count: len(tools.names()) sorted every call so far.
-                            out.append(
-                                tools.add(
-                                    tool_count,
-                                    call.get("id") or f"call_{uuid.uuid4().hex[:24]}",
-                                    function.get("name"),
-                                    arguments,
-                                )
-                            )
-                            tool_count += 1
-                        if data.get("done"):
-                            raw = data.get("done_reason") or "stop"
-                            stop = StopInfo(_STOP_REASONS.get(raw, StopReason.OTHER), raw=raw)
-                            out.append(
-                                self._completed(
-                                    text="".join(text),
-                                    reasoning="".join(reasoning),
-                                    tools=tools,
-                                    stop=stop,
-                                    usage=_usage(data),
-                                )
-                            )
-                            yield out
-                            return
-                except Exception:
-                    if out:
-                        yield out  # what arrived before the fault still reaches the caller
-                    raise
-                if out:
-                    yield out
-                    out = []
-        raise self._errors.ended_early(response)
+    def _parse(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
+        lines = _Lines(self, response)
+        return events_per_read(
+            aiter_ndjson_lines(response, max_size=self.max_event_size), lines.feed, lines.end
+        )
+
+
+class _Lines:
+    """What the lines of one streamed answer have brought so far (`events_per_read`)."""
+
+    def __init__(self, model: OllamaModel, response: httpx.Response) -> None:
+        self._model = model
+        self._words = model._errors
+        self._response = response
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+        self.tools = ToolCallAccumulator(model.provider)
+        self.tool_count = 0  # the calls seen so far, each a whole call in Ollama's stream
+        self.done = False
+
+    def feed(self, batch: list[str], out: list[ModelEvent]) -> bool:
+        """Add one read's lines to ``out``; True at the last line (``"done": true``), whose
+        event is the completed step."""
+        for line in batch:
+            data = json_object(line, self._words)
+            if data.get("error"):
+                detail = str(data["error"])
+                raise self._words.in_stream(detail, context_full=bool(CONTEXT_WORDS.search(detail)))
+            message = data.get("message") or {}
+            if message.get("thinking"):
+                self.reasoning.append(message["thinking"])
+                out.append(ModelEvent.reasoning(message["thinking"]))
+            if message.get("content"):
+                self.text.append(message["content"])
+                out.append(ModelEvent.text(message["content"]))
+            for call in message.get("tool_calls") or ():
+                function = call.get("function") or {}
+                arguments = function.get("arguments")
+                if not isinstance(arguments, str):
+                    arguments = json.dumps(arguments or {}, ensure_ascii=False)
+                # A running count: len(tools.names()) sorted every call so far.
+                out.append(
+                    self.tools.add(
+                        self.tool_count,
+                        call.get("id") or f"call_{uuid.uuid4().hex[:24]}",
+                        function.get("name"),
+                        arguments,
+                    )
+                )
+                self.tool_count += 1
+            if data.get("done"):
+                raw = data.get("done_reason") or "stop"
+                stop = StopInfo(_STOP_REASONS.get(raw, StopReason.OTHER), raw=raw)
+                out.append(
+                    self._model._completed(
+                        text="".join(self.text),
+                        reasoning="".join(self.reasoning),
+                        tools=self.tools,
+                        stop=stop,
+                        usage=_usage(data),
+                    )
+                )
+                self.done = True
+                return True
+        return False
+
+    def end(self) -> list[ModelEvent]:
+        """Nothing more after the last line; raises for a stream that ended before it."""
+        if not self.done:
+            raise self._words.ended_early(self._response)
+        return []

@@ -33,16 +33,9 @@ from ..model import ModelEvent, ModelRequest
 from ..stop import StopInfo, StopReason
 from ._errors import CONTEXT_WORDS, error_fields
 from ._limits import ERROR_BODY_LIMIT, WHOLE_ANSWER_FACTOR, read_whole, read_within
-from .base import (
-    EmptyBody,
-    HTTPModel,
-    ModelInfo,
-    ToolCallAccumulator,
-    loads,
-    raw_decode,
-    until_broken,
-)
-from .sse import aiter_sse
+from ._parsing import EmptyBody, events_per_read, json_object, loads
+from .base import HTTPModel, ModelInfo, ToolCallAccumulator
+from .sse import ServerSentEvent, aiter_sse
 
 __all__ = ["OpenAIChatModel"]
 
@@ -216,113 +209,21 @@ class OpenAIChatModel(HTTPModel):
 
     # ------------------------------------------------------------------------ parsing
 
-    async def _parse(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
+    def _parse(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
         if response.headers.get("content-type", "").startswith("application/json"):
-            # The server ignored "stream": one whole completion.
-            content = await read_whole(response, self.max_event_size)  # a body may never end
-            yield list(self._whole(loads(content, self)))
-            return
-        text: list[str] = []
-        reasoning: list[str] = []
-        refusal: list[str] = []
-        tools = ToolCallAccumulator(self.provider)
-        ids: dict[str, int] = {}
-        finish: str | None = None
-        usage: Usage | None = None
-        late_error = ""
-        done = False
-        out: list[ModelEvent] = []
-        # Late binding is the point: the finish is read when the connection breaks.
-        finished = lambda: finish is not None  # noqa: B023, E731
-        batches = until_broken(aiter_sse(response, max_size=self.max_event_size), finished)
-        async with contextlib.aclosing(batches):  # closed here, not by the collector
-            async for batch in batches:
-                try:
-                    for sse in batch:
-                        data = sse.data
-                        if data == "[DONE]":
-                            done = True
-                            break
-                        if not data:
-                            continue
-                        try:  # the common case inline; anything unusual goes through loads()
-                            chunk, end = raw_decode(data)
-                            if end != len(data):
-                                chunk = loads(data, self)
-                        except ValueError:
-                            chunk = loads(data, self)
-                        if not isinstance(chunk, dict):
-                            raise self._errors.bad_json()
-                        choices = chunk.get("choices")
-                        error = chunk.get("error")
-                        if error or (not choices and sse.event == "error"):
-                            detail, code = error_fields(data.encode())
-                            if finish is not None:
-                                # OpenRouter restates a finished "length" as an error chunk: keep it.
-                                late_error = detail
-                                if chunk.get("usage"):
-                                    usage = _usage(chunk["usage"])
-                                continue
-                            raise self._errors.in_stream(
-                                detail,
-                                context_full=_is_context_error(code, detail),
-                                transient=_is_transient(error),
-                            )
-                        if chunk.get("usage"):
-                            usage = _usage(chunk["usage"])
-                        if not choices:
-                            continue
-                        choice = choices[0]  # one choice is asked for (no "n")
-                        delta = choice.get("delta") or {}
-                        piece = delta.get("content")
-                        if piece:
-                            text.append(piece)
-                            out.append(ModelEvent.text(piece))
-                            if len(delta) == 1 and not choice.get("finish_reason"):
-                                continue  # the hot path: a chunk of text and nothing else
-                        thought = delta.get("reasoning_content") or delta.get("reasoning")
-                        if thought:
-                            reasoning.append(thought)
-                            out.append(ModelEvent.reasoning(thought))
-                        declined = delta.get("refusal")
-                        if declined:
-                            refusal.append(declined)
-                            out.append(ModelEvent.text(declined))
-                        for call in delta.get("tool_calls") or ():
-                            index = call.get("index")
-                            if index is None:  # some servers omit it; tell calls apart by id
-                                index = ids.setdefault(call.get("id") or "", len(ids))
-                            function = call.get("function") or {}
-                            out.append(
-                                tools.add(
-                                    index,
-                                    call.get("id"),
-                                    function.get("name"),
-                                    function.get("arguments") or "",
-                                )
-                            )
-                        if choice.get("finish_reason"):
-                            finish = choice["finish_reason"]
-                except Exception:
-                    if out:
-                        yield out  # what arrived before the fault still reaches the caller
-                    raise
-                if out:
-                    yield out
-                    out = []
-                if done:
-                    break
-        if finish is None:
-            if not response.num_bytes_downloaded:
-                # Asked again by the caller, outside the stream's idle deadline: an
-                # unstreamed answer may take as long as the read timeout allows.
-                raise EmptyBody
-            raise self._errors.ended_early(response)
-        yield [
-            self._finish(
-                finish, "".join(text), "".join(reasoning), refusal, tools, usage, late_error
-            )
-        ]
+            return self._parse_whole(response)  # the server ignored "stream"
+        chunks = _Chunks(self, response)
+        return events_per_read(
+            aiter_sse(response, max_size=self.max_event_size),
+            chunks.feed,
+            chunks.end,
+            finished=chunks.finished,
+        )
+
+    async def _parse_whole(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
+        """The events of one whole completion, sent where a stream was asked for."""
+        content = await read_whole(response, self.max_event_size)  # a body may never end
+        yield list(self._whole(loads(content, self._errors)))
 
     async def _answer_empty_stream(self, response: httpx.Response) -> list[ModelEvent]:
         """After a ``200 OK`` with an empty body: the same request once with stream=false.
@@ -370,7 +271,7 @@ class OpenAIChatModel(HTTPModel):
             raise self._errors.empty_stream(status) from status  # said in the window's language
         if not again.headers.get("content-type", "").startswith("application/json"):
             raise self._errors.empty_stream()
-        return list(self._whole(loads(content, self)))
+        return list(self._whole(loads(content, self._errors)))
 
     def _finish(
         self,
@@ -417,3 +318,105 @@ class OpenAIChatModel(HTTPModel):
         yield self._finish(
             choice.get("finish_reason") or "stop", text, reasoning, refusal, tools, usage
         )
+
+
+class _Chunks:
+    """What the chunks of one streamed completion have brought so far (`events_per_read`)."""
+
+    def __init__(self, model: OpenAIChatModel, response: httpx.Response) -> None:
+        self._model = model
+        self._words = model._errors
+        self._response = response
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+        self.refusal: list[str] = []
+        self.tools = ToolCallAccumulator(model.provider)
+        self.ids: dict[str, int] = {}  # call id -> index, for servers that send no index
+        self.finish: str | None = None
+        self.usage: Usage | None = None
+        self.late_error = ""
+
+    def finished(self) -> bool:
+        return self.finish is not None
+
+    def feed(self, batch: list[ServerSentEvent], out: list[ModelEvent]) -> bool:
+        """Add one read's events to ``out``; True at ``[DONE]``."""
+        text = self.text  # the hot path's list, looked up once a read
+        for sse in batch:
+            data = sse.data
+            if data == "[DONE]":
+                return True
+            if not data:
+                continue
+            chunk = json_object(data, self._words)
+            choices = chunk.get("choices")
+            error = chunk.get("error")
+            if error or (not choices and sse.event == "error"):
+                detail, code = error_fields(data.encode())
+                if self.finish is not None:
+                    # OpenRouter restates a finished "length" as an error chunk: keep it.
+                    self.late_error = detail
+                    if chunk.get("usage"):
+                        self.usage = _usage(chunk["usage"])
+                    continue
+                raise self._words.in_stream(
+                    detail,
+                    context_full=_is_context_error(code, detail),
+                    transient=_is_transient(error),
+                )
+            if chunk.get("usage"):
+                self.usage = _usage(chunk["usage"])
+            if not choices:
+                continue
+            choice = choices[0]  # one choice is asked for (no "n")
+            delta = choice.get("delta") or {}
+            piece = delta.get("content")
+            if piece:
+                text.append(piece)
+                out.append(ModelEvent.text(piece))
+                if len(delta) == 1 and not choice.get("finish_reason"):
+                    continue  # the hot path: a chunk of text and nothing else
+            thought = delta.get("reasoning_content") or delta.get("reasoning")
+            if thought:
+                self.reasoning.append(thought)
+                out.append(ModelEvent.reasoning(thought))
+            declined = delta.get("refusal")
+            if declined:
+                self.refusal.append(declined)
+                out.append(ModelEvent.text(declined))
+            for call in delta.get("tool_calls") or ():
+                index = call.get("index")
+                if index is None:  # some servers omit it; tell calls apart by id
+                    index = self.ids.setdefault(call.get("id") or "", len(self.ids))
+                function = call.get("function") or {}
+                out.append(
+                    self.tools.add(
+                        index,
+                        call.get("id"),
+                        function.get("name"),
+                        function.get("arguments") or "",
+                    )
+                )
+            if choice.get("finish_reason"):
+                self.finish = choice["finish_reason"]
+        return False
+
+    def end(self) -> list[ModelEvent]:
+        """The completed step; raises for a stream that ended without its finish reason."""
+        if self.finish is None:
+            if not self._response.num_bytes_downloaded:
+                # Asked again by the caller, outside the stream's idle deadline: an
+                # unstreamed answer may take as long as the read timeout allows.
+                raise EmptyBody
+            raise self._words.ended_early(self._response)
+        return [
+            self._model._finish(
+                self.finish,
+                "".join(self.text),
+                "".join(self.reasoning),
+                self.refusal,
+                self.tools,
+                self.usage,
+                self.late_error,
+            )
+        ]
