@@ -17,8 +17,7 @@ Order (house style): tables, error mapping, request building, stream parsing.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 import httpx
@@ -36,7 +35,7 @@ from ..model import ModelEvent, ModelRequest
 from ..stop import StopInfo, StopReason
 from ._errors import CONTEXT_WORDS
 from ._parsing import events_per_read, json_object
-from .base import HTTPModel, ModelInfo, ToolCallAccumulator
+from .base import HTTPModel, ModelInfo, ToolCallAccumulator, tool_fields
 from .sse import EventTooLarge, ServerSentEvent, aiter_sse
 
 __all__ = ["AnthropicModel"]
@@ -86,13 +85,6 @@ def _usage(data: Mapping[str, Any], previous: Usage | None = None) -> Usage:
 
 
 # ---------------------------------------------------------------------------- errors
-
-
-@contextlib.contextmanager
-def _map_errors(model: AnthropicModel) -> Iterator[None]:
-    """Raise engine errors (``from`` httpx's) for transport failures; never the key."""
-    with model._errors.transport():
-        yield
 
 
 def _is_context_error(code: str | None, message: str) -> bool:
@@ -187,14 +179,7 @@ class AnthropicModel(HTTPModel):
         if system:
             body["system"] = system
         if request.tools:
-            body["tools"] = [
-                {
-                    "name": tool.name,
-                    "description": tool.description,
-                    "input_schema": dict(tool.parameters),
-                }
-                for tool in request.tools
-            ]
+            body["tools"] = [tool_fields(tool, schema="input_schema") for tool in request.tools]
         budget = _THINKING_BUDGETS.get(options.reasoning_effort or "")
         if budget:
             body["thinking"] = {"type": "enabled", "budget_tokens": budget}
@@ -219,9 +204,6 @@ class AnthropicModel(HTTPModel):
             for item in items
             if item.get("id")
         ]
-
-    def _map_errors(self) -> contextlib.AbstractContextManager[None]:
-        return _map_errors(self)
 
     def _context_raw(self, status: int, code: str | None, message: str) -> str | None:
         if status in (400, 413) and _is_context_error(code, message):

@@ -45,7 +45,7 @@ import httpx
 
 from ..errors import ProviderError
 from ..messages import AssistantMessage, Usage, compact_json_in_turns
-from ..model import ModelEvent, ModelOptions, ModelRequest
+from ..model import ModelEvent, ModelOptions, ModelRequest, ToolSpec
 from ..redaction import install_url_filter
 from ..stop import StopInfo
 from ._errors import QUOTE_LIMIT, ErrorWording, error_fields, redactor_for
@@ -117,6 +117,9 @@ class HTTPModel:
 
     provider: ClassVar[str] = "The provider"
     default_base_url: ClassVar[str] = ""
+    #: the catalog sentence for a refused connection (`engine.sentences`), which may say
+    #: what to start (Ollama) or where servers usually are (OpenAI-compatible ones: here)
+    _connect_sentence: ClassVar[str] = "provider.connect"
 
     def __init__(
         self,
@@ -349,9 +352,6 @@ class HTTPModel:
     def _body(self, request: ModelRequest) -> dict[str, Any]:
         raise NotImplementedError
 
-    def _map_errors(self) -> contextlib.AbstractContextManager[None]:
-        return self._errors.transport()
-
     def _parse(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
         """Yield the step's events, a list per network read; the last is the completed one."""
         raise NotImplementedError
@@ -387,7 +387,11 @@ class HTTPModel:
         """
         raise self._errors.empty_stream()
 
-    # -- request helpers ---------------------------------------------------------------
+    # -- what adapters share ---------------------------------------------------------
+
+    def _map_errors(self) -> contextlib.AbstractContextManager[None]:
+        """Raise engine errors (``from`` httpx's) for transport failures; never the key."""
+        return self._errors.transport(self._connect_sentence)
 
     def _options(self, request: ModelRequest) -> ModelOptions:
         """The constructor's defaults with the request's options laid over them."""
@@ -426,3 +430,10 @@ class HTTPModel:
     def _context_full(self, raw: str, detail: str) -> ModelEvent:
         """The stored step for a context-length error response (`_step.context_full`)."""
         return context_full(self._errors, self.name, raw, detail)
+
+
+def tool_fields(tool: ToolSpec, schema: str = "parameters") -> dict[str, Any]:
+    """One tool as every wire describes it: name, description and the arguments' JSON schema
+    under ``schema`` (``parameters`` in OpenAI's and Ollama's function tools,
+    ``input_schema`` in Anthropic's)."""
+    return {"name": tool.name, "description": tool.description, schema: dict(tool.parameters)}

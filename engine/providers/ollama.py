@@ -12,10 +12,9 @@ Order (house style): tables, error mapping, request building, stream parsing.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import uuid
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 import httpx
@@ -34,7 +33,7 @@ from ..model import ModelEvent, ModelRequest
 from ..stop import StopInfo, StopReason
 from ._errors import CONTEXT_WORDS
 from ._parsing import events_per_read, json_object
-from .base import HTTPModel, ModelInfo, ToolCallAccumulator
+from .base import HTTPModel, ModelInfo, ToolCallAccumulator, tool_fields
 from .sse import aiter_ndjson_lines
 
 __all__ = ["OllamaModel"]
@@ -57,13 +56,6 @@ def _usage(data: Mapping[str, Any]) -> Usage:
 
 
 # ---------------------------------------------------------------------------- errors
-
-
-@contextlib.contextmanager
-def _map_errors(model: OllamaModel) -> Iterator[None]:
-    """Raise engine errors (``from`` httpx's) for transport failures."""
-    with model._errors.transport("provider.connect.ollama"):
-        yield
 
 
 # ---------------------------------------------------------------------------- requests
@@ -118,6 +110,7 @@ class OllamaModel(HTTPModel):
 
     provider: ClassVar[str] = "Ollama"
     default_base_url: ClassVar[str] = "http://localhost:11434"
+    _connect_sentence: ClassVar[str] = "provider.connect.ollama"  # says to start `ollama serve`
 
     def _auth_headers(self, api_key: str | None) -> dict[str, str]:
         # Plain Ollama needs no key; one behind an authenticating proxy may.
@@ -132,15 +125,7 @@ class OllamaModel(HTTPModel):
         }
         if request.tools:
             body["tools"] = [
-                {
-                    "type": "function",
-                    "function": {
-                        "name": tool.name,
-                        "description": tool.description,
-                        "parameters": dict(tool.parameters),
-                    },
-                }
-                for tool in request.tools
+                {"type": "function", "function": tool_fields(tool)} for tool in request.tools
             ]
         generation: dict[str, Any] = {}
         if options.max_tokens is not None:
@@ -189,9 +174,6 @@ class OllamaModel(HTTPModel):
             ),
             key=lambda info: info.id,
         )
-
-    def _map_errors(self) -> contextlib.AbstractContextManager[None]:
-        return _map_errors(self)
 
     def _context_raw(self, status: int, code: str | None, message: str) -> str | None:
         return "context_length" if status == 400 and CONTEXT_WORDS.search(message) else None

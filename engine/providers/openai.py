@@ -12,7 +12,6 @@ Order (house style): tables, error mapping, request building, stream parsing.
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
@@ -34,7 +33,7 @@ from ..stop import StopInfo, StopReason
 from ._errors import CONTEXT_WORDS, error_fields
 from ._limits import ERROR_BODY_LIMIT, WHOLE_ANSWER_FACTOR, read_whole, read_within
 from ._parsing import EmptyBody, events_per_read, json_object, loads
-from .base import HTTPModel, ModelInfo, ToolCallAccumulator
+from .base import HTTPModel, ModelInfo, ToolCallAccumulator, tool_fields
 from .sse import ServerSentEvent, aiter_sse
 
 __all__ = ["OpenAIChatModel"]
@@ -64,13 +63,6 @@ def _usage(data: Mapping[str, Any]) -> Usage:
 
 
 # ---------------------------------------------------------------------------- errors
-
-
-@contextlib.contextmanager
-def _map_errors(model: OpenAIChatModel) -> Iterator[None]:
-    """Raise engine errors (``from`` httpx's) for transport failures; never the key."""
-    with model._errors.transport("provider.connect.local"):
-        yield
 
 
 def _is_context_error(code: str | None, message: str) -> bool:
@@ -139,6 +131,7 @@ class OpenAIChatModel(HTTPModel):
 
     provider: ClassVar[str] = "OpenAI"
     default_base_url: ClassVar[str] = "https://api.openai.com/v1"
+    _connect_sentence: ClassVar[str] = "provider.connect.local"  # most such servers are local
 
     def __init__(self, model: str, **kwargs: Any) -> None:
         super().__init__(model, **kwargs)
@@ -167,15 +160,7 @@ class OpenAIChatModel(HTTPModel):
         }
         if request.tools:
             body["tools"] = [
-                {
-                    "type": "function",
-                    "function": {
-                        "name": tool.name,
-                        "description": tool.description,
-                        "parameters": dict(tool.parameters),
-                    },
-                }
-                for tool in request.tools
+                {"type": "function", "function": tool_fields(tool)} for tool in request.tools
             ]
         if options.max_tokens is not None:
             body[self._max_tokens_field] = options.max_tokens
@@ -198,9 +183,6 @@ class OpenAIChatModel(HTTPModel):
             (ModelInfo(item["id"], item["id"]) for item in items if item.get("id")),
             key=lambda info: info.id,
         )
-
-    def _map_errors(self) -> contextlib.AbstractContextManager[None]:
-        return _map_errors(self)
 
     def _context_raw(self, status: int, code: str | None, message: str) -> str | None:
         if status in (400, 413) and _is_context_error(code, message):
