@@ -240,13 +240,7 @@ class ErrorWording:
         except httpx.TimeoutException as exc:
             limit = self._timeout.write if isinstance(exc, httpx.WriteTimeout) else None
             limit = limit if limit is not None else self._timeout.read
-            err = ProviderTimeoutError(
-                key="provider.timeout",
-                params={"who": self.who, "seconds": f"{limit or 0:g}"},
-                provider=self.provider,
-            )
-            err.retryable = True
-            raise err from exc
+            raise self._waited_past("provider.timeout", limit or 0) from exc
         except httpx.ConnectError as exc:
             err = ProviderConnectionError(
                 key=connect_key,
@@ -301,22 +295,19 @@ class ErrorWording:
 
     def slow_body(self, seconds: float) -> ProviderError:
         """The error for a body still arriving after ``seconds`` (a byte at a time)."""
-        err = ProviderTimeoutError(
-            key="provider.slow_body",
-            params={"who": self.who, "seconds": f"{seconds:g}"},
-            provider=self.provider,
-        )
-        err.retryable = True  # retried only before any output, as every retry is
-        return err
+        return self._waited_past("provider.slow_body", seconds)
 
     def idle(self) -> ProviderError:
         """The error for a stream that brought no model event for ``idle_timeout`` seconds."""
+        return self._waited_past("provider.idle", self._idle_timeout)
+
+    def _waited_past(self, key: str, seconds: float) -> ProviderError:
+        """A timeout (``key``) after ``seconds``; retried only before any output, as every
+        retry is."""
         err = ProviderTimeoutError(
-            key="provider.idle",
-            params={"who": self.who, "seconds": f"{self._idle_timeout:g}"},
-            provider=self.provider,
+            key=key, params={"who": self.who, "seconds": f"{seconds:g}"}, provider=self.provider
         )
-        err.retryable = True  # retried only before any output, as every retry is
+        err.retryable = True
         return err
 
     # -- what the server said ------------------------------------------------------------
@@ -343,14 +334,10 @@ class ErrorWording:
             params["at"] = f"{datetime.fromtimestamp(at, UTC):%H:%M:%S}"
             until = "_until"
         err: ProviderError
-        if status == 401:
+        if status in (401, 403):
+            refused = "provider.key_refused" if status == 401 else "provider.access_denied"
             err = ProviderAuthError(
-                key="provider.key_refused", params=params, status=status, provider=self.provider
-            )
-            retryable = False
-        elif status == 403:
-            err = ProviderAuthError(
-                key="provider.access_denied", params=params, status=status, provider=self.provider
+                key=refused, params=params, status=status, provider=self.provider
             )
             retryable = False
         elif status == 429:
@@ -365,30 +352,16 @@ class ErrorWording:
                 retry_after=retry_after,
                 action=ErrorAction.CHECK_ACCOUNT if quota else None,
             )
-        elif status == 404:
-            err = ProviderStatusError(
-                key="provider.no_model",
-                params=params,
-                status=status,
-                provider=self.provider,
-                action=ErrorAction.CHECK_MODEL,
-            )
-        elif retryable_status(status):
-            busy = "provider.overloaded" if status == 529 else "provider.server_error"
-            err = ProviderStatusError(
-                key=busy + until,
-                params=params,
-                status=status,
-                provider=self.provider,
-                action=ErrorAction.WAIT,
-            )
         else:
+            if status == 404:
+                key, action = "provider.no_model", ErrorAction.CHECK_MODEL
+            elif retryable_status(status):
+                busy = "provider.overloaded" if status == 529 else "provider.server_error"
+                key, action = busy + until, ErrorAction.WAIT
+            else:
+                key, action = "provider.rejected", ErrorAction.CHECK_MODEL
             err = ProviderStatusError(
-                key="provider.rejected",
-                params=params,
-                status=status,
-                provider=self.provider,
-                action=ErrorAction.CHECK_MODEL,
+                key=key, params=params, status=status, provider=self.provider, action=action
             )
         err.retryable = retryable and not too_long
         err.retry_after = retry_after  # type: ignore[attr-defined]

@@ -1,7 +1,7 @@
 """The last event of a step: the answer assembled, and a server's stop values fit to store.
 
-Every adapter ends a step with `completed` (through `HTTPModel._completed`), whatever its
-wire said, so one rule holds for all of them (DESIGN.md, resume rules):
+Every adapter ends a step with `completed`, whatever its wire said, so one rule holds for
+all of them (DESIGN.md, resume rules):
 
 - a normal stop becomes ``tool_use`` when calls arrived and ``end_turn`` when none did;
 - an abnormal stop (output limit, refusal, full context, pause, anything unknown) carries no

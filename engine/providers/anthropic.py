@@ -12,7 +12,9 @@ History goes out with alternating roles: consecutive user-role turns (tool resul
 an internal message) merge into one; thinking without a signature and empty text blocks are
 dropped, because the API rejects both.
 
-Order (house style): tables, error mapping, request building, stream parsing.
+Order (house style): tables, error mapping, request building, stream parsing. What every
+adapter shares (retries, error wording, limits, the parse loop, the last event) is not here:
+`base` says where each job lives.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from ..model import ModelEvent, ModelRequest
 from ..stop import StopInfo, StopReason
 from ._errors import CONTEXT_WORDS
 from ._parsing import events_per_read, json_object
+from ._step import completed
 from .base import HTTPModel, ModelInfo, ToolCallAccumulator, tool_fields
 from .sse import EventTooLarge, ServerSentEvent, aiter_sse
 
@@ -222,6 +225,9 @@ class AnthropicModel(HTTPModel):
         )
 
 
+# ---------------------------------------------------------------------------- stream parsing
+
+
 class _Events:
     """What the events of one streamed message have brought so far (`events_per_read`)."""
 
@@ -346,7 +352,9 @@ class _Events:
         )
         kept = [_clean(block) for block in self.thinking if _keep(block)]
         return [
-            self._model._completed(
+            completed(
+                self._words,
+                self._model.name,
                 text="".join(self.text),
                 reasoning="".join(self.reasoning),
                 tools=self.tools,

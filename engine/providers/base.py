@@ -1,34 +1,27 @@
-"""What every HTTP adapter shares: construction, retries, error wording and message assembly.
+"""The base every HTTP adapter builds on, and the map of where each shared job lives.
 
 An adapter (`OpenAIChatModel`, `AnthropicModel`, `OllamaModel`) subclasses `HTTPModel` and
-supplies the request (``_chat_url``, ``_body``), the stream parser (``_parse``), error
-details (``_map_errors``, ``_context_raw``) and the model list (``_models_url``,
-``_models``). This module owns, once for all of them:
+supplies only its wire: headers and URLs (``_auth_headers``, ``_chat_url``, ``_models_url``),
+the request (``_body``), the stream parser (``_parse``), what its errors mean
+(``_connect_sentence``, ``_context_raw``) and the model list (``_models``). The rest is done
+once for all of them, a job to a module:
 
-- the constructor keywords of DESIGN.md and one pooled ``httpx.AsyncClient`` per adapter;
-- retry-only-before-the-first-event (`HTTPModel.stream`)::
-
-      attempt ─► error before any event? ─ no ─► raise (the agent keeps the partial)
-                       │ yes
-                 retryable (connection, timeout, 408/409/429/5xx/529) and attempts,
-                 Retry-After cap and total time allow? ─ no ─► raise
-                       │ yes
-                 yield ModelEvent.retrying(...) ─► wait (Retry-After, else exponential
-                 backoff with jitter) ─► next attempt
-
-  An error event saying the server is in trouble (overloaded, server error) counts as
-  retryable too, still only before any event; a connection that breaks after the stop
-  arrived keeps the answer whole (`until_broken`).
-- `ToolCallAccumulator`, which assembles streamed tool-call fragments;
-- the wording of errors, which never contains a credential: messages are built from the
-  provider's name, the status and the provider's own error text with every credential
-  hidden (redaction.py) and at most `QUOTE_LIMIT` characters of it quoted;
-- what a server cannot do to us (DESIGN.md, "Untrusted input"): an error body is read up to
-  `ERROR_BODY_LIMIT` bytes, one stream line or event up to ``max_event_size`` characters,
-  and a stream must bring a model event at least every ``idle_timeout`` seconds (comments
-  and pings do not count); the response and the parser are closed in the task that read
-  them, on every way out (`_close_stream`);
-- `HTTPModel._completed`, which withholds tool calls from a step with an abnormal stop.
+- here, `HTTPModel`: the constructor keywords of DESIGN.md and one pooled
+  ``httpx.AsyncClient`` per adapter; `HTTPModel.stream`, the request with the idle deadline
+  between events and the loop that retries only before the first event reached the caller;
+  `HTTPModel.list_models`;
+- `_retry`: which failures are retried, ``Retry-After``, the backoff (with the loop's diagram);
+- `_errors`: every error worded for a person and never with a credential (`ErrorWording`,
+  which each adapter holds as ``_errors``), and the reading of an error body;
+- `_limits`: what a server cannot do to us (DESIGN.md, "Untrusted input"): the bounds on
+  error bodies, whole bodies and slow bodies, and the idle deadline's default;
+- `_parsing`: the loop around each adapter's parser (a list of events per read, what arrived
+  yielded before a fault, a break after the stop kept whole) and one event's JSON;
+- `_tool_calls`: tool calls assembled from streamed fragments (what an answer's calls may be
+  is `engine.calls`' rule, applied by the agent);
+- `_step`: the step's last event (tool calls withheld from an abnormal stop, the server's
+  stop values fit to store);
+- `sse`: the stream's framing (SSE, NDJSON), its per-event size cap and its closing.
 """
 
 from __future__ import annotations
@@ -44,31 +37,32 @@ from typing import Any, ClassVar
 import httpx
 
 from ..errors import ProviderError
-from ..messages import AssistantMessage, Usage, compact_json_in_turns
+from ..messages import AssistantMessage, compact_json_in_turns
 from ..model import ModelEvent, ModelOptions, ModelRequest, ToolSpec
 from ..redaction import install_url_filter
-from ..stop import StopInfo
 from ._errors import QUOTE_LIMIT, ErrorWording, error_fields, redactor_for
 from ._limits import DEFAULT_IDLE_TIMEOUT, ERROR_BODY_LIMIT, read_whole, read_within
 from ._parsing import EmptyBody, loads
 from ._retry import parse_retry_after, retry_wait
-from ._step import completed, context_full
+from ._step import context_full
 from ._tool_calls import ToolCallAccumulator
 from .sse import MAX_EVENT_SIZE, close_body
 
+# Also here: the names adapters and tests imported from this module before the split.
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
     "DEFAULT_TIMEOUT",
     "ERROR_BODY_LIMIT",
+    "LARGE_BODY",
     "HTTPModel",
     "ModelInfo",
     "QUOTE_LIMIT",
     "ToolCallAccumulator",
     "parse_retry_after",
+    "tool_fields",
 ]
 
 log = logging.getLogger("engine.providers")
-
 
 # httpx logs every request's URL at INFO; a URL's userinfo or ?key= must not reach a log.
 install_url_filter()
@@ -204,24 +198,6 @@ class HTTPModel:
         # Never the key, nor the headers that carry it, nor a key= in the URL.
         return f"{type(self).__name__}(model={self.model!r}, base_url={self._errors.shown_url!r})"
 
-    def _auth_headers(self, api_key: str | None) -> dict[str, str]:
-        return {}
-
-    def _server_address(self, base_url: str) -> str | None:
-        """The ``host:port`` errors name the provider after ("the server at …") when it has
-        no name of its own, or None (the default: the provider's name)."""
-        return None
-
-    def _endpoint(self, path: str, **query: str) -> str:
-        """The URL of ``path`` under the base URL, keeping the base URL's own query.
-
-        A base URL may carry a query (``?api-version=…`` of an Azure-style gateway, a
-        ``?key=…`` of a proxy); appending the path as text put it inside that query.
-        """
-        url = httpx.URL(self.base_url)
-        url = url.copy_with(path=url.path.rstrip("/") + path)
-        return str(url.copy_merge_params(query) if query else url)
-
     # -- lifetime ----------------------------------------------------------------------
 
     async def aclose(self) -> None:
@@ -338,10 +314,30 @@ class HTTPModel:
                 content = await read_whole(response, self.max_event_size, self.idle_timeout)
         return self._models(loads(content, self._errors))
 
+    def _error_response(self, response: httpx.Response, body: bytes) -> ModelEvent:
+        """The stored step for a context-length response; otherwise raise the status error.
+
+        ``body`` is what was read of the response (at most `ERROR_BODY_LIMIT` bytes).
+        """
+        message, code = error_fields(body)
+        raw = self._context_raw(response.status_code, code, message)
+        if raw is not None:
+            return self._context_full(raw, message)
+        raise self._status_error(response.status_code, message, response.headers, code)
+
     # -- what each adapter supplies ------------------------------------------------------
 
     #: headers for the streaming request (on top of the client's)
     _stream_headers: ClassVar[dict[str, str]] = {"Accept": "text/event-stream"}
+
+    def _auth_headers(self, api_key: str | None) -> dict[str, str]:
+        """The headers that carry the key (and any the API requires on every request)."""
+        return {}
+
+    def _server_address(self, base_url: str) -> str | None:
+        """The ``host:port`` errors name the provider after ("the server at …") when it has
+        no name of its own, or None (the default: the provider's name)."""
+        return None
 
     def _chat_url(self) -> str:
         raise NotImplementedError
@@ -363,17 +359,6 @@ class HTTPModel:
         """The raw stop for a context-length error response, or None if it is not one."""
         return None
 
-    def _error_response(self, response: httpx.Response, body: bytes) -> ModelEvent:
-        """The stored step for a context-length response; otherwise raise the status error.
-
-        ``body`` is what was read of the response (at most `ERROR_BODY_LIMIT` bytes).
-        """
-        message, code = error_fields(body)
-        raw = self._context_raw(response.status_code, code, message)
-        if raw is not None:
-            return self._context_full(raw, message)
-        raise self._status_error(response.status_code, message, response.headers, code)
-
     def _status_error(
         self, status: int, detail: str, headers: Mapping[str, str], code: str | None = None
     ) -> ProviderError:
@@ -387,7 +372,17 @@ class HTTPModel:
         """
         raise self._errors.empty_stream()
 
-    # -- what adapters share ---------------------------------------------------------
+    # -- what adapters use -------------------------------------------------------------
+
+    def _endpoint(self, path: str, **query: str) -> str:
+        """The URL of ``path`` under the base URL, keeping the base URL's own query.
+
+        A base URL may carry a query (``?api-version=…`` of an Azure-style gateway, a
+        ``?key=…`` of a proxy); appending the path as text put it inside that query.
+        """
+        url = httpx.URL(self.base_url)
+        url = url.copy_with(path=url.path.rstrip("/") + path)
+        return str(url.copy_merge_params(query) if query else url)
 
     def _map_errors(self) -> contextlib.AbstractContextManager[None]:
         """Raise engine errors (``from`` httpx's) for transport failures; never the key."""
@@ -401,30 +396,6 @@ class HTTPModel:
             temperature=given.temperature if given.temperature is not None else self.temperature,
             reasoning_effort=given.reasoning_effort or self.reasoning_effort,
             extra=given.extra,
-        )
-
-    # -- the final event ---------------------------------------------------------------
-
-    def _completed(
-        self,
-        *,
-        text: str,
-        reasoning: str,
-        tools: ToolCallAccumulator,
-        stop: StopInfo,
-        usage: Usage | None,
-        provider_data: Mapping[str, Any] | None = None,
-    ) -> ModelEvent:
-        """The step's last event, its `AssistantMessage` assembled (`_step.completed`)."""
-        return completed(
-            self._errors,
-            self.name,
-            text=text,
-            reasoning=reasoning,
-            tools=tools,
-            stop=stop,
-            usage=usage,
-            provider_data=provider_data,
         )
 
     def _context_full(self, raw: str, detail: str) -> ModelEvent:

@@ -7,7 +7,9 @@ arguments as an object and often without an id (one is made up so results can an
 An error arrives as a line ``{"error": "..."}``, in a 200 stream or as an error status.
 Lines are split on ``\\n`` only (sse.aiter_ndjson_lines), never on U+2028.
 
-Order (house style): tables, error mapping, request building, stream parsing.
+Order (house style): tables, error mapping, request building, stream parsing. What every
+adapter shares (retries, error wording, limits, the parse loop, the last event) is not here:
+`base` says where each job lives.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from ..model import ModelEvent, ModelRequest
 from ..stop import StopInfo, StopReason
 from ._errors import CONTEXT_WORDS
 from ._parsing import events_per_read, json_object
+from ._step import completed
 from .base import HTTPModel, ModelInfo, ToolCallAccumulator, tool_fields
 from .sse import aiter_ndjson_lines
 
@@ -56,6 +59,10 @@ def _usage(data: Mapping[str, Any]) -> Usage:
 
 
 # ---------------------------------------------------------------------------- errors
+
+# Ollama's errors carry no code: a full context window is known by its words (CONTEXT_WORDS,
+# in `OllamaModel._context_raw` and in a stream's error line), a missing model by its 404's
+# "not found" (`OllamaModel._status_error`); a refused connection says to start Ollama.
 
 
 # ---------------------------------------------------------------------------- requests
@@ -187,6 +194,9 @@ class OllamaModel(HTTPModel):
         )
 
 
+# ---------------------------------------------------------------------------- stream parsing
+
+
 class _Lines:
     """What the lines of one streamed answer have brought so far (`events_per_read`)."""
 
@@ -234,7 +244,9 @@ class _Lines:
                 raw = data.get("done_reason") or "stop"
                 stop = StopInfo(_STOP_REASONS.get(raw, StopReason.OTHER), raw=raw)
                 out.append(
-                    self._model._completed(
+                    completed(
+                        self._words,
+                        self._model.name,
                         text="".join(self.text),
                         reasoning="".join(self.reasoning),
                         tools=self.tools,

@@ -7,7 +7,9 @@ call may come in one chunk; errors arrive as ``data: {"error": ...}``, as ``even
 as a bare ``error:`` line; a finish reason may be followed by an error chunk that only
 restates it (OpenRouter); and some servers ignore ``stream`` and answer with one JSON body.
 
-Order (house style): tables, error mapping, request building, stream parsing.
+Order (house style): tables, error mapping, request building, stream parsing. What every
+adapter shares (retries, error wording, limits, the parse loop, the last event) is not here:
+`base` says where each job lives.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from ..stop import StopInfo, StopReason
 from ._errors import CONTEXT_WORDS, error_fields
 from ._limits import ERROR_BODY_LIMIT, WHOLE_ANSWER_FACTOR, read_whole, read_within
 from ._parsing import EmptyBody, events_per_read, json_object, loads
+from ._step import completed
 from .base import HTTPModel, ModelInfo, ToolCallAccumulator, tool_fields
 from .sse import ServerSentEvent, aiter_sse
 
@@ -274,7 +277,15 @@ class OpenAIChatModel(HTTPModel):
             stop = StopInfo(
                 _STOP_REASONS.get(finish, StopReason.OTHER), raw=finish, details=details
             )
-        return self._completed(text=text, reasoning=reasoning, tools=tools, stop=stop, usage=usage)
+        return completed(
+            self._errors,
+            self.name,
+            text=text,
+            reasoning=reasoning,
+            tools=tools,
+            stop=stop,
+            usage=usage,
+        )
 
     def _whole(self, data: Mapping[str, Any]) -> Iterator[ModelEvent]:
         """Events for a non-streamed ``chat.completion`` body."""
@@ -300,6 +311,9 @@ class OpenAIChatModel(HTTPModel):
         yield self._finish(
             choice.get("finish_reason") or "stop", text, reasoning, refusal, tools, usage
         )
+
+
+# ---------------------------------------------------------------------------- stream parsing
 
 
 class _Chunks:
