@@ -12,9 +12,8 @@ History goes out with alternating roles: consecutive user-role turns (tool resul
 an internal message) merge into one; thinking without a signature and empty text blocks are
 dropped, because the API rejects both.
 
-Order (house style): tables, error mapping, request building, stream parsing. What every
-adapter shares (retries, error wording, limits, the parse loop, the last event) is not here:
-`base` says where each job lives.
+Order (house style): tables, error mapping, request building, stream parsing; the rest is
+shared (`base` says where).
 """
 
 from __future__ import annotations
@@ -35,10 +34,9 @@ from ..messages import (
 )
 from ..model import ModelEvent, ModelRequest
 from ..stop import StopInfo, StopReason
-from ._errors import CONTEXT_WORDS
-from ._parsing import events_per_read, json_object
-from ._step import completed
-from .base import HTTPModel, ModelInfo, ToolCallAccumulator, tool_fields
+from ._errors import CONTEXT_WORDS, ErrorWording
+from ._parsing import StreamParser, json_object
+from .base import HTTPModel, ModelInfo, tool_fields
 from .sse import EventTooLarge, ServerSentEvent, aiter_sse
 
 __all__ = ["AnthropicModel"]
@@ -216,30 +214,22 @@ class AnthropicModel(HTTPModel):
     # ------------------------------------------------------------------------ parsing
 
     def _parse(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
-        events = _Events(self, response)
-        return events_per_read(
-            aiter_sse(response, event_names=False, max_size=self.max_event_size),
-            events.feed,
-            events.end,
-            finished=events.finished,
-        )
+        events = _Events(self._errors, self.name, response, max_size=self.max_event_size)
+        return events.events(aiter_sse(response, event_names=False, max_size=self.max_event_size))
 
 
 # ---------------------------------------------------------------------------- stream parsing
 
 
-class _Events:
-    """What the events of one streamed message have brought so far (`events_per_read`)."""
+class _Events(StreamParser[ServerSentEvent]):
+    """The events of one streamed message; ``max_size`` caps its signatures like an event."""
 
-    def __init__(self, model: AnthropicModel, response: httpx.Response) -> None:
-        self._model = model
-        self._response = response
-        self._words = model._errors
-        self._max_size = model.max_event_size
-        self.text: list[str] = []
-        self.reasoning: list[str] = []
+    def __init__(
+        self, words: ErrorWording, model: str, response: httpx.Response, *, max_size: int
+    ) -> None:
+        super().__init__(words, model, response)
+        self._max_size = max_size
         self.thinking: list[dict[str, Any]] = []  # signed and redacted blocks, in order
-        self.tools = ToolCallAccumulator(model.provider)
         self.blocks: dict[int, dict[str, Any]] = {}  # stream index -> the block being built
         self.tool_count = 0  # tool_use blocks started so far
         self.signed = 0  # characters of signature received, capped like one event
@@ -257,7 +247,7 @@ class _Events:
             raw = sse.data  # a property: read it once
             if not raw:
                 continue
-            data = json_object(raw, self._words)
+            data = json_object(raw, self.words)
             kind = data.get("type")  # the event name, repeated in the data; "ping" matches none
             if kind == "content_block_delta":
                 delta = data.get("delta") or {}
@@ -332,7 +322,7 @@ class _Events:
                 detail = str(error.get("message") or error.get("type") or "")
                 if error.get("type") == "overloaded_error":
                     detail = f"{detail} (Anthropic is overloaded)"
-                raise self._words.in_stream(
+                raise self.words.in_stream(
                     detail,
                     context_full=bool(CONTEXT_WORDS.search(detail)),
                     transient=error.get("type") in _TRANSIENT_ERRORS,
@@ -343,7 +333,7 @@ class _Events:
         """The completed step; raises for a stream that ended without its stop reason."""
         if self.stop_reason is None:
             # message_delta carries the stop; without it the answer may be incomplete.
-            raise self._words.ended_early(self._response)
+            raise self.words.ended_early(self.response)
         details = {"stop_sequence": self.stop_sequence} if self.stop_sequence else {}
         stop = StopInfo(
             _STOP_REASONS.get(self.stop_reason, StopReason.OTHER),
@@ -352,16 +342,7 @@ class _Events:
         )
         kept = [_clean(block) for block in self.thinking if _keep(block)]
         return [
-            completed(
-                self._words,
-                self._model.name,
-                text="".join(self.text),
-                reasoning="".join(self.reasoning),
-                tools=self.tools,
-                stop=stop,
-                usage=self.usage,
-                provider_data={"anthropic": {"thinking": kept}} if kept else None,
-            )
+            self.completed(stop, self.usage, {"anthropic": {"thinking": kept}} if kept else None)
         ]
 
 

@@ -331,8 +331,9 @@ class HTTPModel:
     _stream_headers: ClassVar[dict[str, str]] = {"Accept": "text/event-stream"}
 
     def _auth_headers(self, api_key: str | None) -> dict[str, str]:
-        """The headers that carry the key (and any the API requires on every request)."""
-        return {}
+        """The headers that carry the key (and any the API requires on every request); by
+        default the key as a Bearer token, as OpenAI-compatible servers and Ollama take it."""
+        return {"Authorization": f"Bearer {api_key}"} if api_key else {}
 
     def _server_address(self, base_url: str) -> str | None:
         """The ``host:port`` errors name the provider after ("the server at …") when it has

@@ -7,9 +7,8 @@ arguments as an object and often without an id (one is made up so results can an
 An error arrives as a line ``{"error": "..."}``, in a 200 stream or as an error status.
 Lines are split on ``\\n`` only (sse.aiter_ndjson_lines), never on U+2028.
 
-Order (house style): tables, error mapping, request building, stream parsing. What every
-adapter shares (retries, error wording, limits, the parse loop, the last event) is not here:
-`base` says where each job lives.
+Order (house style): tables, error mapping, request building, stream parsing; the rest is
+shared (`base` says where).
 """
 
 from __future__ import annotations
@@ -33,10 +32,9 @@ from ..messages import (
 )
 from ..model import ModelEvent, ModelRequest
 from ..stop import StopInfo, StopReason
-from ._errors import CONTEXT_WORDS
-from ._parsing import events_per_read, json_object
-from ._step import completed
-from .base import HTTPModel, ModelInfo, ToolCallAccumulator, tool_fields
+from ._errors import CONTEXT_WORDS, ErrorWording
+from ._parsing import StreamParser, json_object
+from .base import HTTPModel, ModelInfo, tool_fields
 from .sse import aiter_ndjson_lines
 
 __all__ = ["OllamaModel"]
@@ -113,15 +111,15 @@ def _messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
 
 
 class OllamaModel(HTTPModel):
-    """A model served by Ollama (``base_url`` like ``http://localhost:11434``)."""
+    """A model served by Ollama (``base_url`` like ``http://localhost:11434``).
+
+    Plain Ollama needs no key; one behind an authenticating proxy may (sent as a Bearer
+    token, the base's default).
+    """
 
     provider: ClassVar[str] = "Ollama"
     default_base_url: ClassVar[str] = "http://localhost:11434"
     _connect_sentence: ClassVar[str] = "provider.connect.ollama"  # says to start `ollama serve`
-
-    def _auth_headers(self, api_key: str | None) -> dict[str, str]:
-        # Plain Ollama needs no key; one behind an authenticating proxy may.
-        return {"Authorization": f"Bearer {api_key}"} if api_key else {}
 
     def _body(self, request: ModelRequest) -> dict[str, Any]:
         options = self._options(request)
@@ -188,25 +186,18 @@ class OllamaModel(HTTPModel):
     # ------------------------------------------------------------------------ parsing
 
     def _parse(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
-        lines = _Lines(self, response)
-        return events_per_read(
-            aiter_ndjson_lines(response, max_size=self.max_event_size), lines.feed, lines.end
-        )
+        lines = _Lines(self._errors, self.name, response)
+        return lines.events(aiter_ndjson_lines(response, max_size=self.max_event_size))
 
 
 # ---------------------------------------------------------------------------- stream parsing
 
 
-class _Lines:
-    """What the lines of one streamed answer have brought so far (`events_per_read`)."""
+class _Lines(StreamParser[str]):
+    """The lines of one streamed answer."""
 
-    def __init__(self, model: OllamaModel, response: httpx.Response) -> None:
-        self._model = model
-        self._words = model._errors
-        self._response = response
-        self.text: list[str] = []
-        self.reasoning: list[str] = []
-        self.tools = ToolCallAccumulator(model.provider)
+    def __init__(self, words: ErrorWording, model: str, response: httpx.Response) -> None:
+        super().__init__(words, model, response)
         self.tool_count = 0  # the calls seen so far, each a whole call in Ollama's stream
         self.done = False
 
@@ -214,10 +205,10 @@ class _Lines:
         """Add one read's lines to ``out``; True at the last line (``"done": true``), whose
         event is the completed step."""
         for line in batch:
-            data = json_object(line, self._words)
+            data = json_object(line, self.words)
             if data.get("error"):
                 detail = str(data["error"])
-                raise self._words.in_stream(detail, context_full=bool(CONTEXT_WORDS.search(detail)))
+                raise self.words.in_stream(detail, context_full=bool(CONTEXT_WORDS.search(detail)))
             message = data.get("message") or {}
             if message.get("thinking"):
                 self.reasoning.append(message["thinking"])
@@ -243,17 +234,7 @@ class _Lines:
             if data.get("done"):
                 raw = data.get("done_reason") or "stop"
                 stop = StopInfo(_STOP_REASONS.get(raw, StopReason.OTHER), raw=raw)
-                out.append(
-                    completed(
-                        self._words,
-                        self._model.name,
-                        text="".join(self.text),
-                        reasoning="".join(self.reasoning),
-                        tools=self.tools,
-                        stop=stop,
-                        usage=_usage(data),
-                    )
-                )
+                out.append(self.completed(stop, _usage(data)))
                 self.done = True
                 return True
         return False
@@ -261,5 +242,5 @@ class _Lines:
     def end(self) -> list[ModelEvent]:
         """Nothing more after the last line; raises for a stream that ended before it."""
         if not self.done:
-            raise self._words.ended_early(self._response)
+            raise self.words.ended_early(self.response)
         return []

@@ -7,15 +7,14 @@ call may come in one chunk; errors arrive as ``data: {"error": ...}``, as ``even
 as a bare ``error:`` line; a finish reason may be followed by an error chunk that only
 restates it (OpenRouter); and some servers ignore ``stream`` and answer with one JSON body.
 
-Order (house style): tables, error mapping, request building, stream parsing. What every
-adapter shares (retries, error wording, limits, the parse loop, the last event) is not here:
-`base` says where each job lives.
+Order (house style): tables, error mapping, request building, stream parsing; the rest is
+shared (`base` says where).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 import httpx
@@ -32,11 +31,10 @@ from ..messages import (
 )
 from ..model import ModelEvent, ModelRequest
 from ..stop import StopInfo, StopReason
-from ._errors import CONTEXT_WORDS, error_fields
+from ._errors import CONTEXT_WORDS, ErrorWording, error_fields
 from ._limits import ERROR_BODY_LIMIT, WHOLE_ANSWER_FACTOR, read_whole, read_within
-from ._parsing import EmptyBody, events_per_read, json_object, loads
-from ._step import completed
-from .base import HTTPModel, ModelInfo, ToolCallAccumulator, tool_fields
+from ._parsing import EmptyBody, StreamParser, json_object, loads
+from .base import HTTPModel, ModelInfo, tool_fields
 from .sse import ServerSentEvent, aiter_sse
 
 __all__ = ["OpenAIChatModel"]
@@ -150,9 +148,6 @@ class OpenAIChatModel(HTTPModel):
         url = httpx.URL(base_url)
         return url.netloc.decode() if url.host not in ("api.openai.com", "") else None
 
-    def _auth_headers(self, api_key: str | None) -> dict[str, str]:
-        return {"Authorization": f"Bearer {api_key}"} if api_key else {}
-
     def _body(self, request: ModelRequest) -> dict[str, Any]:
         options = self._options(request)
         body: dict[str, Any] = {
@@ -197,18 +192,13 @@ class OpenAIChatModel(HTTPModel):
     def _parse(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
         if response.headers.get("content-type", "").startswith("application/json"):
             return self._parse_whole(response)  # the server ignored "stream"
-        chunks = _Chunks(self, response)
-        return events_per_read(
-            aiter_sse(response, max_size=self.max_event_size),
-            chunks.feed,
-            chunks.end,
-            finished=chunks.finished,
-        )
+        chunks = _Chunks(self._errors, self.name, response)
+        return chunks.events(aiter_sse(response, max_size=self.max_event_size))
 
     async def _parse_whole(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
         """The events of one whole completion, sent where a stream was asked for."""
         content = await read_whole(response, self.max_event_size)  # a body may never end
-        yield list(self._whole(loads(content, self._errors)))
+        yield _Chunks(self._errors, self.name, response).whole(loads(content, self._errors))
 
     async def _answer_empty_stream(self, response: httpx.Response) -> list[ModelEvent]:
         """After a ``200 OK`` with an empty body: the same request once with stream=false.
@@ -256,81 +246,22 @@ class OpenAIChatModel(HTTPModel):
             raise self._errors.empty_stream(status) from status  # said in the window's language
         if not again.headers.get("content-type", "").startswith("application/json"):
             raise self._errors.empty_stream()
-        return list(self._whole(loads(content, self._errors)))
-
-    def _finish(
-        self,
-        finish: str,
-        text: str,
-        reasoning: str,
-        refusal: list[str],
-        tools: ToolCallAccumulator,
-        usage: Usage | None,
-        late_error: str = "",
-    ) -> ModelEvent:
-        details = {"provider_error": self._errors.scrub(late_error)} if late_error else {}
-        if refusal:
-            # A refusal arrives as `delta.refusal` text with finish_reason "stop".
-            stop = StopInfo(StopReason.REFUSAL, raw="refusal", details={"finish_reason": finish})
-            text = text + "".join(refusal)
-        else:
-            stop = StopInfo(
-                _STOP_REASONS.get(finish, StopReason.OTHER), raw=finish, details=details
-            )
-        return completed(
-            self._errors,
-            self.name,
-            text=text,
-            reasoning=reasoning,
-            tools=tools,
-            stop=stop,
-            usage=usage,
-        )
-
-    def _whole(self, data: Mapping[str, Any]) -> Iterator[ModelEvent]:
-        """Events for a non-streamed ``chat.completion`` body."""
-        if data.get("error"):
-            detail, code = error_fields(_json(data).encode())
-            raise self._errors.in_stream(detail, context_full=_is_context_error(code, detail))
-        choice = (data.get("choices") or [{}])[0]
-        message = choice.get("message") or {}
-        tools = ToolCallAccumulator(self.provider)
-        text = message.get("content") or ""
-        reasoning = message.get("reasoning_content") or message.get("reasoning") or ""
-        if reasoning:
-            yield ModelEvent.reasoning(reasoning)
-        if text:
-            yield ModelEvent.text(text)
-        for index, call in enumerate(message.get("tool_calls") or ()):
-            function = call.get("function") or {}
-            yield tools.add(
-                index, call.get("id"), function.get("name"), function.get("arguments") or ""
-            )
-        refusal = [message["refusal"]] if message.get("refusal") else []
-        usage = _usage(data["usage"]) if data.get("usage") else None
-        yield self._finish(
-            choice.get("finish_reason") or "stop", text, reasoning, refusal, tools, usage
-        )
+        return _Chunks(self._errors, self.name, again).whole(loads(content, self._errors))
 
 
 # ---------------------------------------------------------------------------- stream parsing
 
 
-class _Chunks:
-    """What the chunks of one streamed completion have brought so far (`events_per_read`)."""
+class _Chunks(StreamParser[ServerSentEvent]):
+    """The chunks of one completion: streamed (`feed`), or one whole body (`whole`)."""
 
-    def __init__(self, model: OpenAIChatModel, response: httpx.Response) -> None:
-        self._model = model
-        self._words = model._errors
-        self._response = response
-        self.text: list[str] = []
-        self.reasoning: list[str] = []
+    def __init__(self, words: ErrorWording, model: str, response: httpx.Response) -> None:
+        super().__init__(words, model, response)
         self.refusal: list[str] = []
-        self.tools = ToolCallAccumulator(model.provider)
         self.ids: dict[str, int] = {}  # call id -> index, for servers that send no index
         self.finish: str | None = None
         self.usage: Usage | None = None
-        self.late_error = ""
+        self.late_error = ""  # an error chunk after the finish reason (kept, not raised)
 
     def finished(self) -> bool:
         return self.finish is not None
@@ -344,7 +275,7 @@ class _Chunks:
                 return True
             if not data:
                 continue
-            chunk = json_object(data, self._words)
+            chunk = json_object(data, self.words)
             choices = chunk.get("choices")
             error = chunk.get("error")
             if error or (not choices and sse.event == "error"):
@@ -355,7 +286,7 @@ class _Chunks:
                     if chunk.get("usage"):
                         self.usage = _usage(chunk["usage"])
                     continue
-                raise self._words.in_stream(
+                raise self.words.in_stream(
                     detail,
                     context_full=_is_context_error(code, detail),
                     transient=_is_transient(error),
@@ -384,15 +315,7 @@ class _Chunks:
                 index = call.get("index")
                 if index is None:  # some servers omit it; tell calls apart by id
                     index = self.ids.setdefault(call.get("id") or "", len(self.ids))
-                function = call.get("function") or {}
-                out.append(
-                    self.tools.add(
-                        index,
-                        call.get("id"),
-                        function.get("name"),
-                        function.get("arguments") or "",
-                    )
-                )
+                out.append(self._call(index, call))
             if choice.get("finish_reason"):
                 self.finish = choice["finish_reason"]
         return False
@@ -400,19 +323,55 @@ class _Chunks:
     def end(self) -> list[ModelEvent]:
         """The completed step; raises for a stream that ended without its finish reason."""
         if self.finish is None:
-            if not self._response.num_bytes_downloaded:
+            if not self.response.num_bytes_downloaded:
                 # Asked again by the caller, outside the stream's idle deadline: an
                 # unstreamed answer may take as long as the read timeout allows.
                 raise EmptyBody
-            raise self._words.ended_early(self._response)
-        return [
-            self._model._finish(
-                self.finish,
-                "".join(self.text),
-                "".join(self.reasoning),
-                self.refusal,
-                self.tools,
-                self.usage,
-                self.late_error,
+            raise self.words.ended_early(self.response)
+        return [self._step(self.finish)]
+
+    def whole(self, data: Mapping[str, Any]) -> list[ModelEvent]:
+        """The events of a non-streamed ``chat.completion`` body, the completed step last."""
+        if data.get("error"):
+            detail, code = error_fields(_json(data).encode())
+            raise self.words.in_stream(detail, context_full=_is_context_error(code, detail))
+        choice = (data.get("choices") or [{}])[0]
+        message = choice.get("message") or {}
+        out: list[ModelEvent] = []
+        reasoning = message.get("reasoning_content") or message.get("reasoning") or ""
+        if reasoning:
+            self.reasoning.append(reasoning)
+            out.append(ModelEvent.reasoning(reasoning))
+        text = message.get("content") or ""
+        if text:
+            self.text.append(text)
+            out.append(ModelEvent.text(text))
+        for index, call in enumerate(message.get("tool_calls") or ()):
+            out.append(self._call(index, call))
+        if message.get("refusal"):
+            self.refusal.append(message["refusal"])
+        self.usage = _usage(data["usage"]) if data.get("usage") else None
+        out.append(self._step(choice.get("finish_reason") or "stop"))
+        return out
+
+    def _call(self, index: int, call: Mapping[str, Any]) -> ModelEvent:
+        """Record a tool call's fragment (all of it, in a whole completion)."""
+        function = call.get("function") or {}
+        return self.tools.add(
+            index, call.get("id"), function.get("name"), function.get("arguments") or ""
+        )
+
+    def _step(self, finish: str) -> ModelEvent:
+        """The completed step for ``finish``: a refusal arrives as ``delta.refusal`` text
+        with finish_reason "stop", and is a refusal whatever the finish says."""
+        if self.refusal:
+            stop = StopInfo(StopReason.REFUSAL, raw="refusal", details={"finish_reason": finish})
+            self.text += self.refusal
+        else:
+            details = (
+                {"provider_error": self.words.scrub(self.late_error)} if self.late_error else {}
             )
-        ]
+            stop = StopInfo(
+                _STOP_REASONS.get(finish, StopReason.OTHER), raw=finish, details=details
+            )
+        return self.completed(stop, self.usage)
