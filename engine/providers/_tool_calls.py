@@ -2,8 +2,8 @@
 
 Each protocol sends a call in pieces keyed by a number of its own: OpenAI an ``index`` (or,
 on some servers, only an id), Anthropic a content block, Ollama whole calls in order. The
-adapter turns its numbering into an index and hands every piece to `ToolCallAccumulator`,
-which announces it (`ModelEvent.tool_call_delta`) and, at the end, parses each call's
+adapter turns its numbering into an index and hands every piece to its parser's
+`ToolCallAccumulator` (`_parsing.StreamParser.tools`), which announces it (`ModelEvent.tool_call_delta`) and, at the end, parses each call's
 arguments into a `ToolCall` or says why they cannot be used.
 
 This is assembly only. What a provider's ids and numbers are worth (unique ids across the
