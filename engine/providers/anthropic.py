@@ -12,13 +12,13 @@ History goes out with alternating roles: consecutive user-role turns (tool resul
 an internal message) merge into one; thinking without a signature and empty text blocks are
 dropped, because the API rejects both.
 
-Order (house style): tables, error mapping, request building, stream parsing.
+Order (house style): tables, error mapping, request building, stream parsing; the rest is
+shared (`base` says where).
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 import httpx
@@ -34,16 +34,10 @@ from ..messages import (
 )
 from ..model import ModelEvent, ModelRequest
 from ..stop import StopInfo, StopReason
-from .base import (
-    CONTEXT_WORDS,
-    HTTPModel,
-    ModelInfo,
-    ToolCallAccumulator,
-    loads,
-    raw_decode,
-    until_broken,
-)
-from .sse import EventTooLarge, aiter_sse
+from ._errors import CONTEXT_WORDS, ErrorWording
+from ._parsing import StreamParser, json_object
+from .base import HTTPModel, ModelInfo, tool_fields
+from .sse import EventTooLarge, ServerSentEvent, aiter_sse
 
 __all__ = ["AnthropicModel"]
 
@@ -92,13 +86,6 @@ def _usage(data: Mapping[str, Any], previous: Usage | None = None) -> Usage:
 
 
 # ---------------------------------------------------------------------------- errors
-
-
-@contextlib.contextmanager
-def _map_errors(model: AnthropicModel) -> Iterator[None]:
-    """Raise engine errors (``from`` httpx's) for transport failures; never the key."""
-    with model._transport_errors():
-        yield
 
 
 def _is_context_error(code: str | None, message: str) -> bool:
@@ -193,14 +180,7 @@ class AnthropicModel(HTTPModel):
         if system:
             body["system"] = system
         if request.tools:
-            body["tools"] = [
-                {
-                    "name": tool.name,
-                    "description": tool.description,
-                    "input_schema": dict(tool.parameters),
-                }
-                for tool in request.tools
-            ]
+            body["tools"] = [tool_fields(tool, schema="input_schema") for tool in request.tools]
         budget = _THINKING_BUDGETS.get(options.reasoning_effort or "")
         if budget:
             body["thinking"] = {"type": "enabled", "budget_tokens": budget}
@@ -226,9 +206,6 @@ class AnthropicModel(HTTPModel):
             if item.get("id")
         ]
 
-    def _map_errors(self) -> contextlib.AbstractContextManager[None]:
-        return _map_errors(self)
-
     def _context_raw(self, status: int, code: str | None, message: str) -> str | None:
         if status in (400, 413) and _is_context_error(code, message):
             return "prompt_too_long"
@@ -236,152 +213,136 @@ class AnthropicModel(HTTPModel):
 
     # ------------------------------------------------------------------------ parsing
 
-    async def _parse(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
-        text: list[str] = []
-        reasoning: list[str] = []
-        thinking: list[dict[str, Any]] = []  # signed and redacted blocks, in order
-        tools = ToolCallAccumulator(self.provider)
-        blocks: dict[int, dict[str, Any]] = {}  # stream index -> the block being built
-        tool_count = 0  # tool_use blocks started so far
-        signed = 0  # characters of signature received, capped like one event
-        usage: Usage | None = None
-        stop_reason: str | None = None
-        stop_sequence: str | None = None
-        done = False
-        out: list[ModelEvent] = []
-        # Late binding is the point: the stop is read when the connection breaks.
-        finished = lambda: stop_reason is not None  # noqa: B023, E731
-        lines = aiter_sse(response, event_names=False, max_size=self.max_event_size)
-        batches = until_broken(lines, finished)
-        async with contextlib.aclosing(batches):  # closed here, not by the collector
-            async for batch in batches:
-                try:
-                    for sse in batch:
-                        raw = sse.data  # a property: read it once
-                        if not raw:
-                            continue
-                        try:  # the common case inline; anything unusual goes through loads()
-                            data, end = raw_decode(raw)
-                            if end != len(raw):
-                                data = loads(raw, self)
-                        except ValueError:
-                            data = loads(raw, self)
-                        if not isinstance(data, dict):
-                            raise self._bad_json()
-                        kind = data.get(
-                            "type"
-                        )  # the event name, repeated in the data; "ping" matches nothing below
-                        if kind == "content_block_delta":
-                            delta = data.get("delta") or {}
-                            dtype = delta.get("type")
-                            if dtype == "text_delta":  # the hot path: most events are text
-                                piece = delta.get("text")
-                                if piece:
-                                    text.append(piece)
-                                    out.append(ModelEvent.text(piece))
-                                continue
-                            block = blocks.get(data.get("index", 0)) or {}
-                            if dtype == "thinking_delta":
-                                piece = delta.get("thinking")
-                                if piece:
-                                    reasoning.append(piece)
-                                    block.setdefault("parts", []).append(piece)
-                                    out.append(ModelEvent.reasoning(piece))
-                            elif dtype == "signature_delta":
-                                # Pieces joined once at the end: "+=" copied the whole
-                                # signature per delta (quadratic on a hostile stream).
-                                piece = delta.get("signature") or ""
-                                signed += len(piece)
-                                if signed > self.max_event_size:
-                                    raise EventTooLarge(self.max_event_size)
-                                block.setdefault("signature_parts", []).append(piece)
-                            elif dtype == "input_json_delta":
-                                out.append(
-                                    tools.add(
-                                        block.get("tool_index", 0),
-                                        arguments=delta.get("partial_json") or "",
-                                    )
-                                )
-                        elif kind == "content_block_start":
-                            start = dict(data.get("content_block") or {})
-                            btype = start.get("type")
-                            if btype == "tool_use":
-                                # A running count: summing over the blocks per start
-                                # was quadratic in the number of blocks.
-                                tool_index = tool_count
-                                tool_count += 1
-                                blocks[data.get("index", 0)] = {
-                                    "type": "tool_use",
-                                    "tool_index": tool_index,
-                                }
-                                out.append(
-                                    tools.add(tool_index, start.get("id"), start.get("name"))
-                                )
-                            elif btype == "thinking":
-                                block = {
-                                    "type": "thinking",
-                                    "thinking": start.get("thinking") or "",
-                                    "signature": start.get("signature") or "",
-                                }
-                                blocks[data.get("index", 0)] = block
-                                thinking.append(block)
-                            elif btype == "redacted_thinking":
-                                blocks[data.get("index", 0)] = start
-                                thinking.append(start)
-                            elif btype == "text":
-                                blocks[data.get("index", 0)] = start
-                                if start.get("text"):
-                                    text.append(start["text"])
-                                    out.append(ModelEvent.text(start["text"]))
-                        elif kind == "message_start":
-                            message = data.get("message") or {}
-                            if message.get("usage"):
-                                usage = _usage(message["usage"])
-                        elif kind == "message_delta":
-                            delta = data.get("delta") or {}
-                            stop_reason = delta.get("stop_reason") or stop_reason
-                            stop_sequence = delta.get("stop_sequence") or stop_sequence
-                            if data.get("usage"):
-                                usage = _usage(data["usage"], usage)
-                        elif kind == "message_stop":
-                            done = True
-                            break
-                        elif kind == "error":
-                            error = data.get("error") or {}
-                            detail = str(error.get("message") or error.get("type") or "")
-                            if error.get("type") == "overloaded_error":
-                                detail = f"{detail} (Anthropic is overloaded)"
-                            raise self._stream_error(
-                                detail,
-                                context_full=bool(CONTEXT_WORDS.search(detail)),
-                                transient=error.get("type") in _TRANSIENT_ERRORS,
-                            )
-                except Exception:
-                    if out:
-                        yield out  # what arrived before the fault still reaches the caller
-                    raise
-                if out:
-                    yield out
-                    out = []
-                if done:
-                    break
-        if stop_reason is None:
+    def _parse(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
+        events = _Events(self._errors, self.name, response, max_size=self.max_event_size)
+        return events.events(aiter_sse(response, event_names=False, max_size=self.max_event_size))
+
+
+# ---------------------------------------------------------------------------- stream parsing
+
+
+class _Events(StreamParser[ServerSentEvent]):
+    """The events of one streamed message; ``max_size`` caps its signatures like an event."""
+
+    def __init__(
+        self, words: ErrorWording, model: str, response: httpx.Response, *, max_size: int
+    ) -> None:
+        super().__init__(words, model, response)
+        self._max_size = max_size
+        self.thinking: list[dict[str, Any]] = []  # signed and redacted blocks, in order
+        self.blocks: dict[int, dict[str, Any]] = {}  # stream index -> the block being built
+        self.tool_count = 0  # tool_use blocks started so far
+        self.signed = 0  # characters of signature received, capped like one event
+        self.usage: Usage | None = None
+        self.stop_reason: str | None = None
+        self.stop_sequence: str | None = None
+
+    def finished(self) -> bool:
+        return self.stop_reason is not None
+
+    def feed(self, batch: list[ServerSentEvent], out: list[ModelEvent]) -> bool:
+        """Add one read's events to ``out``; True at ``message_stop``."""
+        text, blocks = self.text, self.blocks  # looked up once a read
+        for sse in batch:
+            raw = sse.data  # a property: read it once
+            if not raw:
+                continue
+            data = json_object(raw, self.words)
+            kind = data.get("type")  # the event name, repeated in the data; "ping" matches none
+            if kind == "content_block_delta":
+                delta = data.get("delta") or {}
+                dtype = delta.get("type")
+                if dtype == "text_delta":  # the hot path: most events are text
+                    piece = delta.get("text")
+                    if piece:
+                        text.append(piece)
+                        out.append(ModelEvent.text(piece))
+                    continue
+                block = blocks.get(data.get("index", 0)) or {}
+                if dtype == "thinking_delta":
+                    piece = delta.get("thinking")
+                    if piece:
+                        self.reasoning.append(piece)
+                        block.setdefault("parts", []).append(piece)
+                        out.append(ModelEvent.reasoning(piece))
+                elif dtype == "signature_delta":
+                    # Pieces joined once at the end: "+=" copied the whole
+                    # signature per delta (quadratic on a hostile stream).
+                    piece = delta.get("signature") or ""
+                    self.signed += len(piece)
+                    if self.signed > self._max_size:
+                        raise EventTooLarge(self._max_size)
+                    block.setdefault("signature_parts", []).append(piece)
+                elif dtype == "input_json_delta":
+                    out.append(
+                        self.tools.add(
+                            block.get("tool_index", 0), arguments=delta.get("partial_json") or ""
+                        )
+                    )
+            elif kind == "content_block_start":
+                start = dict(data.get("content_block") or {})
+                btype = start.get("type")
+                if btype == "tool_use":
+                    # A running count: summing over the blocks per start
+                    # was quadratic in the number of blocks.
+                    tool_index = self.tool_count
+                    self.tool_count += 1
+                    blocks[data.get("index", 0)] = {"type": "tool_use", "tool_index": tool_index}
+                    out.append(self.tools.add(tool_index, start.get("id"), start.get("name")))
+                elif btype == "thinking":
+                    block = {
+                        "type": "thinking",
+                        "thinking": start.get("thinking") or "",
+                        "signature": start.get("signature") or "",
+                    }
+                    blocks[data.get("index", 0)] = block
+                    self.thinking.append(block)
+                elif btype == "redacted_thinking":
+                    blocks[data.get("index", 0)] = start
+                    self.thinking.append(start)
+                elif btype == "text":
+                    blocks[data.get("index", 0)] = start
+                    if start.get("text"):
+                        text.append(start["text"])
+                        out.append(ModelEvent.text(start["text"]))
+            elif kind == "message_start":
+                message = data.get("message") or {}
+                if message.get("usage"):
+                    self.usage = _usage(message["usage"])
+            elif kind == "message_delta":
+                delta = data.get("delta") or {}
+                self.stop_reason = delta.get("stop_reason") or self.stop_reason
+                self.stop_sequence = delta.get("stop_sequence") or self.stop_sequence
+                if data.get("usage"):
+                    self.usage = _usage(data["usage"], self.usage)
+            elif kind == "message_stop":
+                return True
+            elif kind == "error":
+                error = data.get("error") or {}
+                detail = str(error.get("message") or error.get("type") or "")
+                if error.get("type") == "overloaded_error":
+                    detail = f"{detail} (Anthropic is overloaded)"
+                raise self.words.in_stream(
+                    detail,
+                    context_full=bool(CONTEXT_WORDS.search(detail)),
+                    transient=error.get("type") in _TRANSIENT_ERRORS,
+                )
+        return False
+
+    def end(self) -> list[ModelEvent]:
+        """The completed step; raises for a stream that ended without its stop reason."""
+        if self.stop_reason is None:
             # message_delta carries the stop; without it the answer may be incomplete.
-            raise self._ended_early(response)
-        details = {"stop_sequence": stop_sequence} if stop_sequence else {}
+            raise self.words.ended_early(self.response)
+        details = {"stop_sequence": self.stop_sequence} if self.stop_sequence else {}
         stop = StopInfo(
-            _STOP_REASONS.get(stop_reason, StopReason.OTHER), raw=stop_reason, details=details
+            _STOP_REASONS.get(self.stop_reason, StopReason.OTHER),
+            raw=self.stop_reason,
+            details=details,
         )
-        kept = [_clean(block) for block in thinking if _keep(block)]
-        yield [
-            self._completed(
-                text="".join(text),
-                reasoning="".join(reasoning),
-                tools=tools,
-                stop=stop,
-                usage=usage,
-                provider_data={"anthropic": {"thinking": kept}} if kept else None,
-            )
+        kept = [_clean(block) for block in self.thinking if _keep(block)]
+        return [
+            self.completed(stop, self.usage, {"anthropic": {"thinking": kept}} if kept else None)
         ]
 
 

@@ -1,131 +1,74 @@
-"""What every HTTP adapter shares: construction, retries, error wording and message assembly.
+"""The base every HTTP adapter builds on, and the map of where each shared job lives.
 
 An adapter (`OpenAIChatModel`, `AnthropicModel`, `OllamaModel`) subclasses `HTTPModel` and
-supplies the request (``_chat_url``, ``_body``), the stream parser (``_parse``), error
-details (``_map_errors``, ``_context_raw``) and the model list (``_models_url``,
-``_models``). This module owns, once for all of them:
+supplies only its wire: headers and URLs (``_auth_headers``, ``_chat_url``, ``_models_url``),
+the request (``_body``), the stream parser (``_parse``), what its errors mean
+(``_connect_sentence``, ``_context_raw``) and the model list (``_models``). The rest is done
+once for all of them, a job to a module:
 
-- the constructor keywords of DESIGN.md and one pooled ``httpx.AsyncClient`` per adapter;
-- retry-only-before-the-first-event (`HTTPModel.stream`)::
-
-      attempt ─► error before any event? ─ no ─► raise (the agent keeps the partial)
-                       │ yes
-                 retryable (connection, timeout, 408/409/429/5xx/529) and attempts,
-                 Retry-After cap and total time allow? ─ no ─► raise
-                       │ yes
-                 yield ModelEvent.retrying(...) ─► wait (Retry-After, else exponential
-                 backoff with jitter) ─► next attempt
-
-  An error event saying the server is in trouble (overloaded, server error) counts as
-  retryable too, still only before any event; a connection that breaks after the stop
-  arrived keeps the answer whole (`until_broken`).
-- `ToolCallAccumulator`, which assembles streamed tool-call fragments;
-- the wording of errors, which never contains a credential: messages are built from the
-  provider's name, the status and the provider's own error text with every credential
-  hidden (redaction.py) and at most `QUOTE_LIMIT` characters of it quoted;
-- what a server cannot do to us (DESIGN.md, "Untrusted input"): an error body is read up to
-  `ERROR_BODY_LIMIT` bytes, one stream line or event up to ``max_event_size`` characters,
-  and a stream must bring a model event at least every ``idle_timeout`` seconds (comments
-  and pings do not count); the response and the parser are closed in the task that read
-  them, on every way out (`_close_stream`);
-- `HTTPModel._completed`, which withholds tool calls from a step with an abnormal stop.
+- here, `HTTPModel`: the constructor keywords of DESIGN.md and one pooled
+  ``httpx.AsyncClient`` per adapter; `HTTPModel.stream`, the request with the idle deadline
+  between events and the loop that retries only before the first event reached the caller;
+  `HTTPModel.list_models`;
+- `_retry`: which failures are retried, ``Retry-After``, the backoff (with the loop's diagram);
+- `_errors`: every error worded for a person and never with a credential (`ErrorWording`,
+  which each adapter holds as ``_errors``), and the reading of an error body;
+- `_limits`: what a server cannot do to us (DESIGN.md, "Untrusted input"): the bounds on
+  error bodies, whole bodies and slow bodies, and the idle deadline's default;
+- `_parsing`: the loop around each adapter's parser (a list of events per read, what arrived
+  yielded before a fault, a break after the stop kept whole) and one event's JSON;
+- `_tool_calls`: tool calls assembled from streamed fragments (what an answer's calls may be
+  is `engine.calls`' rule, applied by the agent);
+- `_step`: the step's last event (tool calls withheld from an abnormal stop, the server's
+  stop values fit to store);
+- `sse`: the stream's framing (SSE, NDJSON), its per-event size cap and its closing.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
-import email.utils
-import json
 import logging
-import random
-import re
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import httpx
 
-from ..errors import (
-    ErrorAction,
-    ProviderAuthError,
-    ProviderConnectionError,
-    ProviderContextLengthError,
-    ProviderEmptyStreamError,
-    ProviderError,
-    ProviderRateLimitError,
-    ProviderResponseError,
-    ProviderStatusError,
-    ProviderTimeoutError,
-)
-from ..messages import AssistantMessage, ToolCall, Usage, compact_json_in_turns
-from ..model import ModelEvent, ModelOptions, ModelRequest, ModelResponse
-from ..redaction import Redactor, install_url_filter, redact_urls, shorten
-from ..sentences import Phrase, sentence
-from ..stop import StopInfo, StopReason
-from ..text import clean
-from .sse import MAX_EVENT_SIZE, EventTooLarge, close_body
+from ..errors import ProviderError
+from ..messages import AssistantMessage, compact_json_in_turns
+from ..model import ModelEvent, ModelOptions, ModelRequest, ToolSpec
+from ..redaction import install_url_filter
+from ._errors import QUOTE_LIMIT, ErrorWording, error_fields, redactor_for
+from ._limits import DEFAULT_IDLE_TIMEOUT, ERROR_BODY_LIMIT, read_whole, read_within
+from ._parsing import EmptyBody, loads
+from ._retry import parse_retry_after, retry_wait
+from ._step import context_full
+from ._tool_calls import ToolCallAccumulator
+from .sse import MAX_EVENT_SIZE, close_body
 
+# Also here: the names adapters and tests imported from this module before the split.
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
     "DEFAULT_TIMEOUT",
     "ERROR_BODY_LIMIT",
+    "LARGE_BODY",
     "HTTPModel",
     "ModelInfo",
     "QUOTE_LIMIT",
     "ToolCallAccumulator",
     "parse_retry_after",
+    "tool_fields",
 ]
 
 log = logging.getLogger("engine.providers")
-
-
-class EmptyBody(Exception):  # noqa: N818 (a signal between the parser and its caller)
-    """Raised by a parser whose ``200 OK`` stream had no bytes at all (see `_answer_empty_stream`)."""
 
 # httpx logs every request's URL at INFO; a URL's userinfo or ?key= must not reach a log.
 install_url_filter()
 
 #: read/write/pool 120 s between bytes (reasoning models think quietly), connect 10 s
 DEFAULT_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
-
-#: seconds a stream may go without a model event (comments and pings are not events),
-#: when neither ``idle_timeout`` nor a read timeout is given
-DEFAULT_IDLE_TIMEOUT = 120.0
-
-#: bytes of an error response read; the rest is not waited for
-ERROR_BODY_LIMIT = 64 * 1024
-
-#: characters of a server's own words quoted in a sentence for a person
-QUOTE_LIMIT = 300
-
-#: an unstreamed answer (asked for again after an empty stream) must be whole within this
-#: many idle deadlines: the wait while it is made, then its body
-WHOLE_ANSWER_FACTOR = 2
-
-#: characters of a server's stop reason or stop sequence stored and quoted
-STOP_VALUE_LIMIT = 64
-
-#: the stop details that hold a server's own values (scrubbed like its stop reason)
-_SERVER_STOP_DETAILS = frozenset({"stop_sequence", "finish_reason"})
-
-#: statuses worth another attempt: timeouts, conflicts, rate limits and every 5xx (incl. 529)
-_RETRY_STATUSES = frozenset({408, 409, 429})
-
-#: the sentence a person reads for each abnormal stop (StopInfo.message, in English; a host
-#: shows it in another language with engine.sentences.describe_stop)
-_STOP_MESSAGES: dict[StopReason, str] = {
-    reason: sentence(f"stop.{reason.value}")
-    for reason in (
-        StopReason.MAX_OUTPUT,
-        StopReason.REFUSAL,
-        StopReason.CONTEXT_FULL,
-        StopReason.PAUSED,
-    )
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,122 +79,8 @@ class ModelInfo:
     display_name: str  #: what a person reads; the id when the provider has no nicer name
 
 
-def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
-    """Return the wait a response asks for, in seconds, or None.
-
-    Reads ``retry-after-ms`` (OpenAI), then ``Retry-After`` as seconds or as an HTTP date.
-    """
-    value = headers.get("retry-after-ms")
-    if value:
-        with contextlib.suppress(ValueError):
-            return max(0.0, float(value) / 1000.0)
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    with contextlib.suppress(ValueError):
-        return max(0.0, float(value))
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
-
-
 #: messages and tool calls in a request from which its body is encoded in turns of the loop
 LARGE_BODY = 2000
-
-
-class ToolCallAccumulator:
-    """Assembles tool calls from streamed fragments, keyed by the stream's index.
-
-    A call is parsed as soon as the next one begins (its fragments are complete then, in
-    every protocol's order), so an answer with thousands of calls costs little at its end,
-    where the work would be one long stall of the host's loop; a fragment that arrives for
-    a call already parsed makes it parse again at the end.
-    """
-
-    def __init__(self, provider: str) -> None:
-        self._provider = provider
-        self._calls: dict[int, list[Any]] = {}  # index -> [id, name, [argument fragments]]
-        self._built: dict[int, ToolCall] = {}  # calls parsed early, by index
-        self._last: int | None = None  # the index of the call fragments came for last
-
-    def __bool__(self) -> bool:
-        return bool(self._calls)
-
-    def add(
-        self, index: int, id: str | None = None, name: str | None = None, arguments: str = ""
-    ) -> ModelEvent:
-        """Record a fragment and return the event announcing it."""
-        call = self._calls.get(index)
-        if call is None:
-            call = self._calls[index] = [id, name, []]
-        else:
-            call[0] = call[0] or id
-            call[1] = call[1] or name
-            self._built.pop(index, None)  # more of a call parsed early: parse it again
-        if arguments:
-            call[2].append(arguments)
-        if self._last is not None and self._last != index and self._last not in self._built:
-            built = self._parse(self._last)
-            if isinstance(built, ToolCall):
-                self._built[self._last] = built
-        self._last = index
-        return ModelEvent.tool_call_delta(index, id=id, name=name, arguments=arguments)
-
-    def names(self) -> list[str]:
-        """The names of the calls seen so far, in index order."""
-        return [self._calls[i][1] or "" for i in sorted(self._calls)]
-
-    def build(self) -> tuple[ToolCall, ...]:
-        """Return the finished calls.
-
-        Raises:
-            ProviderResponseError: a call's arguments are not a JSON object.
-        """
-        calls = []
-        for index in sorted(self._calls):
-            built: ToolCall | ProviderResponseError | None = self._built.get(index)
-            if built is None:
-                built = self._parse(index)
-            if isinstance(built, ProviderResponseError):
-                raise built
-            calls.append(built)
-        return tuple(calls)
-
-    def _parse(self, index: int) -> ToolCall | ProviderResponseError:
-        """The call at ``index``, or the error its arguments deserve."""
-        call_id, name, fragments = self._calls[index]
-        # A surrogate pair split across two fragments is one character again (engine.text).
-        text = clean("".join(fragments)).strip()
-        try:
-            # strict=False: llama.cpp's JSON grammar lets a model put raw control
-            # characters (a newline, a tab) inside a string (compat/llamacpp-auto-tool-*).
-            arguments = json.loads(text, strict=False) if text else {}
-        except ValueError:
-            arguments = None
-        if isinstance(arguments, dict):
-            return ToolCall(call_id or f"call_{index}", name or "", arguments)
-        who = f"{self._provider[:1].upper()}{self._provider[1:]}"
-        if arguments is None and text.startswith("{") and not text.endswith("}"):
-            # A forced call cut by max_tokens still says "tool_calls" (llama.cpp:
-            # compat/llamacpp-forced-tool-cut.sse), so the cut shows only here.
-            return ProviderResponseError(
-                key="provider.tool_arguments_cut",
-                params={"who": who, "name": repr(name)},
-                provider=self._provider,
-                action=ErrorAction.CHECK_MODEL,
-            )
-        return ProviderResponseError(
-            key="provider.bad_tool_arguments",
-            params={
-                "who": who,
-                "name": repr(name),
-            },
-            provider=self._provider,
-        )
 
 
 class HTTPModel:
@@ -282,6 +111,9 @@ class HTTPModel:
 
     provider: ClassVar[str] = "The provider"
     default_base_url: ClassVar[str] = ""
+    #: the catalog sentence for a refused connection (`engine.sentences`), which may say
+    #: what to start (Ollama) or where servers usually are (OpenAI-compatible ones: here)
+    _connect_sentence: ClassVar[str] = "provider.connect"
 
     def __init__(
         self,
@@ -306,16 +138,17 @@ class HTTPModel:
         if max_attempts < 1:
             raise ValueError("max_attempts counts every request, so it must be at least 1")
         self.model = model
-        if provider_name:
-            self.provider = provider_name  # type: ignore[misc]
         url = httpx.URL((base_url or self.default_base_url).rstrip("/"))
         # A key in the URL's userinfo goes as Basic auth (what httpx did with it anyway),
         # never inside a URL that a sentence, a log line or a repr could show.
         auth = httpx.BasicAuth(url.username, url.password) if url.userinfo else None
         self.base_url = str(url.copy_with(username=None, password=None))
+        address = None if provider_name is not None else self._server_address(self.base_url)
+        if provider_name:
+            self.provider = provider_name  # type: ignore[misc]
+        elif address:
+            self.provider = f"the server at {address}"  # type: ignore[misc]
         self.max_event_size = max_event_size
-        #: the address a provider without a name of its own is called after (see `_who`)
-        self._address_named: str | None = None
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.reasoning_effort = reasoning_effort
@@ -335,15 +168,15 @@ class HTTPModel:
             idle_timeout if idle_timeout is not None else self._timeout.read or DEFAULT_IDLE_TIMEOUT
         )
         all_headers = {**self._auth_headers(self._api_key), **dict(headers or {})}
-        self._redact = Redactor(
-            [
-                self._api_key,
-                url.username,
-                url.password,
-                *_credentials(headers or {}),
-                *_query_credentials(url),
-                *_basic_credentials(url),
-            ]
+        self._errors = ErrorWording(
+            provider=self.provider,
+            address=address,
+            base_url=self.base_url,
+            redact=redactor_for(self._api_key, url, headers or {}),
+            model=model,
+            timeout=self._timeout,
+            idle_timeout=self.idle_timeout,
+            retry_after_cap=retry_after_cap,
         )
         self._client = httpx.AsyncClient(
             timeout=self._timeout, headers=all_headers, transport=transport, auth=auth
@@ -363,39 +196,7 @@ class HTTPModel:
 
     def __repr__(self) -> str:
         # Never the key, nor the headers that carry it, nor a key= in the URL.
-        return f"{type(self).__name__}(model={self.model!r}, base_url={self._shown_url!r})"
-
-    def _auth_headers(self, api_key: str | None) -> dict[str, str]:
-        return {}
-
-    def _endpoint(self, path: str, **query: str) -> str:
-        """The URL of ``path`` under the base URL, keeping the base URL's own query.
-
-        A base URL may carry a query (``?api-version=…`` of an Azure-style gateway, a
-        ``?key=…`` of a proxy); appending the path as text put it inside that query.
-        """
-        url = httpx.URL(self.base_url)
-        url = url.copy_with(path=url.path.rstrip("/") + path)
-        return str(url.copy_merge_params(query) if query else url)
-
-    @property
-    def _shown_url(self) -> str:
-        """The base URL as a sentence may show it (key-like query values hidden)."""
-        return redact_urls(self.base_url)
-
-    @property
-    def _who(self) -> str | Phrase:
-        """The provider's name at the start of a sentence."""
-        if self._address_named is not None:  # "the server at host:port", said in any language
-            return Phrase("provider.server_at.who", {"address": self._address_named})
-        return self.provider[:1].upper() + self.provider[1:]
-
-    @property
-    def _named(self) -> str | Phrase:
-        """The provider's name inside a sentence."""
-        if self._address_named is not None:
-            return Phrase("provider.server_at", {"address": self._address_named})
-        return self.provider
+        return f"{type(self).__name__}(model={self.model!r}, base_url={self._errors.shown_url!r})"
 
     # -- lifetime ----------------------------------------------------------------------
 
@@ -439,14 +240,12 @@ class HTTPModel:
             answered = False  # the response's head arrived: the connection was made
             try:
                 with self._map_errors():
-                    async with self._client.stream(
-                        "POST", self._chat_url(), **payload
-                    ) as response:
+                    async with self._client.stream("POST", self._chat_url(), **payload) as response:
                         answered = True
                         parse: AsyncIterator[list[ModelEvent]] | None = None
                         try:
                             if response.status_code >= 400:
-                                error_body = await self._read_within(
+                                error_body = await read_within(
                                     response, ERROR_BODY_LIMIT, self.idle_timeout
                                 )
                                 stored = self._error_response(response, error_body)  # or raises
@@ -454,12 +253,7 @@ class HTTPModel:
                                 yield stored
                                 return
                             if response.headers.get("content-type", "").startswith("text/html"):
-                                raise ProviderResponseError(
-                                    key="provider.web_page",
-                                    params={"who": self._who, "base_url": self._shown_url},
-                                    provider=self.provider,
-                                    action=ErrorAction.CHECK_CONNECTION,
-                                )
+                                raise self._errors.web_page()
                             # The parser hands over a batch per network read (fewer hops).
                             parse = self._parse(response)
                             while True:
@@ -476,17 +270,19 @@ class HTTPModel:
                                     break
                                 except TimeoutError:
                                     if idle.expired():
-                                        raise self._idle_error() from None
+                                        raise self._errors.idle() from None
                                     raise
                                 for event in events:
                                     produced = True
                                     yield event
                         finally:
-                            await _close_stream(response, parse)
+                            await close_body(response, parse)
                 return
             except ProviderError as exc:
-                failure = exc if answered else self._unanswered(exc)
-                wait = None if produced else self._retry_wait(failure, attempt)
+                failure = exc if answered else self._errors.unanswered(exc)
+                wait = None
+                if not produced:  # once anything reached the caller, never again
+                    wait = retry_wait(failure, attempt, self.max_attempts, self.retry_backoff)
                 if wait is None or time.monotonic() + wait > deadline:
                     if failure is exc:
                         raise
@@ -494,7 +290,7 @@ class HTTPModel:
                 # INFO, not a warning: the window shows the retry (MODEL_RETRYING).
                 log.info(
                     "%s request failed (%s); retrying in %.2f s (attempt %d of %d)",
-                    self._who,
+                    self._errors.who,
                     type(exc).__name__,
                     wait,
                     attempt + 1,
@@ -512,73 +308,11 @@ class HTTPModel:
                 # Each read has the read timeout, the whole list the idle deadline: a server
                 # sending a byte at a time must not hold the model picker for ever.
                 if response.status_code >= 400:
-                    body = await self._read_within(response, ERROR_BODY_LIMIT, self.idle_timeout)
+                    body = await read_within(response, ERROR_BODY_LIMIT, self.idle_timeout)
                     message, code = error_fields(body)
                     raise self._status_error(response.status_code, message, response.headers, code)
-                content = await self._read_whole(response, self.idle_timeout)
-        return self._models(loads(content, self))
-
-    async def _read_whole(self, response: httpx.Response, seconds: float | None = None) -> bytes:
-        """A whole (not streamed) answer body, up to ``max_event_size`` bytes.
-
-        Raises:
-            ProviderResponseError: the body is larger.
-            ProviderTimeoutError: it took longer than ``seconds`` (None: no overall limit;
-                the caller has one).
-        """
-        content = await self._read_within(response, self.max_event_size + 1, seconds)
-        if len(content) > self.max_event_size:
-            raise self._too_large(EventTooLarge(self.max_event_size))
-        return content
-
-    async def _read_within(
-        self, response: httpx.Response, limit: int, seconds: float | None
-    ) -> bytes:
-        """`read_at_most`, all of it within ``seconds`` (None: no overall limit).
-
-        httpx's read timeout bounds each read, not the body: one byte every half second
-        would hold the request for ever.
-
-        Raises:
-            ProviderTimeoutError: the body was not read within ``seconds``.
-        """
-        if seconds is None:
-            return await read_at_most(response, limit)
-        try:
-            async with asyncio.timeout(seconds) as deadline:
-                return await read_at_most(response, limit)
-        except TimeoutError:
-            if deadline.expired():
-                raise self._slow_body_error(seconds) from None
-            raise
-
-    # -- what each adapter supplies ------------------------------------------------------
-
-    #: headers for the streaming request (on top of the client's)
-    _stream_headers: ClassVar[dict[str, str]] = {"Accept": "text/event-stream"}
-
-    def _chat_url(self) -> str:
-        raise NotImplementedError
-
-    def _models_url(self) -> str:
-        raise NotImplementedError
-
-    def _body(self, request: ModelRequest) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def _map_errors(self) -> contextlib.AbstractContextManager[None]:
-        return self._transport_errors()
-
-    def _parse(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
-        """Yield the step's events, a list per network read; the last is the completed one."""
-        raise NotImplementedError
-
-    def _models(self, data: Any) -> list[ModelInfo]:
-        raise NotImplementedError
-
-    def _context_raw(self, status: int, code: str | None, message: str) -> str | None:
-        """The raw stop for a context-length error response, or None if it is not one."""
-        return None
+                content = await read_whole(response, self.max_event_size, self.idle_timeout)
+        return self._models(loads(content, self._errors))
 
     def _error_response(self, response: httpx.Response, body: bytes) -> ModelEvent:
         """The stored step for a context-length response; otherwise raise the status error.
@@ -591,16 +325,69 @@ class HTTPModel:
             return self._context_full(raw, message)
         raise self._status_error(response.status_code, message, response.headers, code)
 
-    def _retry_wait(self, exc: ProviderError, attempt: int) -> float | None:
-        if not getattr(exc, "retryable", False) or attempt >= self.max_attempts:
-            return None
-        retry_after = getattr(exc, "retry_after", None)
-        if retry_after is not None:
-            return float(retry_after)
-        backoff = min(self.retry_backoff * 2 ** (attempt - 1), 8.0)
-        return float(backoff * (1.0 - 0.25 * random.random()))
+    # -- what each adapter supplies ------------------------------------------------------
 
-    # -- request helpers ---------------------------------------------------------------
+    #: headers for the streaming request (on top of the client's)
+    _stream_headers: ClassVar[dict[str, str]] = {"Accept": "text/event-stream"}
+
+    def _auth_headers(self, api_key: str | None) -> dict[str, str]:
+        """The headers that carry the key (and any the API requires on every request); by
+        default the key as a Bearer token, as OpenAI-compatible servers and Ollama take it."""
+        return {"Authorization": f"Bearer {api_key}"} if api_key else {}
+
+    def _server_address(self, base_url: str) -> str | None:
+        """The ``host:port`` errors name the provider after ("the server at …") when it has
+        no name of its own, or None (the default: the provider's name)."""
+        return None
+
+    def _chat_url(self) -> str:
+        raise NotImplementedError
+
+    def _models_url(self) -> str:
+        raise NotImplementedError
+
+    def _body(self, request: ModelRequest) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _parse(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
+        """Yield the step's events, a list per network read; the last is the completed one."""
+        raise NotImplementedError
+
+    def _models(self, data: Any) -> list[ModelInfo]:
+        raise NotImplementedError
+
+    def _context_raw(self, status: int, code: str | None, message: str) -> str | None:
+        """The raw stop for a context-length error response, or None if it is not one."""
+        return None
+
+    def _status_error(
+        self, status: int, detail: str, headers: Mapping[str, str], code: str | None = None
+    ) -> ProviderError:
+        """The error for an HTTP error status (`ErrorWording.status`)."""
+        return self._errors.status(status, detail, headers, code)
+
+    async def _answer_empty_stream(self, response: httpx.Response) -> list[ModelEvent]:
+        """The answer to a ``200 OK`` whose body was empty; by default, an error.
+
+        An adapter whose servers say why when asked again without streaming overrides this.
+        """
+        raise self._errors.empty_stream()
+
+    # -- what adapters use -------------------------------------------------------------
+
+    def _endpoint(self, path: str, **query: str) -> str:
+        """The URL of ``path`` under the base URL, keeping the base URL's own query.
+
+        A base URL may carry a query (``?api-version=…`` of an Azure-style gateway, a
+        ``?key=…`` of a proxy); appending the path as text put it inside that query.
+        """
+        url = httpx.URL(self.base_url)
+        url = url.copy_with(path=url.path.rstrip("/") + path)
+        return str(url.copy_merge_params(query) if query else url)
+
+    def _map_errors(self) -> contextlib.AbstractContextManager[None]:
+        """Raise engine errors (``from`` httpx's) for transport failures; never the key."""
+        return self._errors.transport(self._connect_sentence)
 
     def _options(self, request: ModelRequest) -> ModelOptions:
         """The constructor's defaults with the request's options laid over them."""
@@ -612,506 +399,13 @@ class HTTPModel:
             extra=given.extra,
         )
 
-    # -- errors ------------------------------------------------------------------------
-
-    def _scrub(self, text: str, limit: int = QUOTE_LIMIT) -> str:
-        """A server's words, fit to quote: every credential hidden, at most ``limit`` long.
-
-        Hidden before shortening, so a key cut in two by the limit is still recognised. Only
-        a head of a long text is redacted (a 15 MB error event cost seconds and hundreds of
-        MB): enough that what a cut leaves of a key at its end lies past the quoted part,
-        even after earlier redactions shortened the text; a longer head is taken if not.
-        """
-        margin = 2 * self._redact.longest + 16
-        size = limit + margin
-        while True:
-            hidden = self._redact(text[:size]).strip()
-            if size >= len(text) or len(hidden) >= limit + margin:
-                return shorten(hidden, limit)
-            size *= 4
-
-    @contextlib.contextmanager
-    def _transport_errors(self, *, connect_key: str = "provider.connect") -> Iterator[None]:
-        """Turn httpx's transport exceptions into the engine's, raised ``from`` them.
-
-        ``connect_key`` is the catalog sentence for a refused connection (`engine.sentences`).
-        """
-        try:
-            yield
-        except ProviderError:
-            raise
-        except (httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
-            # No connection within the connect (or pool) timeout: not "no data for" the
-            # read timeout, which was never reached.
-            limit = self._timeout.connect if isinstance(exc, httpx.ConnectTimeout) else None
-            limit = limit if limit is not None else self._timeout.pool
-            err: ProviderError = ProviderTimeoutError(
-                key="provider.connect_timeout",
-                params={
-                    "provider": self._named,
-                    "base_url": self._shown_url,
-                    "seconds": f"{limit or 0:g}",
-                },
-                provider=self.provider,
-            )
-            err.retryable = True
-            raise err from exc
-        except httpx.TimeoutException as exc:
-            limit = self._timeout.write if isinstance(exc, httpx.WriteTimeout) else None
-            limit = limit if limit is not None else self._timeout.read
-            err = ProviderTimeoutError(
-                key="provider.timeout",
-                params={"who": self._who, "seconds": f"{limit or 0:g}"},
-                provider=self.provider,
-            )
-            err.retryable = True
-            raise err from exc
-        except httpx.ConnectError as exc:
-            err = ProviderConnectionError(
-                key=connect_key,
-                params={"provider": self._named, "base_url": self._shown_url},
-                provider=self.provider,
-            )
-            err.retryable = True
-            raise err from exc
-        except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:
-            err = ProviderConnectionError(
-                key="provider.connection_broke",
-                params={"provider": self._named},
-                provider=self.provider,
-            )
-            err.retryable = True
-            raise err from exc
-        except httpx.DecodingError as exc:
-            raise ProviderResponseError(
-                key="provider.undecodable", params={"who": self._who}, provider=self.provider
-            ) from exc
-        except EventTooLarge as exc:
-            raise self._too_large(exc) from exc
-
-    def _unanswered(self, exc: ProviderError) -> ProviderError:
-        """The error for a connection that closed before any answer began, else ``exc``.
-
-        httpx calls a connection the server resets before its response "broke"; nothing
-        arrived, so a person reads that the provider could not be reached, not that an
-        answer was cut off.
-        """
-        if exc.key != "provider.connection_broke":
-            return exc
-        err = ProviderConnectionError(
-            key="provider.connect.no_answer",
-            params={"provider": self._named, "base_url": self._shown_url},
-            provider=self.provider,
-        )
-        err.retryable = True
-        return err
-
-    def _too_large(self, exc: EventTooLarge) -> ProviderError:
-        """The error for a stream line, event or body larger than ``max_event_size``."""
-        return ProviderResponseError(
-            key="provider.too_large",
-            params={"who": self._who, "size": _size(exc.max_size)},
-            provider=self.provider,
-        )
-
-    def _slow_body_error(self, seconds: float) -> ProviderError:
-        """The error for a body still arriving after ``seconds`` (a byte at a time)."""
-        err = ProviderTimeoutError(
-            key="provider.slow_body",
-            params={"who": self._who, "seconds": f"{seconds:g}"},
-            provider=self.provider,
-        )
-        err.retryable = True  # retried only before any output, as every retry is
-        return err
-
-    def _idle_error(self) -> ProviderError:
-        """The error for a stream that brought no model event for ``idle_timeout`` seconds."""
-        err = ProviderTimeoutError(
-            key="provider.idle",
-            params={"who": self._who, "seconds": f"{self.idle_timeout:g}"},
-            provider=self.provider,
-        )
-        err.retryable = True  # retried only before any output, as every retry is
-        return err
-
-    def _status_error(
-        self, status: int, detail: str, headers: Mapping[str, str], code: str | None = None
-    ) -> ProviderError:
-        """Build the error for an HTTP error status, worded for a person."""
-        detail = self._scrub(detail)
-        params: dict[str, Any] = {
-            "who": self._who,
-            "status": status,
-            "said": f": {detail.rstrip('.')}." if detail else ".",
-            "model": repr(self.model),
-            "base_url": self._shown_url,
-        }
-        retry_after = parse_retry_after(headers)
-        retryable = status in _RETRY_STATUSES or status >= 500
-        too_long = retry_after is not None and retry_after > self.retry_after_cap
-        until = ""
-        if retry_after is not None:
-            at = datetime.now(UTC).timestamp() + retry_after
-            params["seconds"] = f"{retry_after:.0f}"
-            params["at"] = f"{datetime.fromtimestamp(at, UTC):%H:%M:%S}"
-            until = "_until"
-        err: ProviderError
-        if status == 401:
-            err = ProviderAuthError(
-                key="provider.key_refused", params=params, status=status, provider=self.provider
-            )
-            retryable = False
-        elif status == 403:
-            err = ProviderAuthError(
-                key="provider.access_denied", params=params, status=status, provider=self.provider
-            )
-            retryable = False
-        elif status == 429:
-            quota = code == "insufficient_quota"
-            if quota:
-                retryable = False
-            err = ProviderRateLimitError(
-                key="provider.quota" if quota else f"provider.rate_limited{until}",
-                params=params,
-                status=status,
-                provider=self.provider,
-                retry_after=retry_after,
-                action=ErrorAction.CHECK_ACCOUNT if quota else None,
-            )
-        elif status == 404:
-            err = ProviderStatusError(
-                key="provider.no_model",
-                params=params,
-                status=status,
-                provider=self.provider,
-                action=ErrorAction.CHECK_MODEL,
-            )
-        elif status >= 500 or status in _RETRY_STATUSES:
-            busy = "provider.overloaded" if status == 529 else "provider.server_error"
-            err = ProviderStatusError(
-                key=busy + until,
-                params=params,
-                status=status,
-                provider=self.provider,
-                action=ErrorAction.WAIT,
-            )
-        else:
-            err = ProviderStatusError(
-                key="provider.rejected",
-                params=params,
-                status=status,
-                provider=self.provider,
-                action=ErrorAction.CHECK_MODEL,
-            )
-        err.retryable = retryable and not too_long
-        err.retry_after = retry_after  # type: ignore[attr-defined]
-        return err
-
-    def _stream_error(
-        self, detail: str, *, context_full: bool = False, transient: bool = False
-    ) -> ProviderError:
-        """The error for an error reported inside a successful (200) stream.
-
-        ``transient`` (an overloaded or server error) makes it retryable; the retry loop
-        still retries only when nothing had reached the caller yet.
-        """
-        text = self._scrub(detail) or "no details given"
-        if context_full:
-            return ProviderContextLengthError(
-                key="provider.context_full",
-                params={"who": self._who, "detail": text},
-                status=400,
-                provider=self.provider,
-            )
-        # Whether what arrived was kept is not known here: the agent stores it, and the
-        # host says so only when it was (MESSAGE_APPENDED).
-        err = ProviderResponseError(
-            key="provider.error_in_stream",
-            params={"who": self._who, "detail": text.rstrip(".")},
-            provider=self.provider,
-        )
-        err.retryable = transient
-        return err
-
-    def _ended_early(self, response: httpx.Response | None = None) -> ProviderError:
-        """The error for a stream that ended without its stop; an empty one is its own."""
-        if response is not None and not response.num_bytes_downloaded:
-            return self._empty_stream()
-        err = ProviderConnectionError(
-            key="provider.ended_early",
-            params={"who": self._who},
-            provider=self.provider,
-            action=ErrorAction.RESUME,
-        )
-        err.retryable = True  # only ever before any output
-        return err
-
-    async def _answer_empty_stream(self, response: httpx.Response) -> list[ModelEvent]:
-        """The answer to a ``200 OK`` whose body was empty; by default, an error.
-
-        An adapter whose servers say why when asked again without streaming overrides this.
-        """
-        raise self._empty_stream()
-
-    def _empty_stream(self, reason: str | ProviderError = "") -> ProviderError:
-        """The error for a ``200 OK`` whose body was empty: nothing arrived, nothing is kept.
-
-        Not retried: the servers that do this (llama.cpp's Python server) do it every time
-        for the same request. ``reason`` is what the server said when asked again without
-        streaming, a sentence of its own.
-        """
-        if reason:
-            return ProviderEmptyStreamError(
-                key="provider.empty_stream.reason",
-                params={"who": self._who, "reason": reason},
-                provider=self.provider,
-            )
-        return ProviderEmptyStreamError(
-            key="provider.empty_stream", params={"who": self._who}, provider=self.provider
-        )
-
-    def _bad_json(self) -> ProviderError:
-        return ProviderResponseError(
-            key="provider.bad_json", params={"who": self._who}, provider=self.provider
-        )
-
-    # -- the final event ---------------------------------------------------------------
-
-    def _completed(
-        self,
-        *,
-        text: str,
-        reasoning: str,
-        tools: ToolCallAccumulator,
-        stop: StopInfo,
-        usage: Usage | None,
-        provider_data: Mapping[str, Any] | None = None,
-    ) -> ModelEvent:
-        """Assemble the step's `AssistantMessage` and wrap it in the last event.
-
-        A normal stop becomes ``tool_use`` when calls arrived and ``end_turn`` when none
-        did. An abnormal stop carries no tool calls: they are withheld and named in
-        ``stop.details["withheld_tool_calls"]`` (DESIGN.md, resume rules).
-        """
-        stop = self._stop_quoted(stop)
-        if stop.ok:
-            calls = tools.build()
-            reason = StopReason.TOOL_USE if calls else StopReason.END_TURN
-            if reason is not stop.reason:
-                stop = replace(stop, reason=reason)
-            message_stop = None
-        else:
-            calls = ()
-            details = dict(stop.details)
-            if tools:
-                details["withheld_tool_calls"] = tools.names()
-            stop = replace(
-                stop,
-                message=stop.message
-                or _STOP_MESSAGES.get(stop.reason)
-                or sentence("stop.unknown", raw=stop.raw),
-                details=details,
-            )
-            message_stop = stop
-        message = AssistantMessage(
-            content=text,
-            reasoning=reasoning,
-            tool_calls=calls,
-            stop=message_stop,
-            usage=usage,
-            model=self.name,
-            provider_data=provider_data or {},
-        )
-        return ModelEvent.completed(ModelResponse(message, stop=stop, usage=usage))
-
-    def _stop_quoted(self, stop: StopInfo) -> StopInfo:
-        """The stop with the server's own values (its reason, a stop sequence) fit to store.
-
-        An unknown reason is stored as ``raw`` and quoted in the stop message: a server's
-        100 KB finish_reason holding the key was stored whole.
-        """
-        raw = stop.raw if stop.raw is None else self._stop_value(stop.raw)
-        quoted = {
-            key: self._stop_value(value)
-            if key in _SERVER_STOP_DETAILS and value is not None
-            else value
-            for key, value in stop.details.items()
-        }
-        if raw == stop.raw and quoted == dict(stop.details):
-            return stop
-        return replace(stop, raw=raw, details=quoted)
-
-    def _stop_value(self, value: object) -> str:
-        """One server stop value: unchanged when short and clean (a stop sequence may be
-        whitespace), else scrubbed and cut to `STOP_VALUE_LIMIT`."""
-        text = str(value)
-        if len(text) <= STOP_VALUE_LIMIT and self._redact(text) == text:
-            return text
-        return self._scrub(text, STOP_VALUE_LIMIT)
-
     def _context_full(self, raw: str, detail: str) -> ModelEvent:
-        """The completed step for a recognised context-length error response (stored)."""
-        stop = StopInfo(
-            StopReason.CONTEXT_FULL,
-            raw=raw,
-            message=sentence(
-                "stop.context_full_model",
-                model=self.model,
-                detail=self._scrub(detail).rstrip("."),
-            ),
-        )
-        return self._completed(
-            text="", reasoning="", tools=ToolCallAccumulator(self.provider), stop=stop, usage=None
-        )
+        """The stored step for a context-length error response (`_step.context_full`)."""
+        return context_full(self._errors, self.name, raw, detail)
 
 
-def _query_credentials(url: httpx.URL) -> list[str]:
-    """The values of a base URL's key-like query parameters (``?key=``), to hide wherever
-    they echo, not only as ``key=value``."""
-    return [
-        value
-        for name, value in url.params.multi_items()
-        if re.search(r"(?i)key|token|secret|passw|pwd|sig|auth|credential", name)
-    ]
-
-
-def _basic_credentials(url: httpx.URL) -> list[str]:
-    """The Basic credentials a base URL's userinfo is sent as (base64 of ``user:password``),
-    to hide where a server echoes them (the Redactor also hides the password in base64 at
-    any alignment, but a short one only in this exact form)."""
-    if not url.userinfo:
-        return []
-    pair = f"{url.username}:{url.password}".encode()
-    return [base64.b64encode(pair).decode("ascii")]
-
-
-def _credentials(headers: Mapping[str, str]) -> list[str]:
-    """The values of extra headers that carry a credential, to hide wherever they echo."""
-    found = []
-    for name, value in headers.items():
-        if re.search(r"(?i)auth|key|token|secret|cookie", name):
-            found.append(value)
-            found += value.split()[1:]  # "Bearer <token>": the token alone too
-    return found
-
-
-def _size(characters: int) -> str:
-    """A size for a person: "16 MB" (characters of text count as bytes here)."""
-    if characters >= 1024 * 1024:
-        return f"{characters / (1024 * 1024):g} MB"
-    if characters >= 1024:
-        return f"{characters / 1024:g} KB"
-    return f"{characters} characters"
-
-
-async def read_at_most(response: httpx.Response, limit: int) -> bytes:
-    """Read at most ``limit`` bytes of a body; the rest is never waited for.
-
-    An error status whose body never ends (or is huge) cannot hold the request or fill
-    memory: the response is closed once this much is read.
-    """
-    body = bytearray()
-    chunks = response.aiter_bytes()
-    try:
-        async for chunk in chunks:
-            body += chunk[: limit - len(body)]
-            if len(body) >= limit:
-                break
-    finally:
-        await close_body(response, chunks)
-    return bytes(body)
-
-
-async def _close_stream(
-    response: httpx.Response, parse: AsyncIterator[list[ModelEvent]] | None
-) -> None:
-    """Close the response, then the parser's generators, in the task that read them.
-
-    The response first, for the reason `sse.close_body` gives; the readers close it too
-    when they stop early, this covers a consumer that leaves between two reads.
-    """
-    try:
-        await response.aclose()
-    finally:
-        aclose = getattr(parse, "aclose", None)  # every _parse is an async generator
-        if aclose is not None:
-            await aclose()
-
-
-#: the C scanner without `json.loads`'s wrappers: half the cost per event (bench_providers)
-raw_decode = json.JSONDecoder().raw_decode
-
-
-def loads(data: str | bytes, model: HTTPModel) -> Any:
-    """Parse one event's JSON, or raise the adapter's malformed-stream error."""
-    try:
-        value, end = raw_decode(data)  # type: ignore[arg-type]
-    except (ValueError, TypeError):
-        return _loads_slowly(data, model)
-    if end != len(data) and not data[end:].isspace():
-        raise model._bad_json()
-    return value
-
-
-def _loads_slowly(data: str | bytes, model: HTTPModel) -> Any:
-    """Bytes, leading whitespace, or a real error to report."""
-    try:
-        return json.loads(data)
-    except ValueError as exc:
-        raise model._bad_json() from exc
-
-
-async def until_broken(
-    batches: AsyncGenerator[list[Any], None], finished: Callable[[], bool]
-) -> AsyncGenerator[list[Any], None]:
-    """Pass batches through; if the connection breaks once ``finished()`` is true, just end.
-
-    A stream whose stop has already arrived may still lose its trailing usage chunk or
-    ``[DONE]`` to a dropped connection or a proxy; the answer is whole, so it is kept as
-    complete rather than reported as cut off.
-    """
-    try:
-        async for batch in batches:
-            yield batch
-    except httpx.TransportError:
-        if not finished():
-            raise
-        log.info("the connection closed after the answer finished; the usage may be missing")
-    finally:
-        await batches.aclose()  # in this task, not by the collector
-
-
-#: words in an error that mean the request no longer fits the model's context window
-CONTEXT_WORDS = re.compile(
-    r"context[ _-]?length|context[ _-]?window|maximum context|prompt is too long|"
-    r"too many tokens|exceeds the context|input is too long",
-    re.IGNORECASE,
-)
-
-
-def error_fields(body: bytes) -> tuple[str, str | None]:
-    """Read ``(message, code)`` from an error body in any of the common shapes.
-
-    OpenAI and Anthropic: ``{"error": {"message", "code" | "type"}}``; Ollama and llama.cpp:
-    ``{"error": "text"}``; FastAPI-based servers: ``{"detail": ...}``. Anything else: the
-    body's text, shortened.
-    """
-    try:
-        data = json.loads(body) if body else None
-    except ValueError:
-        data = None
-    if isinstance(data, dict):
-        error = data.get("error", data)
-        if isinstance(error, dict):
-            message = error.get("message") or error.get("detail") or ""
-            code = error.get("code") or error.get("type")
-            return str(message), str(code) if code is not None else None
-        if isinstance(error, str):
-            return error, None
-        detail = data.get("detail") or data.get("message")
-        if detail:
-            return str(detail), None
-    text = body.decode("utf-8", "replace").strip()
-    if text.lstrip().startswith("<"):
-        return "the server answered with a web page instead of an API response", None
-    return text[:300], None
+def tool_fields(tool: ToolSpec, schema: str = "parameters") -> dict[str, Any]:
+    """One tool as every wire describes it: name, description and the arguments' JSON schema
+    under ``schema`` (``parameters`` in OpenAI's and Ollama's function tools,
+    ``input_schema`` in Anthropic's)."""
+    return {"name": tool.name, "description": tool.description, schema: dict(tool.parameters)}

@@ -7,15 +7,15 @@ arguments as an object and often without an id (one is made up so results can an
 An error arrives as a line ``{"error": "..."}``, in a 200 stream or as an error status.
 Lines are split on ``\\n`` only (sse.aiter_ndjson_lines), never on U+2028.
 
-Order (house style): tables, error mapping, request building, stream parsing.
+Order (house style): tables, error mapping, request building, stream parsing; the rest is
+shared (`base` says where).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import uuid
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 import httpx
@@ -32,7 +32,9 @@ from ..messages import (
 )
 from ..model import ModelEvent, ModelRequest
 from ..stop import StopInfo, StopReason
-from .base import CONTEXT_WORDS, HTTPModel, ModelInfo, ToolCallAccumulator, loads
+from ._errors import CONTEXT_WORDS, ErrorWording
+from ._parsing import StreamParser, json_object
+from .base import HTTPModel, ModelInfo, tool_fields
 from .sse import aiter_ndjson_lines
 
 __all__ = ["OllamaModel"]
@@ -56,12 +58,9 @@ def _usage(data: Mapping[str, Any]) -> Usage:
 
 # ---------------------------------------------------------------------------- errors
 
-
-@contextlib.contextmanager
-def _map_errors(model: OllamaModel) -> Iterator[None]:
-    """Raise engine errors (``from`` httpx's) for transport failures."""
-    with model._transport_errors(connect_key="provider.connect.ollama"):
-        yield
+# Ollama's errors carry no code: a full context window is known by its words (CONTEXT_WORDS,
+# in `OllamaModel._context_raw` and in a stream's error line), a missing model by its 404's
+# "not found" (`OllamaModel._status_error`); a refused connection says to start Ollama.
 
 
 # ---------------------------------------------------------------------------- requests
@@ -112,14 +111,15 @@ def _messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
 
 
 class OllamaModel(HTTPModel):
-    """A model served by Ollama (``base_url`` like ``http://localhost:11434``)."""
+    """A model served by Ollama (``base_url`` like ``http://localhost:11434``).
+
+    Plain Ollama needs no key; one behind an authenticating proxy may (sent as a Bearer
+    token, the base's default).
+    """
 
     provider: ClassVar[str] = "Ollama"
     default_base_url: ClassVar[str] = "http://localhost:11434"
-
-    def _auth_headers(self, api_key: str | None) -> dict[str, str]:
-        # Plain Ollama needs no key; one behind an authenticating proxy may.
-        return {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    _connect_sentence: ClassVar[str] = "provider.connect.ollama"  # says to start `ollama serve`
 
     def _body(self, request: ModelRequest) -> dict[str, Any]:
         options = self._options(request)
@@ -130,15 +130,7 @@ class OllamaModel(HTTPModel):
         }
         if request.tools:
             body["tools"] = [
-                {
-                    "type": "function",
-                    "function": {
-                        "name": tool.name,
-                        "description": tool.description,
-                        "parameters": dict(tool.parameters),
-                    },
-                }
-                for tool in request.tools
+                {"type": "function", "function": tool_fields(tool)} for tool in request.tools
             ]
         generation: dict[str, Any] = {}
         if options.max_tokens is not None:
@@ -163,7 +155,7 @@ class OllamaModel(HTTPModel):
         if status == 404 and "not found" in detail:
             err = super()._status_error(status, detail, headers, code)
             err.args = (
-                f"Ollama has no model {self.model!r} ({self._scrub(detail)}). Download it with "
+                f"Ollama has no model {self.model!r} ({self._errors.scrub(detail)}). Download it with "
                 f"`ollama pull {self.model}`, or pick another model.",
             )
             return err
@@ -188,74 +180,67 @@ class OllamaModel(HTTPModel):
             key=lambda info: info.id,
         )
 
-    def _map_errors(self) -> contextlib.AbstractContextManager[None]:
-        return _map_errors(self)
-
     def _context_raw(self, status: int, code: str | None, message: str) -> str | None:
         return "context_length" if status == 400 and CONTEXT_WORDS.search(message) else None
 
     # ------------------------------------------------------------------------ parsing
 
-    async def _parse(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
-        text: list[str] = []
-        reasoning: list[str] = []
-        tools = ToolCallAccumulator(self.provider)
-        tool_count = 0  # the calls seen so far, each a whole call in Ollama's stream
-        out: list[ModelEvent] = []
-        lines = aiter_ndjson_lines(response, max_size=self.max_event_size)
-        async with contextlib.aclosing(lines):  # closed here, not by the collector
-            async for batch in lines:
-                try:
-                    for line in batch:
-                        data = loads(line, self)
-                        if not isinstance(data, dict):
-                            raise self._bad_json()
-                        if data.get("error"):
-                            detail = str(data["error"])
-                            raise self._stream_error(
-                                detail, context_full=bool(CONTEXT_WORDS.search(detail))
-                            )
-                        message = data.get("message") or {}
-                        if message.get("thinking"):
-                            reasoning.append(message["thinking"])
-                            out.append(ModelEvent.reasoning(message["thinking"]))
-                        if message.get("content"):
-                            text.append(message["content"])
-                            out.append(ModelEvent.text(message["content"]))
-                        for call in message.get("tool_calls") or ():
-                            function = call.get("function") or {}
-                            arguments = function.get("arguments")
-                            if not isinstance(arguments, str):
-                                arguments = json.dumps(arguments or {}, ensure_ascii=False)
-                            # A running count: len(tools.names()) sorted every call so far.
-                            out.append(
-                                tools.add(
-                                    tool_count,
-                                    call.get("id") or f"call_{uuid.uuid4().hex[:24]}",
-                                    function.get("name"),
-                                    arguments,
-                                )
-                            )
-                            tool_count += 1
-                        if data.get("done"):
-                            raw = data.get("done_reason") or "stop"
-                            stop = StopInfo(_STOP_REASONS.get(raw, StopReason.OTHER), raw=raw)
-                            out.append(
-                                self._completed(
-                                    text="".join(text),
-                                    reasoning="".join(reasoning),
-                                    tools=tools,
-                                    stop=stop,
-                                    usage=_usage(data),
-                                )
-                            )
-                            yield out
-                            return
-                except Exception:
-                    if out:
-                        yield out  # what arrived before the fault still reaches the caller
-                    raise
-                if out:
-                    yield out
-                    out = []
-        raise self._ended_early(response)
+    def _parse(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
+        lines = _Lines(self._errors, self.name, response)
+        return lines.events(aiter_ndjson_lines(response, max_size=self.max_event_size))
+
+
+# ---------------------------------------------------------------------------- stream parsing
+
+
+class _Lines(StreamParser[str]):
+    """The lines of one streamed answer."""
+
+    def __init__(self, words: ErrorWording, model: str, response: httpx.Response) -> None:
+        super().__init__(words, model, response)
+        self.tool_count = 0  # the calls seen so far, each a whole call in Ollama's stream
+        self.done = False
+
+    def feed(self, batch: list[str], out: list[ModelEvent]) -> bool:
+        """Add one read's lines to ``out``; True at the last line (``"done": true``), whose
+        event is the completed step."""
+        for line in batch:
+            data = json_object(line, self.words)
+            if data.get("error"):
+                detail = str(data["error"])
+                raise self.words.in_stream(detail, context_full=bool(CONTEXT_WORDS.search(detail)))
+            message = data.get("message") or {}
+            if message.get("thinking"):
+                self.reasoning.append(message["thinking"])
+                out.append(ModelEvent.reasoning(message["thinking"]))
+            if message.get("content"):
+                self.text.append(message["content"])
+                out.append(ModelEvent.text(message["content"]))
+            for call in message.get("tool_calls") or ():
+                function = call.get("function") or {}
+                arguments = function.get("arguments")
+                if not isinstance(arguments, str):
+                    arguments = json.dumps(arguments or {}, ensure_ascii=False)
+                # A running count: len(tools.names()) sorted every call so far.
+                out.append(
+                    self.tools.add(
+                        self.tool_count,
+                        call.get("id") or f"call_{uuid.uuid4().hex[:24]}",
+                        function.get("name"),
+                        arguments,
+                    )
+                )
+                self.tool_count += 1
+            if data.get("done"):
+                raw = data.get("done_reason") or "stop"
+                stop = StopInfo(_STOP_REASONS.get(raw, StopReason.OTHER), raw=raw)
+                out.append(self.completed(stop, _usage(data)))
+                self.done = True
+                return True
+        return False
+
+    def end(self) -> list[ModelEvent]:
+        """Nothing more after the last line; raises for a stream that ended before it."""
+        if not self.done:
+            raise self.words.ended_early(self.response)
+        return []

@@ -7,14 +7,14 @@ call may come in one chunk; errors arrive as ``data: {"error": ...}``, as ``even
 as a bare ``error:`` line; a finish reason may be followed by an error chunk that only
 restates it (OpenRouter); and some servers ignore ``stream`` and answer with one JSON body.
 
-Order (house style): tables, error mapping, request building, stream parsing.
+Order (house style): tables, error mapping, request building, stream parsing; the rest is
+shared (`base` says where).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 import httpx
@@ -31,20 +31,11 @@ from ..messages import (
 )
 from ..model import ModelEvent, ModelRequest
 from ..stop import StopInfo, StopReason
-from .base import (
-    CONTEXT_WORDS,
-    ERROR_BODY_LIMIT,
-    WHOLE_ANSWER_FACTOR,
-    EmptyBody,
-    HTTPModel,
-    ModelInfo,
-    ToolCallAccumulator,
-    error_fields,
-    loads,
-    raw_decode,
-    until_broken,
-)
-from .sse import aiter_sse
+from ._errors import CONTEXT_WORDS, ErrorWording, error_fields
+from ._limits import ERROR_BODY_LIMIT, WHOLE_ANSWER_FACTOR, read_whole, read_within
+from ._parsing import EmptyBody, StreamParser, json_object, loads
+from .base import HTTPModel, ModelInfo, tool_fields
+from .sse import ServerSentEvent, aiter_sse
 
 __all__ = ["OpenAIChatModel"]
 
@@ -73,13 +64,6 @@ def _usage(data: Mapping[str, Any]) -> Usage:
 
 
 # ---------------------------------------------------------------------------- errors
-
-
-@contextlib.contextmanager
-def _map_errors(model: OpenAIChatModel) -> Iterator[None]:
-    """Raise engine errors (``from`` httpx's) for transport failures; never the key."""
-    with model._transport_errors(connect_key="provider.connect.local"):
-        yield
 
 
 def _is_context_error(code: str | None, message: str) -> bool:
@@ -148,22 +132,21 @@ class OpenAIChatModel(HTTPModel):
 
     provider: ClassVar[str] = "OpenAI"
     default_base_url: ClassVar[str] = "https://api.openai.com/v1"
+    _connect_sentence: ClassVar[str] = "provider.connect.local"  # most such servers are local
 
     def __init__(self, model: str, **kwargs: Any) -> None:
         super().__init__(model, **kwargs)
-        host = httpx.URL(self.base_url).host
-        # Name other servers after their host so errors say where the failure was.
-        if host not in ("api.openai.com", "") and "provider_name" not in kwargs:
-            self._address_named = httpx.URL(self.base_url).netloc.decode()
-            self.provider = f"the server at {self._address_named}"  # type: ignore[misc]
         # OpenAI itself deprecated max_tokens (reasoning models refuse it); compatible
         # servers mostly know only max_tokens.
+        host = httpx.URL(self.base_url).host
         self._max_tokens_field = (
             "max_completion_tokens" if host == "api.openai.com" else "max_tokens"
         )
 
-    def _auth_headers(self, api_key: str | None) -> dict[str, str]:
-        return {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    def _server_address(self, base_url: str) -> str | None:
+        # Name other servers after their host so errors say where the failure was.
+        url = httpx.URL(base_url)
+        return url.netloc.decode() if url.host not in ("api.openai.com", "") else None
 
     def _body(self, request: ModelRequest) -> dict[str, Any]:
         options = self._options(request)
@@ -175,15 +158,7 @@ class OpenAIChatModel(HTTPModel):
         }
         if request.tools:
             body["tools"] = [
-                {
-                    "type": "function",
-                    "function": {
-                        "name": tool.name,
-                        "description": tool.description,
-                        "parameters": dict(tool.parameters),
-                    },
-                }
-                for tool in request.tools
+                {"type": "function", "function": tool_fields(tool)} for tool in request.tools
             ]
         if options.max_tokens is not None:
             body[self._max_tokens_field] = options.max_tokens
@@ -207,9 +182,6 @@ class OpenAIChatModel(HTTPModel):
             key=lambda info: info.id,
         )
 
-    def _map_errors(self) -> contextlib.AbstractContextManager[None]:
-        return _map_errors(self)
-
     def _context_raw(self, status: int, code: str | None, message: str) -> str | None:
         if status in (400, 413) and _is_context_error(code, message):
             return code or "context_length_exceeded"
@@ -217,113 +189,16 @@ class OpenAIChatModel(HTTPModel):
 
     # ------------------------------------------------------------------------ parsing
 
-    async def _parse(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
+    def _parse(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
         if response.headers.get("content-type", "").startswith("application/json"):
-            # The server ignored "stream": one whole completion.
-            content = await self._read_whole(response)  # capped: a body may never end
-            yield list(self._whole(loads(content, self)))
-            return
-        text: list[str] = []
-        reasoning: list[str] = []
-        refusal: list[str] = []
-        tools = ToolCallAccumulator(self.provider)
-        ids: dict[str, int] = {}
-        finish: str | None = None
-        usage: Usage | None = None
-        late_error = ""
-        done = False
-        out: list[ModelEvent] = []
-        # Late binding is the point: the finish is read when the connection breaks.
-        finished = lambda: finish is not None  # noqa: B023, E731
-        batches = until_broken(aiter_sse(response, max_size=self.max_event_size), finished)
-        async with contextlib.aclosing(batches):  # closed here, not by the collector
-            async for batch in batches:
-                try:
-                    for sse in batch:
-                        data = sse.data
-                        if data == "[DONE]":
-                            done = True
-                            break
-                        if not data:
-                            continue
-                        try:  # the common case inline; anything unusual goes through loads()
-                            chunk, end = raw_decode(data)
-                            if end != len(data):
-                                chunk = loads(data, self)
-                        except ValueError:
-                            chunk = loads(data, self)
-                        if not isinstance(chunk, dict):
-                            raise self._bad_json()
-                        choices = chunk.get("choices")
-                        error = chunk.get("error")
-                        if error or (not choices and sse.event == "error"):
-                            detail, code = error_fields(data.encode())
-                            if finish is not None:
-                                # OpenRouter restates a finished "length" as an error chunk: keep it.
-                                late_error = detail
-                                if chunk.get("usage"):
-                                    usage = _usage(chunk["usage"])
-                                continue
-                            raise self._stream_error(
-                                detail,
-                                context_full=_is_context_error(code, detail),
-                                transient=_is_transient(error),
-                            )
-                        if chunk.get("usage"):
-                            usage = _usage(chunk["usage"])
-                        if not choices:
-                            continue
-                        choice = choices[0]  # one choice is asked for (no "n")
-                        delta = choice.get("delta") or {}
-                        piece = delta.get("content")
-                        if piece:
-                            text.append(piece)
-                            out.append(ModelEvent.text(piece))
-                            if len(delta) == 1 and not choice.get("finish_reason"):
-                                continue  # the hot path: a chunk of text and nothing else
-                        thought = delta.get("reasoning_content") or delta.get("reasoning")
-                        if thought:
-                            reasoning.append(thought)
-                            out.append(ModelEvent.reasoning(thought))
-                        declined = delta.get("refusal")
-                        if declined:
-                            refusal.append(declined)
-                            out.append(ModelEvent.text(declined))
-                        for call in delta.get("tool_calls") or ():
-                            index = call.get("index")
-                            if index is None:  # some servers omit it; tell calls apart by id
-                                index = ids.setdefault(call.get("id") or "", len(ids))
-                            function = call.get("function") or {}
-                            out.append(
-                                tools.add(
-                                    index,
-                                    call.get("id"),
-                                    function.get("name"),
-                                    function.get("arguments") or "",
-                                )
-                            )
-                        if choice.get("finish_reason"):
-                            finish = choice["finish_reason"]
-                except Exception:
-                    if out:
-                        yield out  # what arrived before the fault still reaches the caller
-                    raise
-                if out:
-                    yield out
-                    out = []
-                if done:
-                    break
-        if finish is None:
-            if not response.num_bytes_downloaded:
-                # Asked again by the caller, outside the stream's idle deadline: an
-                # unstreamed answer may take as long as the read timeout allows.
-                raise EmptyBody
-            raise self._ended_early(response)
-        yield [
-            self._finish(
-                finish, "".join(text), "".join(reasoning), refusal, tools, usage, late_error
-            )
-        ]
+            return self._parse_whole(response)  # the server ignored "stream"
+        chunks = _Chunks(self._errors, self.name, response)
+        return chunks.events(aiter_sse(response, max_size=self.max_event_size))
+
+    async def _parse_whole(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
+        """The events of one whole completion, sent where a stream was asked for."""
+        content = await read_whole(response, self.max_event_size)  # a body may never end
+        yield _Chunks(self._errors, self.name, response).whole(loads(content, self._errors))
 
     async def _answer_empty_stream(self, response: httpx.Response) -> list[ModelEvent]:
         """After a ``200 OK`` with an empty body: the same request once with stream=false.
@@ -345,78 +220,158 @@ class OpenAIChatModel(HTTPModel):
                         # Outside the idle deadline (an unstreamed answer arrives whole,
                         # after all of it was made), but within a total of its own.
                         if again.status_code >= 400:
-                            content = await self._read_within(
-                                again, ERROR_BODY_LIMIT, self.idle_timeout
-                            )
+                            content = await read_within(again, ERROR_BODY_LIMIT, self.idle_timeout)
                         else:
-                            content = await self._read_whole(
-                                again, WHOLE_ANSWER_FACTOR * self.idle_timeout
+                            content = await read_whole(
+                                again, self.max_event_size, WHOLE_ANSWER_FACTOR * self.idle_timeout
                             )
                 break
             except ProviderTimeoutError as exc:
                 if exc.key == "provider.slow_body":
                     raise  # a server too slow to finish: say so, not "empty stream"
-                raise self._empty_stream() from exc
+                raise self._errors.empty_stream() from exc
             except ProviderError as exc:
                 # The server closes the connection the empty stream came on just after it
                 # (uvicorn, after the app's exception), so the pool may hand that dying
                 # connection to this request: a second try gets a fresh one. A timeout is
                 # not tried again: an unstreamed answer may simply take that long.
                 if attempt == 2 or not isinstance(exc, ProviderConnectionError):
-                    raise self._empty_stream() from exc
+                    raise self._errors.empty_stream() from exc
         if again.status_code >= 400:
             message, code = error_fields(content)
             raw = self._context_raw(again.status_code, code, message)
             if raw is not None:
                 return [self._context_full(raw, message)]
             status = self._status_error(again.status_code, message, again.headers, code)
-            raise self._empty_stream(status) from status  # said in the window's language
+            raise self._errors.empty_stream(status) from status  # said in the window's language
         if not again.headers.get("content-type", "").startswith("application/json"):
-            raise self._empty_stream()
-        return list(self._whole(loads(content, self)))
+            raise self._errors.empty_stream()
+        return _Chunks(self._errors, self.name, again).whole(loads(content, self._errors))
 
-    def _finish(
-        self,
-        finish: str,
-        text: str,
-        reasoning: str,
-        refusal: list[str],
-        tools: ToolCallAccumulator,
-        usage: Usage | None,
-        late_error: str = "",
-    ) -> ModelEvent:
-        details = {"provider_error": self._scrub(late_error)} if late_error else {}
-        if refusal:
-            # A refusal arrives as `delta.refusal` text with finish_reason "stop".
+
+# ---------------------------------------------------------------------------- stream parsing
+
+
+class _Chunks(StreamParser[ServerSentEvent]):
+    """The chunks of one completion: streamed (`feed`), or one whole body (`whole`)."""
+
+    def __init__(self, words: ErrorWording, model: str, response: httpx.Response) -> None:
+        super().__init__(words, model, response)
+        self.refusal: list[str] = []
+        self.ids: dict[str, int] = {}  # call id -> index, for servers that send no index
+        self.finish: str | None = None
+        self.usage: Usage | None = None
+        self.late_error = ""  # an error chunk after the finish reason (kept, not raised)
+
+    def finished(self) -> bool:
+        return self.finish is not None
+
+    def feed(self, batch: list[ServerSentEvent], out: list[ModelEvent]) -> bool:
+        """Add one read's events to ``out``; True at ``[DONE]``."""
+        text = self.text  # the hot path's list, looked up once a read
+        for sse in batch:
+            data = sse.data
+            if data == "[DONE]":
+                return True
+            if not data:
+                continue
+            chunk = json_object(data, self.words)
+            choices = chunk.get("choices")
+            error = chunk.get("error")
+            if error or (not choices and sse.event == "error"):
+                detail, code = error_fields(data.encode())
+                if self.finish is not None:
+                    # OpenRouter restates a finished "length" as an error chunk: keep it.
+                    self.late_error = detail
+                    if chunk.get("usage"):
+                        self.usage = _usage(chunk["usage"])
+                    continue
+                raise self.words.in_stream(
+                    detail,
+                    context_full=_is_context_error(code, detail),
+                    transient=_is_transient(error),
+                )
+            if chunk.get("usage"):
+                self.usage = _usage(chunk["usage"])
+            if not choices:
+                continue
+            choice = choices[0]  # one choice is asked for (no "n")
+            delta = choice.get("delta") or {}
+            piece = delta.get("content")
+            if piece:
+                text.append(piece)
+                out.append(ModelEvent.text(piece))
+                if len(delta) == 1 and not choice.get("finish_reason"):
+                    continue  # the hot path: a chunk of text and nothing else
+            thought = delta.get("reasoning_content") or delta.get("reasoning")
+            if thought:
+                self.reasoning.append(thought)
+                out.append(ModelEvent.reasoning(thought))
+            declined = delta.get("refusal")
+            if declined:
+                self.refusal.append(declined)
+                out.append(ModelEvent.text(declined))
+            for call in delta.get("tool_calls") or ():
+                index = call.get("index")
+                if index is None:  # some servers omit it; tell calls apart by id
+                    index = self.ids.setdefault(call.get("id") or "", len(self.ids))
+                out.append(self._call(index, call))
+            if choice.get("finish_reason"):
+                self.finish = choice["finish_reason"]
+        return False
+
+    def end(self) -> list[ModelEvent]:
+        """The completed step; raises for a stream that ended without its finish reason."""
+        if self.finish is None:
+            if not self.response.num_bytes_downloaded:
+                # Asked again by the caller, outside the stream's idle deadline: an
+                # unstreamed answer may take as long as the read timeout allows.
+                raise EmptyBody
+            raise self.words.ended_early(self.response)
+        return [self._step(self.finish)]
+
+    def whole(self, data: Mapping[str, Any]) -> list[ModelEvent]:
+        """The events of a non-streamed ``chat.completion`` body, the completed step last."""
+        if data.get("error"):
+            detail, code = error_fields(_json(data).encode())
+            raise self.words.in_stream(detail, context_full=_is_context_error(code, detail))
+        choice = (data.get("choices") or [{}])[0]
+        message = choice.get("message") or {}
+        out: list[ModelEvent] = []
+        reasoning = message.get("reasoning_content") or message.get("reasoning") or ""
+        if reasoning:
+            self.reasoning.append(reasoning)
+            out.append(ModelEvent.reasoning(reasoning))
+        text = message.get("content") or ""
+        if text:
+            self.text.append(text)
+            out.append(ModelEvent.text(text))
+        for index, call in enumerate(message.get("tool_calls") or ()):
+            out.append(self._call(index, call))
+        if message.get("refusal"):
+            self.refusal.append(message["refusal"])
+        self.usage = _usage(data["usage"]) if data.get("usage") else None
+        out.append(self._step(choice.get("finish_reason") or "stop"))
+        return out
+
+    def _call(self, index: int, call: Mapping[str, Any]) -> ModelEvent:
+        """Record a tool call's fragment (all of it, in a whole completion)."""
+        function = call.get("function") or {}
+        return self.tools.add(
+            index, call.get("id"), function.get("name"), function.get("arguments") or ""
+        )
+
+    def _step(self, finish: str) -> ModelEvent:
+        """The completed step for ``finish``: a refusal arrives as ``delta.refusal`` text
+        with finish_reason "stop", and is a refusal whatever the finish says."""
+        if self.refusal:
             stop = StopInfo(StopReason.REFUSAL, raw="refusal", details={"finish_reason": finish})
-            text = text + "".join(refusal)
+            self.text += self.refusal
         else:
+            details = (
+                {"provider_error": self.words.scrub(self.late_error)} if self.late_error else {}
+            )
             stop = StopInfo(
                 _STOP_REASONS.get(finish, StopReason.OTHER), raw=finish, details=details
             )
-        return self._completed(text=text, reasoning=reasoning, tools=tools, stop=stop, usage=usage)
-
-    def _whole(self, data: Mapping[str, Any]) -> Iterator[ModelEvent]:
-        """Events for a non-streamed ``chat.completion`` body."""
-        if data.get("error"):
-            detail, code = error_fields(_json(data).encode())
-            raise self._stream_error(detail, context_full=_is_context_error(code, detail))
-        choice = (data.get("choices") or [{}])[0]
-        message = choice.get("message") or {}
-        tools = ToolCallAccumulator(self.provider)
-        text = message.get("content") or ""
-        reasoning = message.get("reasoning_content") or message.get("reasoning") or ""
-        if reasoning:
-            yield ModelEvent.reasoning(reasoning)
-        if text:
-            yield ModelEvent.text(text)
-        for index, call in enumerate(message.get("tool_calls") or ()):
-            function = call.get("function") or {}
-            yield tools.add(
-                index, call.get("id"), function.get("name"), function.get("arguments") or ""
-            )
-        refusal = [message["refusal"]] if message.get("refusal") else []
-        usage = _usage(data["usage"]) if data.get("usage") else None
-        yield self._finish(
-            choice.get("finish_reason") or "stop", text, reasoning, refusal, tools, usage
-        )
+        return self.completed(stop, self.usage)

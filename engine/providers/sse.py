@@ -86,8 +86,8 @@ class _Gather:
 _WAITED = 0.0003  #: seconds: longer than a buffered chunk takes to come through httpcore
 
 
-async def close_body(response: httpx.Response, chunks: AsyncIterator[Any]) -> None:
-    """Close the response, then the body iterator read from it, in this task.
+async def close_body(response: httpx.Response, chunks: AsyncIterator[Any] | None) -> None:
+    """Close the response, then the iterator read from it (its body, a parser), in this task.
 
     In that order: httpx's body iterator is a chain of generators this code cannot reach,
     down to httpcore's, which on closing awaits a lock unless the response is already
