@@ -151,7 +151,7 @@ def attach_controller(
     import asyncio
 
     from .controller import Controller
-    from .settings import make_private_folder
+    from .json_store import make_private_folder
 
     path = Path(data_dir)
     make_private_folder(path)
@@ -379,7 +379,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parse(argv if argv is not None else sys.argv[1:])
     logging.basicConfig(level=os.environ.get("CONTINUO_LOG", "WARNING").upper())
     data_dir = resolve_data_dir(args.data_dir)
-    from .settings import make_private_folder
+    from .json_store import make_private_folder
 
     try:
         make_private_folder(data_dir)  # 0700: other local users must not read conversations
