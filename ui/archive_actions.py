@@ -415,8 +415,9 @@ class ArchiveActions(QObject):
         )
 
     async def _confirm_restore(self, path: Path, data_path: Path, summary: Any) -> bool:
-        from PySide6.QtCore import Qt
         from PySide6.QtWidgets import QMessageBox
+
+        from .widgets.dialog_buttons import confirm_box
 
         count = self.conversations(summary.conversations)
         when = (
@@ -424,27 +425,22 @@ class ArchiveActions(QObject):
             if summary.newest is not None
             else self.tr("never")
         )
-        box = QMessageBox(self._window)
-        box.setObjectName("restoreConfirm")
-        box.setIcon(QMessageBox.Icon.Question)
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        box.setWindowTitle(self.tr("Restore from a backup"))
-        box.setText(
-            self.tr(
+        box, restore = confirm_box(
+            self._window,
+            "restoreConfirm",
+            title=self.tr("Restore from a backup"),
+            text=self.tr(
                 "Replace your conversations with the backup's ({count}, last changed {when})?"
-            ).format(count=count, when=when)
-        )
-        box.setInformativeText(
-            self.tr(
+            ).format(count=count, when=when),
+            informative=self.tr(
                 "Nothing is deleted: the current conversation file is kept in {folder} as "
                 "{name}.before-restore-<date and time>. Answers being written now are stopped "
                 "and saved first.\n\nBackup: {path}"
-            ).format(folder=data_path.parent, name=data_path.name, path=path)
+            ).format(folder=data_path.parent, name=data_path.name, path=path),
+            action=self.tr("Restore"),
+            icon=QMessageBox.Icon.Question,
         )
-        box.setStandardButtons(QMessageBox.StandardButton.Cancel)
-        restore = box.addButton(self.tr("Restore"), QMessageBox.ButtonRole.DestructiveRole)
         restore.setObjectName("restoreConfirmButton")
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         self.dialog = box
         try:
             await _result_of(box)
@@ -787,7 +783,9 @@ class ProgressDialog(QDialog):
 
     def __init__(self, parent: QWidget, text: str, *, cancellable: bool = True) -> None:
         from PySide6.QtCore import Qt, QTimer
-        from PySide6.QtWidgets import QDialogButtonBox, QLabel, QProgressBar, QVBoxLayout
+        from PySide6.QtWidgets import QLabel, QProgressBar, QVBoxLayout
+
+        from .widgets.dialog_buttons import Standard, button_row
 
         super().__init__(parent)
         self.setObjectName("archiveProgress")
@@ -799,10 +797,9 @@ class ProgressDialog(QDialog):
         self.bar.setObjectName("archiveProgressBar")
         self.bar.setRange(0, 0)  # busy until the first count arrives
         self.bar.setMinimumWidth(320)
-        self.buttons = QDialogButtonBox(self)
-        self.cancel_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
-        self.cancel_button.setObjectName("archiveCancelButton")
-        self.cancel_button.clicked.connect(self._cancel)
+        # Cancel (like Esc) is `reject`, which asks the action to stop.
+        self.buttons = button_row(self, {Standard.Cancel: "archiveCancelButton"})
+        self.cancel_button = self.buttons.button(Standard.Cancel)
         self.cancel_button.setVisible(cancellable)
         layout.addWidget(self.label)
         layout.addWidget(self.bar)
@@ -863,7 +860,6 @@ class ExportDialog(QDialog):
         from PySide6.QtWidgets import (
             QButtonGroup,
             QComboBox,
-            QDialogButtonBox,
             QFormLayout,
             QLabel,
             QRadioButton,
@@ -904,14 +900,10 @@ class ExportDialog(QDialog):
         layout.addWidget(self.this_conversation)
         layout.addWidget(self.all_conversations)
         layout.addLayout(form)
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
-        )
-        ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
-        ok.setText(self.tr("Export…"))
-        ok.setObjectName("exportOkButton")
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
+        from .widgets.dialog_buttons import Standard, button_row
+
+        self.buttons = button_row(self, {Standard.Ok: "exportOkButton", Standard.Cancel: ""})
+        self.buttons.button(Standard.Ok).setText(self.tr("Export…"))
         layout.addWidget(self.buttons)
 
     def choose_format(self, value: str) -> None:

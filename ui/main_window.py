@@ -1053,24 +1053,22 @@ class MainWindow(QMainWindow):
         dialog.resize(min(width, cap), dialog.sizeHint().height())
 
     def _delete_current(self) -> None:
-        from PySide6.QtWidgets import QMessageBox
-
         sid = self.controller.current
         if not sid:
             return
         info = self.controller.sessions.info(sid)
         from .models.sessions import session_title
+        from .widgets.dialog_buttons import confirm_box
 
-        box = QMessageBox(self)
-        box.setObjectName("deleteDialog")
-        box.setIcon(QMessageBox.Icon.Warning)
-        box.setWindowTitle(self.tr("Delete conversation"))
-        box.setText(
-            self.tr("Delete “{title}”? This cannot be undone.").format(title=session_title(info))
+        box, delete = confirm_box(
+            self,
+            "deleteDialog",
+            title=self.tr("Delete conversation"),
+            text=self.tr("Delete “{title}”? This cannot be undone.").format(
+                title=session_title(info)
+            ),
+            action=self.tr("Delete"),
         )
-        box.setStandardButtons(QMessageBox.StandardButton.Cancel)
-        delete = box.addButton(self.tr("Delete"), QMessageBox.ButtonRole.DestructiveRole)
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
 
         def done(_result: int) -> None:
             if box.clickedButton() is delete:

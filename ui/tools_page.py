@@ -45,6 +45,7 @@ from engine.mcp import MCPServerState
 from .i18n import engine_language
 from .mcp_file import MCPFile, MCPFileError, ServerEntry, parse_servers, unique_name
 from .tool_server_editor import ImportDialog, ServerEditor
+from .widgets.dialog_buttons import named_button
 
 __all__ = ["PRESETS", "Preset", "ToolRuntime", "ToolsPage"]
 
@@ -190,11 +191,11 @@ class ToolsPage(QWidget):
         self.toolServerList.itemDoubleClicked.connect(lambda _item: self.edit_server())
         left.addWidget(self.toolServerList, 1)
         buttons = QGridLayout()
-        self.addServerButton = self._button("addServerButton", self.add_server)
-        self.editServerButton = self._button("editServerButton", self.edit_server)
-        self.removeServerButton = self._button("removeServerButton", self.remove_server)
-        self.importPasteButton = self._button("importPasteButton", self.import_paste)
-        self.importFileButton = self._button("importFileButton", self.import_file)
+        self.addServerButton = named_button(self, "addServerButton", self.add_server)
+        self.editServerButton = named_button(self, "editServerButton", self.edit_server)
+        self.removeServerButton = named_button(self, "removeServerButton", self.remove_server)
+        self.importPasteButton = named_button(self, "importPasteButton", self.import_paste)
+        self.importFileButton = named_button(self, "importFileButton", self.import_file)
         buttons.addWidget(self.addServerButton, 0, 0)
         buttons.addWidget(self.editServerButton, 0, 1)
         buttons.addWidget(self.removeServerButton, 0, 2)
@@ -220,7 +221,7 @@ class ToolsPage(QWidget):
         self.toolServerTools = QListWidget(self)
         self.toolServerTools.setObjectName("toolServerTools")
         right.addWidget(self.toolServerTools, 1)
-        self.checkServerButton = self._button("checkServerButton", self._on_check)
+        self.checkServerButton = named_button(self, "checkServerButton", self._on_check)
         right.addWidget(self.checkServerButton, 0, Qt.AlignmentFlag.AlignLeft)
         row.addLayout(right, 3)
         outer.addLayout(row, 1)
@@ -242,12 +243,6 @@ class ToolsPage(QWidget):
         grid.addWidget(self.presetNeeds, 1, 0, 1, len(PRESETS))
         outer.addWidget(self.presetBox)
         self._update_buttons()
-
-    def _button(self, name: str, slot: Callable[[], Any]) -> QPushButton:
-        button = QPushButton(self)
-        button.setObjectName(name)
-        button.clicked.connect(lambda _=False: slot())
-        return button
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802
         if event.type() == QEvent.Type.LanguageChange:

@@ -53,6 +53,7 @@ from PySide6.QtWidgets import (
 from ..i18n import engine_language
 from ..markdown import Link, StreamSplitter, named_host, render_markdown, tooltip_text
 from ..models.items import ItemKind, ItemState, TranscriptItem
+from .dialog_buttons import confirm_box
 
 __all__ = [
     "OPENABLE_SCHEMES",
@@ -194,23 +195,17 @@ def open_link(link: Link, parent: QWidget) -> QMessageBox | None:
     if named is None or _same_host(named, url.host()):
         QDesktopServices.openUrl(url)
         return None
-    box = QMessageBox(parent.window())
-    box.setObjectName("linkCheck")
-    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    box.setIcon(QMessageBox.Icon.Warning)
-    box.setTextFormat(Qt.TextFormat.PlainText)
-    box.setWindowTitle(QCoreApplication.translate("LinkCheck", "Open this link?"))
-    box.setText(
-        QCoreApplication.translate(
+    box, go = confirm_box(
+        parent.window(),
+        "linkCheck",
+        title=QCoreApplication.translate("LinkCheck", "Open this link?"),
+        text=QCoreApplication.translate(
             "LinkCheck", "The link's text shows {named}, but it goes to {host}:\n{url}"
-        ).format(named=named, host=url.host() or link.target, url=url.toDisplayString())
+        ).format(named=named, host=url.host() or link.target, url=url.toDisplayString()),
+        action=QCoreApplication.translate("LinkCheck", "Open {host}").format(host=url.host()),
+        role=QMessageBox.ButtonRole.AcceptRole,
     )
-    box.setStandardButtons(QMessageBox.StandardButton.Cancel)
-    go = box.addButton(
-        QCoreApplication.translate("LinkCheck", "Open {host}").format(host=url.host()),
-        QMessageBox.ButtonRole.AcceptRole,
-    )
-    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     box.buttonClicked.connect(
         lambda button: QDesktopServices.openUrl(url) if button is go else None
     )
