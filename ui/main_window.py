@@ -504,7 +504,7 @@ class MainWindow(QMainWindow):
         while it is shown, and select it again once the filter is cleared."""
         self._filtering = True
         try:
-            self.filter_model.setFilterFixedString(text)
+            self.filter_model.set_query(text)
             self._select_in_list(self.controller.current or "")
         finally:
             self._filtering = False

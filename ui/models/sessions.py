@@ -40,7 +40,7 @@ from ..markdown import tooltip_text
 from .base import Index, RowsModel
 
 if TYPE_CHECKING:  # the list is built before the engine loads
-    from engine import SessionInfo
+    from engine import SessionInfo, TitleQuery
 
 __all__ = [
     "SECTION_ROLE",
@@ -223,17 +223,42 @@ class SessionListModel(RowsModel["SessionInfo"]):
 
 
 class SessionFilterModel(QSortFilterProxyModel):
-    """Shows the conversations whose title contains the filter text, any case; gives the
-    first visible row of each date section its header (`SECTION_ROLE`)."""
+    """Shows the conversations whose shown title holds every word of the filter text, by the
+    engine's rule of a title search (`engine.TitleQuery`: Python's full case folding, so
+    "STRASSE" finds "Straße"); gives the first visible row of each date section its header
+    (`SECTION_ROLE`)."""
 
     def __init__(self, source: SessionListModel | None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         if source is not None:
             self.setSourceModel(source)
-        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        self.setFilterRole(Qt.ItemDataRole.DisplayRole)
+        self._query: TitleQuery | None = None  # None: no filter
         # the day sections are counted from (None: today); tests and screenshots pin it
         self.today: dt.date | None = None
+
+    def set_query(self, text: str) -> None:
+        """Filter by ``text`` ("" shows every conversation)."""
+        query = None
+        if text.strip():
+            from engine import TitleQuery  # typed only once the engine is loaded
+
+            query = TitleQuery.parse(text)
+        if hasattr(self, "beginFilterChange"):  # Qt 6.10 and later
+            self.beginFilterChange()
+            self._query = query
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:  # Qt 6.8 and 6.9 (deprecated since)
+            self._query = query
+            self.invalidateRowsFilter()
+
+    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:  # noqa: N802
+        if self._query is None:
+            return True
+        source = self.sourceModel()
+        if source is None:
+            return False
+        title = source.index(source_row, 0, source_parent).data(Qt.ItemDataRole.DisplayRole)
+        return self._query.matches(title if isinstance(title, str) else None)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role != SECTION_ROLE:
