@@ -136,6 +136,16 @@ class MainWindow(QMainWindow):
         self.controller = controller
         controller.setParent(self)
         self.filter_model.setSourceModel(controller.sessions)
+        from .archive.host import WindowArchiveHost
+
+        self.archive_actions.attach(
+            WindowArchiveHost(
+                controller,
+                say=self.statusBar().showMessage,
+                select=self._select_in_list,
+                refresh_search=lambda: self.search.refresh() if self.search is not None else None,
+            )
+        )
         c = controller
         c.currentChanged.connect(self._on_current)
         c.migrationProgress.connect(self._on_migration_progress)
@@ -353,7 +363,7 @@ class MainWindow(QMainWindow):
         file_menu.setObjectName("fileMenu")
         for act in (self.new_action, self.settings_action, self.quit_action):
             file_menu.addAction(act)
-        from .archive_actions import ArchiveActions  # Export, Import, Back up, Restore
+        from .archive import ArchiveActions  # Export, Import, Back up, Restore
 
         self.archive_actions = ArchiveActions(self)
         self.archive_actions.install(file_menu, before=self.settings_action)
