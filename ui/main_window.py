@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 
     from .controller import Controller
     from .model_catalog import ModelChoice
+    from .search import WindowSearch
 
 __all__ = ["MainWindow"]
 
@@ -90,7 +91,7 @@ class MainWindow(QMainWindow):
         self._error: tuple[str, str, str] = ("", "", "")
         self._has_prompt = False  # the conversation has a system prompt
         self._filtering = False  # the filter, not the person, is moving the list's selection
-        self.search: Any = None  # `ui.search.WindowSearch`, once the widgets are built
+        self.search: WindowSearch | None = None  # once the widgets are built
         self.about_dialog: Any = None
         # the message given to the controller and not yet stored: the composer keeps it
         self._sending = ""
@@ -123,9 +124,20 @@ class MainWindow(QMainWindow):
         self._build()
         self._build_actions()
         self._connect_widgets()
-        from .search import WindowSearch
+        from .search import SearchWidgets, WindowSearch
 
-        self.search = WindowSearch(self)
+        widgets = SearchWidgets(
+            field=self.session_filter,
+            titles=self.session_list,
+            titles_shown=self.filter_model,
+            results=self.search_results,
+            label=self.search_label,
+            find_bar=self.find_bar,
+            transcript=self.transcript,
+            composer=self.composer,
+            say=self.statusBar().showMessage,
+        )
+        self.search = WindowSearch(widgets, self)
         self.retranslate()
 
     def attach(self, controller: Controller) -> None:
@@ -136,6 +148,8 @@ class MainWindow(QMainWindow):
         self.controller = controller
         controller.setParent(self)
         self.filter_model.setSourceModel(controller.sessions)
+        if self.search is not None:
+            self.search.attach(controller)
         from .archive.host import WindowArchiveHost
 
         self.archive_actions.attach(
