@@ -209,7 +209,6 @@ def _highlighted(code: str, lang: str, dark: bool) -> str:
 
 
 _TABLE_OPEN = re.compile(r"<table>")
-_CELL = re.compile(r"<(t[hd])( style=\"[^\"]*\")?>")
 
 
 def render_markdown(

@@ -622,10 +622,6 @@ class TranscriptModel(RowsModel[TranscriptItem]):
                 return item
         return None
 
-    def card_of(self, call_id: str) -> TranscriptItem | None:
-        """The card showing the call ``call_id``, or None."""
-        return self._card(call_id)
-
     def start_answer(self) -> None:
         """A model step began: add the live answer row."""
         if self._live is not None:

@@ -470,7 +470,6 @@ class AnswerView(_RowView):
         self._stable = 0  # characters rendered into the body
         self._final_text: str | None = None  # the text the body shows when complete
         self._stream_text = ""  # the text as last streamed
-        self.renders = 0  # tail renders, for the benchmark
         self._retranslate_ui()
 
     def message_text(self) -> RichText | None:
@@ -608,7 +607,6 @@ class AnswerView(_RowView):
             )
             self.tail.setHtml(tail_html)
             self.tail.show()
-            self.renders += 1
         else:
             self.tail.hide()
 

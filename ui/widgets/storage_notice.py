@@ -24,7 +24,7 @@ class StorageNotice(QFrame):
     """A persistent notice about the conversation file; objectName ``storageNotice``."""
 
     retryRequested = Signal()  # noqa: N815 (Qt naming): the person pressed Try again
-    restoreRequested = Signal()  # noqa: N815: "Restore from a backup…" (a page only)
+    restoreRequested = Signal()  # noqa: N815 (Qt naming): "Restore from a backup…" (a page)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
