@@ -59,7 +59,7 @@ def _licence(metadata: Any) -> str:
         return field
     for classifier in metadata.get_all("Classifier") or []:
         if classifier.startswith("License :: "):
-            return classifier.rsplit(" :: ", 1)[-1]
+            return str(classifier).rsplit(" :: ", 1)[-1]
     return "?"
 
 

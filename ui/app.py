@@ -60,9 +60,9 @@ _ICON = Path(__file__).resolve().parent.parent / "resources" / "icons"
 
 
 def _event_loop_class() -> type[Any]:
-    from qasync import QEventLoop
+    from qasync import QEventLoop  # type: ignore[import-untyped]  # (no type information)
 
-    class EventLoop(QEventLoop):  # type: ignore[misc, valid-type]
+    class EventLoop(QEventLoop):  # type: ignore[misc]
         """qasync's loop, plus what asyncio's own `run_forever` does for async generators.
 
         qasync does not install asyncio's async-generator hooks, so a generator dropped
@@ -390,7 +390,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    running = QApplication.instance()
+    app = running if isinstance(running, QApplication) else QApplication(sys.argv[:1])
     app.setApplicationName(APP_NAME)
     app.setApplicationDisplayName(APP_NAME)
     app.setDesktopFileName("continuo")
@@ -418,14 +419,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         import asyncio
 
         with asyncio.Runner(loop_factory=lambda: EventLoop(app)) as runner:
-            return runner.run(_run(window, data_dir, args))  # type: ignore[arg-type]
+            return runner.run(_run(window, data_dir, args))
     finally:
         lock.unlock()
 
 
 async def _run(window: MainWindow, data_dir: Path, args: argparse.Namespace) -> int:
     import asyncio
-    import inspect
     import signal
 
     try:
@@ -460,14 +460,10 @@ async def _run(window: MainWindow, data_dir: Path, args: argparse.Namespace) -> 
         async def smoke() -> None:
             nonlocal exit_code
             await window.started()
-            from .smoke import run_smoke_script  # type: ignore[import-not-found]
+            from .smoke import run_smoke_script
 
-            result = run_smoke_script(window, args.smoke_script)
-            if inspect.isawaitable(result):
-                result = await result
-            if isinstance(result, int) and not isinstance(result, bool):
-                exit_code = result
-                window.close()
+            exit_code = await run_smoke_script(window, args.smoke_script)
+            window.close()
 
         window.controller.spawn(smoke(), "smoke script")
     await closed.wait()

@@ -197,7 +197,9 @@ class ProviderPage(QWidget):
         self.addProviderButton.setText(self.tr("Add"))
         self.removeProviderButton.setText(self.tr("Remove"))
         self.forgetKeyButton.setText(self.tr("Forget key"))
-        self.providerModel.lineEdit().setPlaceholderText(self.tr("Ask the server"))
+        field = self.providerModel.lineEdit()  # the combo box is editable: it has one
+        if field is not None:
+            field.setPlaceholderText(self.tr("Ask the server"))
         self.providerDefault.setText(self.tr("Use for new conversations"))
         self.testConnectionButton.setText(self.tr("Test connection"))
         self._labels["kind"].setText(self.tr("Kind"))

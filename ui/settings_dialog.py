@@ -456,8 +456,9 @@ class SettingsDialog(QDialog):
         self._found = found
         while self._found_layout.count() > 1:  # keep the trailing stretch
             item = self._found_layout.takeAt(0)
-            if item.widget() is not None:
-                item.widget().deleteLater()
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
         providers = self.providersPage.providers
         for one in found:
             already = any(

@@ -81,7 +81,7 @@ class InertDocument(QTextDocument):
     window. The app generates no resources, so none is ever found.
     """
 
-    def loadResource(self, kind: int, name: QUrl) -> Any:  # noqa: N802 (Qt's name)
+    def loadResource(self, kind: int, name: QUrl | str) -> Any:  # noqa: N802 (Qt's name)
         return None
 
 
@@ -119,10 +119,10 @@ class RichText(QTextBrowser):
         self.anchorClicked.connect(self.linkActivated.emit)
         self.setFixedHeight(self._height_for(0))
 
-    def loadResource(self, kind: int, name: QUrl) -> Any:  # noqa: N802 (Qt's name)
+    def loadResource(self, kind: int, name: QUrl | str) -> Any:  # noqa: N802 (Qt's name)
         return None  # see InertDocument: nothing is read, whatever the document asks for
 
-    def setSource(self, name: QUrl, kind: Any = None) -> None:  # noqa: N802 (Qt's name)
+    def setSource(self, name: QUrl | str, kind: Any = None) -> None:  # noqa: N802 (Qt's name)
         """Never navigate: a view shows what it was given."""
 
     def _hovered(self, url: QUrl) -> None:
@@ -314,7 +314,6 @@ class UserView(_RowView):
         self.text = RichText(self)
         layout.addWidget(self.text)
         # Edit: the message becomes an editor with Save and send / Cancel, in place.
-        self.editor: QPlainTextEdit | None = None
         self._edit_box = QWidget(self)
         self._edit_box.setObjectName("messageEditor")
         box = QVBoxLayout(self._edit_box)
