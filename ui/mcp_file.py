@@ -46,7 +46,7 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
-from engine.errors import MCPConfigError
+from engine import MCPConfigError
 from engine.mcp import MCPServerConfig, load_mcp_config
 
 from .json_store import (

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.errors import MCPConfigError
+from engine import MCPConfigError
 from engine.mcp import DEFAULT_CALL_TIMEOUT
 
 from .i18n import engine_language

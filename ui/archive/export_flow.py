@@ -22,7 +22,7 @@ from ._shared import Action, ArchiveUI, Outcome
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
-    from engine import SQLiteSessionStorage
+    from engine import ExportFormat, SQLiteSessionStorage
 
 __all__ = ["ExportDialog", "ExportFlow", "export_file_name"]
 
@@ -57,15 +57,16 @@ class ExportFlow(QObject):
         self._ui = ui
         self._storage = storage
         self._shown = shown
-        self._format = "markdown"  # the format chosen last (offered again)
+        self._format: ExportFormat | None = None  # the format chosen last (offered again)
 
     async def run(self) -> None:
-        from engine import ExportFormat, export_conversations
+        from engine import export_conversations
 
         ui = self._ui
         shown = self._shown()
         dialog = ExportDialog(ui.parent_widget, shown[1] if shown else None)
-        dialog.choose_format(self._format)
+        if self._format is not None:
+            dialog.choose_format(self._format)
         try:
             accepted = await ui.ask(dialog)
             only_this, fmt = dialog.only_this(), dialog.chosen_format()
@@ -74,8 +75,7 @@ class ExportFlow(QObject):
         if not accepted:
             ui.dismissed(Action.EXPORT)
             return
-        self._format = fmt
-        kind = ExportFormat(fmt)
+        self._format = kind = fmt
         title = shown[1] if only_this and shown else None
         path = await ui.choose(
             Action.EXPORT, ui.start_folder() / export_file_name(title, kind.suffix)
@@ -125,6 +125,8 @@ class ExportDialog(QDialog):
             QVBoxLayout,
         )
 
+        from engine import ExportFormat
+
         from ..widgets.dialog_buttons import Standard, button_row
 
         super().__init__(parent)
@@ -150,11 +152,14 @@ class ExportDialog(QDialog):
         self.format = QComboBox(self)
         self.format.setObjectName("exportFormat")
         for text, value in (
-            (self.tr("Markdown, to read"), "markdown"),
-            (self.tr("JSON, to keep or import again (everything, every version)"), "json"),
-            (self.tr("HTML, one page to share"), "html"),
+            (self.tr("Markdown, to read"), ExportFormat.MARKDOWN),
+            (
+                self.tr("JSON, to keep or import again (everything, every version)"),
+                ExportFormat.JSON,
+            ),
+            (self.tr("HTML, one page to share"), ExportFormat.HTML),
         ):
-            self.format.addItem(text, value)
+            self.format.addItem(text, value.value)
         form = QFormLayout()
         form.addRow(self.tr("Format:"), self.format)
         layout.addWidget(QLabel(self.tr("Export:"), self))
@@ -165,13 +170,15 @@ class ExportDialog(QDialog):
         self.buttons.button(Standard.Ok).setText(self.tr("Export…"))
         layout.addWidget(self.buttons)
 
-    def choose_format(self, value: str) -> None:
-        index = self.format.findData(value)
+    def choose_format(self, value: ExportFormat | str) -> None:
+        index = self.format.findData(str(value))
         if index >= 0:
             self.format.setCurrentIndex(index)
 
-    def chosen_format(self) -> str:
-        return str(self.format.currentData())
+    def chosen_format(self) -> ExportFormat:
+        from engine import ExportFormat
+
+        return ExportFormat(self.format.currentData())
 
     def only_this(self) -> bool:
         return bool(self.this_conversation.isChecked())

@@ -1,6 +1,6 @@
 """The message hits of the conversation list's search, as a Qt list model over `SearchHit`.
 
-One row per message that holds every term (`engine.storage.search`): the conversation's title
+One row per message that holds every term (`engine.SearchHit`): the conversation's title
 and the message's date (`DisplayRole`, one line), the snippet and where the terms are in it
 (`SNIPPET_ROLE`, `MARKS_ROLE`), and whether the message is on a version the conversation does
 not show (`HIDDEN_BRANCH_ROLE`), so the list can say so before it is chosen. The window fills
@@ -18,7 +18,7 @@ from ..markdown import tooltip_text
 from .base import RowsModel
 
 if TYPE_CHECKING:
-    from engine.storage.search import SearchHit
+    from engine import SearchHit
 
 __all__ = [
     "HIDDEN_BRANCH_ROLE",

@@ -94,7 +94,7 @@ def _state_for_stop(stop: StopInfo | None) -> ItemState:
     if stop is None or stop.ok:
         return ItemState.DONE
     if stop.reason is StopReason.INTERRUPTED:
-        return ItemState.STOPPED if stop.raw == "cancelled" else ItemState.INTERRUPTED
+        return ItemState.STOPPED if stop.cancelled else ItemState.INTERRUPTED
     return _STOP_STATES.get(stop.reason, ItemState.OTHER)
 
 
