@@ -101,7 +101,15 @@ from .model import (
 from .resume import ResumeKind, ResumePoint
 from .sentences import describe_stop
 from .stop import StopInfo, StopReason
-from .storage import LeaseHolder, SessionInfo, SQLiteSessionExtension, SQLiteSessionStorage
+from .storage import (
+    LeaseHolder,
+    SearchHit,
+    SessionInfo,
+    SQLiteSessionExtension,
+    SQLiteSessionStorage,
+    TitleQuery,
+    search_terms,
+)
 from .tools import Tool, tool
 
 __all__ = [
@@ -168,6 +176,7 @@ __all__ = [
     "RunContext",
     "SQLiteSessionExtension",
     "SQLiteSessionStorage",
+    "SearchHit",
     "SessionExistsError",
     "SessionInfo",
     "StepLimitError",
@@ -181,6 +190,7 @@ __all__ = [
     "StoredMessage",
     "SyncAgent",
     "SystemMessage",
+    "TitleQuery",
     "Tool",
     "ToolCall",
     "ToolCallDelta",
@@ -201,5 +211,6 @@ __all__ = [
     "message_from_json",
     "message_to_dict",
     "message_to_json",
+    "search_terms",
     "tool",
 ]

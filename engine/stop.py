@@ -32,6 +32,10 @@ class StopReason(StrEnum):
 
 _NORMAL = frozenset({StopReason.END_TURN, StopReason.TOOL_USE})
 
+#: `StopInfo.raw` of a partial response a cancel cut (Stop, a closing window), as the agent
+#: writes it (`StopInfo.cancelled` reads it)
+CANCELLED_RAW = "cancelled"
+
 
 @dataclass(frozen=True, slots=True)
 class StopInfo:
@@ -68,6 +72,11 @@ class StopInfo:
     def ok(self) -> bool:
         """True when the step ended normally (an answer, or a request for tools)."""
         return self.reason in _NORMAL
+
+    @property
+    def cancelled(self) -> bool:
+        """True when a cancel (Stop, a closing window) cut the step, not a fault."""
+        return self.reason is StopReason.INTERRUPTED and self.raw == CANCELLED_RAW
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""

@@ -23,13 +23,14 @@ from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
-    QDialogButtonBox,
     QFormLayout,
     QLabel,
     QPlainTextEdit,
     QVBoxLayout,
     QWidget,
 )
+
+from .widgets.dialog_buttons import Standard, button_row
 
 __all__ = ["AboutDialog", "Bundled", "bundled_parts"]
 
@@ -58,7 +59,7 @@ def _licence(metadata: Any) -> str:
         return field
     for classifier in metadata.get_all("Classifier") or []:
         if classifier.startswith("License :: "):
-            return classifier.rsplit(" :: ", 1)[-1]
+            return str(classifier).rsplit(" :: ", 1)[-1]
     return "?"
 
 
@@ -155,8 +156,7 @@ class AboutDialog(QDialog):
         self.licences.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self._licences_caption.setBuddy(self.licences)
         layout.addWidget(self.licences, 1)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        self.buttons.rejected.connect(self.reject)
+        self.buttons = button_row(self, {Standard.Close: ""})
         layout.addWidget(self.buttons)
         self.resize(560, 480)
         self.retranslate()

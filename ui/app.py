@@ -58,9 +58,9 @@ _ICON = Path(__file__).resolve().parent.parent / "resources" / "icons"
 
 
 def _event_loop_class() -> type[Any]:
-    from qasync import QEventLoop
+    from qasync import QEventLoop  # type: ignore[import-untyped]  # (no type information)
 
-    class EventLoop(QEventLoop):  # type: ignore[misc, valid-type]
+    class EventLoop(QEventLoop):  # type: ignore[misc]
         """qasync's loop, plus what asyncio's own `run_forever` does for async generators.
 
         qasync does not install asyncio's async-generator hooks, so a generator dropped
@@ -149,7 +149,7 @@ def attach_controller(
     import asyncio
 
     from .controller import Controller
-    from .settings import make_private_folder
+    from .json_store import make_private_folder
 
     path = Path(data_dir)
     make_private_folder(path)
@@ -399,7 +399,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    running = QApplication.instance()
+    app = running if isinstance(running, QApplication) else QApplication(sys.argv[:1])
     app.setApplicationName(APP_NAME)
     app.setApplicationDisplayName(APP_NAME)
     app.setDesktopFileName("continuo")
@@ -433,7 +434,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         import asyncio
 
         with asyncio.Runner(loop_factory=lambda: EventLoop(app)) as runner:
-            return runner.run(_run(window, data_dir, args))  # type: ignore[arg-type]
+            return runner.run(_run(window, data_dir, args))
     finally:
         gc.enable()
         lock.unlock()
@@ -441,7 +442,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 async def _run(window: MainWindow, data_dir: Path, args: argparse.Namespace) -> int:
     import asyncio
-    import inspect
     import signal
 
     try:
@@ -483,14 +483,10 @@ async def _run(window: MainWindow, data_dir: Path, args: argparse.Namespace) -> 
         async def smoke() -> None:
             nonlocal exit_code
             await window.started()
-            from .smoke import run_smoke_script  # type: ignore[import-not-found]
+            from .smoke import run_smoke_script
 
-            result = run_smoke_script(window, args.smoke_script)
-            if inspect.isawaitable(result):
-                result = await result
-            if isinstance(result, int) and not isinstance(result, bool):
-                exit_code = result
-                window.close()
+            exit_code = await run_smoke_script(window, args.smoke_script)
+            window.close()
 
         window.controller.spawn(smoke(), "smoke script")
     await closed.wait()

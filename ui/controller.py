@@ -284,11 +284,6 @@ class Controller(QObject):
             self.storage_failed(None)
         self._check_failure = None
 
-    @property
-    def storage_failure(self) -> StorageError | None:
-        """The store's failure the window shows now (None: it works)."""
-        return self._storage_failure[0] if self._storage_failure is not None else None
-
     async def retry_storage(self) -> None:
         """Try the conversation file again (Try again): list it, or write to it, once more."""
         failure = self._storage_failure

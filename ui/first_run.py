@@ -22,7 +22,8 @@ from typing import Any
 
 import httpx
 
-from .settings import DEFAULT_BASE_URLS, ProviderConfig, Secret, new_provider_id
+from .json_store import Secret
+from .settings import DEFAULT_BASE_URLS, ProviderConfig, new_provider_id
 
 __all__ = [
     "DEFAULT_SERVERS",

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 
     from .controller import Controller
     from .model_catalog import ModelChoice
+    from .search import WindowSearch
 
 __all__ = ["MainWindow"]
 
@@ -88,7 +89,7 @@ class MainWindow(QMainWindow):
         self._error: tuple[str, str, str] = ("", "", "")
         self._has_prompt = False  # the conversation has a system prompt
         self._filtering = False  # the filter, not the person, is moving the list's selection
-        self.search: Any = None  # `ui.search.WindowSearch`, once the widgets are built
+        self.search: WindowSearch | None = None  # once the widgets are built
         self.about_dialog: Any = None
         # the message given to the controller and not yet stored: the composer keeps it
         self._sending = ""
@@ -121,9 +122,20 @@ class MainWindow(QMainWindow):
         self._build()
         self._build_actions()
         self._connect_widgets()
-        from .search import WindowSearch
+        from .search import SearchWidgets, WindowSearch
 
-        self.search = WindowSearch(self)
+        widgets = SearchWidgets(
+            field=self.session_filter,
+            titles=self.session_list,
+            titles_shown=self.filter_model,
+            results=self.search_results,
+            label=self.search_label,
+            find_bar=self.find_bar,
+            transcript=self.transcript,
+            composer=self.composer,
+            say=self.statusBar().showMessage,
+        )
+        self.search = WindowSearch(widgets, self)
         self.retranslate()
 
     def attach(self, controller: Controller) -> None:
@@ -134,6 +146,18 @@ class MainWindow(QMainWindow):
         self.controller = controller
         controller.setParent(self)
         self.filter_model.setSourceModel(controller.sessions)
+        if self.search is not None:
+            self.search.attach(controller)
+        from .archive.host import WindowArchiveHost
+
+        self.archive_actions.attach(
+            WindowArchiveHost(
+                controller,
+                say=self.statusBar().showMessage,
+                select=self._select_in_list,
+                refresh_search=lambda: self.search.refresh() if self.search is not None else None,
+            )
+        )
         c = controller
         c.currentChanged.connect(self._on_current)
         c.migrationProgress.connect(self._on_migration_progress)
@@ -354,7 +378,7 @@ class MainWindow(QMainWindow):
         file_menu.setObjectName("fileMenu")
         for act in (self.new_action, self.settings_action, self.quit_action):
             file_menu.addAction(act)
-        from .archive_actions import ArchiveActions  # Export, Import, Back up, Restore
+        from .archive import ArchiveActions  # Export, Import, Back up, Restore
 
         self.archive_actions = ArchiveActions(self)
         self.archive_actions.install(file_menu, before=self.settings_action)
@@ -507,7 +531,7 @@ class MainWindow(QMainWindow):
         while it is shown, and select it again once the filter is cleared."""
         self._filtering = True
         try:
-            self.filter_model.setFilterFixedString(text)
+            self.filter_model.set_query(text)
             self._select_in_list(self.controller.current or "")
         finally:
             self._filtering = False
@@ -1079,24 +1103,22 @@ class MainWindow(QMainWindow):
         dialog.resize(min(width, cap), dialog.sizeHint().height())
 
     def _delete_current(self) -> None:
-        from PySide6.QtWidgets import QMessageBox
-
         sid = self.controller.current
         if not sid:
             return
         info = self.controller.sessions.info(sid)
         from .models.sessions import session_title
+        from .widgets.dialog_buttons import confirm_box
 
-        box = QMessageBox(self)
-        box.setObjectName("deleteDialog")
-        box.setIcon(QMessageBox.Icon.Warning)
-        box.setWindowTitle(self.tr("Delete conversation"))
-        box.setText(
-            self.tr("Delete “{title}”? This cannot be undone.").format(title=session_title(info))
+        box, delete = confirm_box(
+            self,
+            "deleteDialog",
+            title=self.tr("Delete conversation"),
+            text=self.tr("Delete “{title}”? This cannot be undone.").format(
+                title=session_title(info)
+            ),
+            action=self.tr("Delete"),
         )
-        box.setStandardButtons(QMessageBox.StandardButton.Cancel)
-        delete = box.addButton(self.tr("Delete"), QMessageBox.ButtonRole.DestructiveRole)
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
 
         def done(_result: int) -> None:
             if box.clickedButton() is delete:

@@ -38,12 +38,13 @@ import threading
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 # markdown-it and pygments load on the first render, not at start-up: the window paints
 # before any message needs them (DESIGN.md: heavy imports wait until after the first paint).
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
+    from markdown_it.renderer import RendererHTML
     from pygments.formatters.html import HtmlFormatter
 
 __all__ = [
@@ -209,7 +210,6 @@ def _highlighted(code: str, lang: str, dark: bool) -> str:
 
 
 _TABLE_OPEN = re.compile(r"<table>")
-_CELL = re.compile(r"<(t[hd])( style=\"[^\"]*\")?>")
 
 
 def render_markdown(
@@ -336,8 +336,10 @@ def _render(
     def code_inline(tokens: Any, idx: int, options: Any, env: Any) -> str:
         return f"<code>{html.escape(breakable(tokens[idx].content), quote=False)}</code>"
 
-    renderer = parser.renderer
-    rules = {
+    renderer = cast("RendererHTML", parser.renderer)  # the parser's default renderer
+    # Plain functions, not the renderer's methods: markdown-it calls a rule with the same
+    # four arguments either way.
+    rules: dict[str, Any] = {
         "fence": fence,
         "code_block": fence,
         "image": image,

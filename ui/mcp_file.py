@@ -1,11 +1,13 @@
 """The MCP servers the person set up: ``<data dir>/mcp.json`` and the secrets kept beside it.
 
 Owns ``mcp.json``, written in the ``{"mcpServers": {name: {...}}}`` format Claude desktop,
-Cursor and LM Studio use, so the file can be copied between apps as it is. Invariants (the same
-as ``settings.json``'s, see `ui.settings`):
+Cursor and LM Studio use, so the file can be copied between apps as it is. The file's mechanics
+are `ui.json_store.JsonObjectFile`'s and the keychain's `ui.json_store.Keychain`'s, shared with
+``settings.json``. Invariants:
 
-- Written atomically (temp file in the same folder, fsync, ``os.replace``), mode 0600; a
-  ``mcp.json`` that is a symbolic link is written through to its target, the link kept.
+- Written atomically (temp file in the same folder, fsync, ``os.replace``, the folder
+  fsynced), mode 0600; a ``mcp.json`` that is a symbolic link is written through to its
+  target, the link kept.
 - A file that cannot be used (not UTF-8, not JSON, not an object, a bad entry) is refused with
   `MCPFileError`, a sentence naming it, and is never written over: every later write raises
   until `move_aside()`.
@@ -32,14 +34,11 @@ page can say so. No value of ``env`` or ``headers`` appears in a repr, a log lin
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import copy
 import json
 import logging
 import os
-import tempfile
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,10 +46,18 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
-from engine.errors import MCPConfigError
+from engine import MCPConfigError
 from engine.mcp import MCPServerConfig, load_mcp_config
 
-from .settings import KeychainError, Secret, SettingsError, _keyring_usable, make_private_folder
+from .json_store import (
+    JsonObjectFile,
+    Keychain,
+    ReadProblem,
+    Secret,
+    Unreadable,
+    UnwritableLink,
+)
+from .settings import KeychainError, SettingsError
 
 __all__ = [
     "KEYCHAIN_KEY",
@@ -205,6 +212,64 @@ def parse_servers(source: str | os.PathLike[str] | Mapping[str, Any]) -> list[Se
     return entries
 
 
+class _Words:
+    """How mcp.json's problems are said (`ui.json_store.FileWords`), in the window's language."""
+
+    def unreadable(self, path: Path, why: Unreadable) -> Exception:
+        if why.problem is ReadProblem.NOT_TEXT:
+            detail = QCoreApplication.translate("MCPFile", "not UTF-8 text: {r}").format(
+                r=why.detail
+            )
+        elif why.problem is ReadProblem.NOT_JSON:
+            detail = QCoreApplication.translate(
+                "MCPFile", "not valid JSON: {msg} at line {line}"
+            ).format(msg=why.detail, line=why.line)
+        elif why.problem is ReadProblem.NOT_OBJECT:
+            detail = QCoreApplication.translate("MCPFile", "it does not hold a JSON object")
+        else:
+            detail = why.detail
+        return MCPFileError(path, detail)
+
+    def unwritable_link(self, why: UnwritableLink) -> Exception:
+        return SettingsError(
+            QCoreApplication.translate(
+                "MCPFile",
+                "The MCP server file {path} is a link to {target}, which cannot be written. "
+                "The link was left as it is; fix or remove it, then save again.",
+            ).format(path=why.path, target=why.target)
+        )
+
+    def unwritable(self, path: Path, error: OSError) -> Exception:
+        return SettingsError(
+            QCoreApplication.translate(
+                "MCPFile",
+                "Could not write the MCP server file {path} ({error}). It was not changed.",
+            ).format(path=path, error=error.strerror or type(error).__name__)
+        )
+
+
+def _check(raw: dict[str, Any]) -> str | None:
+    """What is wrong with an mcp.json object, every entry read by the engine; or None."""
+    if "mcpServers" not in raw and "servers" not in raw:
+        return None  # an object with no servers yet (they are added under "mcpServers")
+    try:
+        load_mcp_config(raw)
+    except MCPConfigError as exc:
+        if exc.field is None:
+            return exc.problem
+        return QCoreApplication.translate(
+            "MCPFile", 'the server {server} has a bad "{field}": {problem}'
+        ).format(server=repr(exc.server), field=exc.field, problem=exc.problem)
+    return None
+
+
+def _servers_of(raw: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    if raw is None:
+        return {}
+    servers = raw.get("mcpServers", raw.get("servers"))
+    return servers if isinstance(servers, Mapping) else {}
+
+
 class MCPFile:
     """Reads and writes ``mcp.json`` and its keychain-held values for one data folder.
 
@@ -219,21 +284,21 @@ class MCPFile:
     ) -> None:
         self.data_dir = Path(data_dir)
         self.path = self.data_dir / MCP_FILE_NAME
-        self._keychain: bool | None = use_keychain
-        self._refused: MCPFileError | None = None
-        self._lock = asyncio.Lock()
+        self._file = JsonObjectFile(self.path, words=_Words(), check=_check, temp_prefix=".mcp-")
+        self._keys = Keychain(KEYRING_SERVICE, use=use_keychain)
 
     def __repr__(self) -> str:
-        return f"MCPFile({str(self.data_dir)!r}, keychain_available={self._keychain})"
+        return f"MCPFile({str(self.data_dir)!r}, keychain_available={self._keys.known})"
 
     @property
     def keychain_available(self) -> bool:
         """True when held values go to the OS keychain. Known after `load_entries()`."""
-        return bool(self._keychain)
+        return bool(self._keys.known)
 
     @property
     def refused_error(self) -> MCPFileError | None:
-        return self._refused
+        refused = self._file.refused
+        return refused if isinstance(refused, MCPFileError) else None
 
     # -------------------------------------------------------------- reading
 
@@ -243,22 +308,19 @@ class MCPFile:
         Raises:
             MCPFileError: the file exists but cannot be used; later writes are refused.
         """
-        await self._detect_keychain()
+        await self._keys.detect()
 
-        def work() -> list[ServerEntry]:
+        def entries(raw: dict[str, Any] | None) -> list[ServerEntry]:
             # Entries, not the raw object, cross back: an executor may log what it returns,
             # and ServerEntry's repr holds no value.
-            servers = self._servers_of(self._read_checked())
+            servers = _servers_of(raw)
             return [ServerEntry(name, dict(entry), origin=name) for name, entry in servers.items()]
 
         try:
-            entries = await asyncio.to_thread(work)
+            return await self._file.load(entries)
         except MCPFileError as exc:
-            self._refused = exc
             log.warning("MCP server file refused: %s", exc)
             raise
-        self._refused = None
-        return entries
 
     async def load_configs(self, enabled_only: bool = True) -> tuple[MCPServerConfig, ...]:
         """The servers to run, with their keychain-held values filled in; none without a file.
@@ -267,20 +329,18 @@ class MCPFile:
             MCPFileError: the file cannot be used (a bad entry is named with its field).
             KeychainError: the keychain refused to give a value.
         """
-        keychain = await self._detect_keychain()
+        keychain = await self._keys.detect()
 
-        def work() -> tuple[MCPServerConfig, ...]:
-            raw = self._read_checked()
-            servers = self._servers_of(raw)
+        def configs(raw: dict[str, Any] | None) -> tuple[MCPServerConfig, ...]:
             chosen: dict[str, Any] = {}
-            for name, entry in servers.items():
+            for name, entry in _servers_of(raw).items():
                 one = ServerEntry(name, copy.deepcopy(dict(entry)))
                 if enabled_only and not one.enabled:
                     continue
                 if keychain:
                     for ref in one.held:
                         section, key = ref.split(".", 1)
-                        value = _keyring_get(name, ref)
+                        value = self._held(name, ref)
                         values = one.data.get(section)
                         if value is not None and isinstance(values, dict):
                             values[key] = value.reveal()
@@ -293,11 +353,7 @@ class MCPFile:
                 chosen[name] = one.data
             return load_mcp_config({"mcpServers": chosen})
 
-        try:
-            return await asyncio.to_thread(work)
-        except MCPFileError as exc:
-            self._refused = exc
-            raise
+        return await self._file.load(configs)
 
     # -------------------------------------------------------------- writing
 
@@ -313,41 +369,26 @@ class MCPFile:
         names = [e.name for e in entries]
         if len(set(names)) != len(names):
             raise ValueError("two MCP servers have the same name")
-        keychain = await self._detect_keychain()
+        keychain = await self._keys.detect()
         snapshot = [e.copy() for e in entries]
-        async with self._lock:
-            if self._refused is not None:
-                raise self._refused
 
-            def work() -> None:
-                try:
-                    raw = self._read_checked() or {}
-                except MCPFileError as exc:
-                    self._refused = exc
-                    raise
-                before = {
-                    (name, ref)
-                    for name, entry in self._servers_of(raw).items()
-                    for ref in ServerEntry(name, dict(entry)).held
-                }
-                servers, after = self._resolve(snapshot, keychain)
-                key = "servers" if "mcpServers" not in raw and "servers" in raw else "mcpServers"
-                raw[key] = servers
-                try:
-                    _write_atomically(self.path, self.data_dir, raw)
-                except OSError as exc:
-                    raise SettingsError(
-                        QCoreApplication.translate(
-                            "MCPFile",
-                            "Could not write the MCP server file {path} ({error}). It was not "
-                            "changed.",
-                        ).format(path=self.path, error=exc.strerror or type(exc).__name__)
-                    ) from None
-                for server, ref in before - after:
-                    with contextlib.suppress(Exception):  # already gone is fine
-                        _keyring_delete(server, ref)
+        def change(raw: dict[str, Any]) -> set[tuple[str, str]]:
+            before = {
+                (name, ref)
+                for name, entry in _servers_of(raw).items()
+                for ref in ServerEntry(name, dict(entry)).held
+            }
+            servers, after = self._resolve(snapshot, keychain)
+            key = "servers" if "mcpServers" not in raw and "servers" in raw else "mcpServers"
+            raw[key] = servers
+            return before - after
 
-            await asyncio.to_thread(work)
+        def forget(stale: set[tuple[str, str]]) -> None:
+            for server, ref in stale:
+                with contextlib.suppress(Exception):  # already gone is fine
+                    self._keys.delete(_account(server, ref))
+
+        await self._file.update(change, written=forget)
         for entry in entries:
             entry.pending.clear()
             entry.origin = entry.name
@@ -372,7 +413,7 @@ class MCPFile:
                     values = data[section] = {}
                 value = entry.pending.get(ref)
                 if value is None and ref in entry.held and entry.origin not in (None, entry.name):
-                    secret = _keyring_get(entry.origin or "", ref) if keychain else None
+                    secret = self._held(entry.origin or "", ref) if keychain else None
                     value = secret.reveal() if secret is not None else None
                 if not keychain:
                     if value is not None:
@@ -380,7 +421,7 @@ class MCPFile:
                     continue
                 if value is not None:
                     try:
-                        _keyring_set(entry.name, ref, Secret(value))
+                        self._keys.set(_account(entry.name, ref), Secret(value))
                     except Exception as exc:
                         raise KeychainError(
                             QCoreApplication.translate(
@@ -406,145 +447,19 @@ class MCPFile:
 
     async def move_aside(self) -> Path | None:
         """Rename a refused mcp.json to ``mcp.json.broken-<time>``; only when the person agreed."""
-
-        def move() -> Path | None:
-            if not self.path.exists():
-                return None
-            stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-            target = self.path.with_name(f"{MCP_FILE_NAME}.broken-{stamp}")
-            n = 1
-            while target.exists():
-                target = self.path.with_name(f"{MCP_FILE_NAME}.broken-{stamp}-{n}")
-                n += 1
-            os.replace(self.path, target)
-            return target
-
-        async with self._lock:
-            moved = await asyncio.to_thread(move)
-            self._refused = None
-        return moved
+        return await self._file.move_aside()
 
     # -------------------------------------------------------------- internals
 
-    async def _detect_keychain(self) -> bool:
-        if self._keychain is None:
-            self._keychain = await asyncio.to_thread(_keyring_usable)
-        return self._keychain
-
-    @staticmethod
-    def _servers_of(raw: Mapping[str, Any] | None) -> Mapping[str, Any]:
-        if raw is None:
-            return {}
-        servers = raw.get("mcpServers", raw.get("servers"))
-        return servers if isinstance(servers, Mapping) else {}
-
-    def _read_checked(self) -> dict[str, Any] | None:
-        """The file's JSON object (None without a file), every entry checked; else refused."""
+    def _held(self, server: str, ref: str) -> Secret | None:
+        """The keychain's value of ``ref`` of ``server`` (blocking: a worker thread's)."""
         try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return None
-        except UnicodeDecodeError as exc:
-            raise MCPFileError(
-                self.path,
-                QCoreApplication.translate("MCPFile", "not UTF-8 text: {r}").format(r=exc.reason),
-            ) from None
-        except OSError as exc:
-            raise MCPFileError(self.path, exc.strerror or type(exc).__name__) from None
-        try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise MCPFileError(
-                self.path,
-                QCoreApplication.translate(
-                    "MCPFile", "not valid JSON: {msg} at line {line}"
-                ).format(msg=exc.msg, line=exc.lineno),
-            ) from None
-        if not isinstance(raw, dict):
-            raise MCPFileError(
-                self.path, QCoreApplication.translate("MCPFile", "it does not hold a JSON object")
-            )
-        if "mcpServers" not in raw and "servers" not in raw:
-            return raw  # an object with no servers yet (they are added under "mcpServers")
-        try:
-            load_mcp_config(raw)
-        except MCPConfigError as exc:
-            if exc.field is None:
-                raise MCPFileError(self.path, exc.problem) from None
-            raise MCPFileError(
-                self.path,
-                QCoreApplication.translate(
-                    "MCPFile", 'the server {server} has a bad "{field}": {problem}'
-                ).format(server=repr(exc.server), field=exc.field, problem=exc.problem),
-            ) from None
-        return raw
-
-
-# ---------------------------------------------------------------------------- keychain
-
-
-def _keyring_get(server: str, ref: str) -> Secret | None:
-    import keyring
-
-    try:
-        value = keyring.get_password(KEYRING_SERVICE, _account(server, ref))
-    except Exception as exc:
-        raise KeychainError(
-            QCoreApplication.translate(
-                "MCPFile",
-                "Could not read a value of the MCP server {server} from the system keychain "
-                "({error}). Unlock the keychain and try again.",
-            ).format(server=server, error=type(exc).__name__)
-        ) from None
-    return Secret(value) if value else None
-
-
-def _keyring_set(server: str, ref: str, secret: Secret) -> None:
-    import keyring
-
-    keyring.set_password(KEYRING_SERVICE, _account(server, ref), secret.reveal())
-
-
-def _keyring_delete(server: str, ref: str) -> None:
-    import keyring
-
-    keyring.delete_password(KEYRING_SERVICE, _account(server, ref))
-
-
-# ---------------------------------------------------------------------------- the file
-
-
-def _write_atomically(path: Path, data_dir: Path, raw: Mapping[str, Any]) -> None:
-    """Write ``raw`` to ``path`` (or through the link it is) atomically, 0600."""
-    make_private_folder(data_dir)
-    target = path
-    if path.is_symlink():
-        target = Path(os.path.realpath(path))
-        if target.is_dir() or not target.parent.is_dir():
-            raise SettingsError(
+            return self._keys.get(_account(server, ref))
+        except Exception as exc:
+            raise KeychainError(
                 QCoreApplication.translate(
                     "MCPFile",
-                    "The MCP server file {path} is a link to {target}, which cannot be written. "
-                    "The link was left as it is; fix or remove it, then save again.",
-                ).format(path=path, target=target)
-            )
-    text = json.dumps(raw, indent=2, ensure_ascii=False) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=".mcp-", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    if os.name == "posix":
-        with contextlib.suppress(OSError):
-            fd = os.open(target.parent, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+                    "Could not read a value of the MCP server {server} from the system keychain "
+                    "({error}). Unlock the keychain and try again.",
+                ).format(server=server, error=type(exc).__name__)
+            ) from None

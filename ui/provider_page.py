@@ -35,7 +35,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
@@ -49,6 +48,7 @@ from .settings import (
     SettingsStore,
     new_provider_id,
 )
+from .widgets.dialog_buttons import named_button
 
 __all__ = ["TEST_TIMEOUT", "ProviderPage", "kind_label"]
 
@@ -120,12 +120,10 @@ class ProviderPage(QWidget):
         self.providerList.currentItemChanged.connect(self._on_provider_selected)
         left.addWidget(self.providerList, 1)
         buttons = QHBoxLayout()
-        self.addProviderButton = QPushButton(self)
-        self.addProviderButton.setObjectName("addProviderButton")
-        self.addProviderButton.clicked.connect(self.add_provider)
-        self.removeProviderButton = QPushButton(self)
-        self.removeProviderButton.setObjectName("removeProviderButton")
-        self.removeProviderButton.clicked.connect(self._on_remove_provider)
+        self.addProviderButton = named_button(self, "addProviderButton", self.add_provider)
+        self.removeProviderButton = named_button(
+            self, "removeProviderButton", self._on_remove_provider
+        )
         buttons.addWidget(self.addProviderButton)
         buttons.addWidget(self.removeProviderButton)
         left.addLayout(buttons)
@@ -147,9 +145,9 @@ class ProviderPage(QWidget):
         self.providerApiKey = QLineEdit(self.providerForm)
         self.providerApiKey.setObjectName("providerApiKey")
         self.providerApiKey.setEchoMode(QLineEdit.EchoMode.Password)
-        self.forgetKeyButton = QPushButton(self.providerForm)
-        self.forgetKeyButton.setObjectName("forgetKeyButton")
-        self.forgetKeyButton.clicked.connect(self._on_forget_key)
+        self.forgetKeyButton = named_button(
+            self.providerForm, "forgetKeyButton", self._on_forget_key
+        )
         key_row = QHBoxLayout()
         key_row.addWidget(self.providerApiKey, 1)
         key_row.addWidget(self.forgetKeyButton)
@@ -159,9 +157,9 @@ class ProviderPage(QWidget):
         self.providerDefault = QCheckBox(self.providerForm)
         self.providerDefault.setObjectName("providerDefault")
         self.providerDefault.toggled.connect(self._relabel)
-        self.testConnectionButton = QPushButton(self.providerForm)
-        self.testConnectionButton.setObjectName("testConnectionButton")
-        self.testConnectionButton.clicked.connect(self._on_test_connection)
+        self.testConnectionButton = named_button(
+            self.providerForm, "testConnectionButton", self._on_test_connection
+        )
         self.connectionResult = QLabel(self.providerForm)
         self.connectionResult.setObjectName("connectionResult")
         self.connectionResult.setTextFormat(Qt.TextFormat.PlainText)  # the server's model names
@@ -199,7 +197,9 @@ class ProviderPage(QWidget):
         self.addProviderButton.setText(self.tr("Add"))
         self.removeProviderButton.setText(self.tr("Remove"))
         self.forgetKeyButton.setText(self.tr("Forget key"))
-        self.providerModel.lineEdit().setPlaceholderText(self.tr("Ask the server"))
+        field = self.providerModel.lineEdit()  # the combo box is editable: it has one
+        if field is not None:
+            field.setPlaceholderText(self.tr("Ask the server"))
         self.providerDefault.setText(self.tr("Use for new conversations"))
         self.testConnectionButton.setText(self.tr("Test connection"))
         self._labels["kind"].setText(self.tr("Kind"))

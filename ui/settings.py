@@ -1,14 +1,15 @@
 """The user's settings and API keys: what they are, where they live, how they are kept safe.
 
-Owns ``<data_dir>/settings.json`` and the API keys. Invariants:
+Owns ``<data_dir>/settings.json`` and the API keys. The file's mechanics are
+`ui.json_store.JsonObjectFile`'s (shared with ``mcp.json``); the keys' are
+`ui.json_store.Keychain`'s. Invariants:
 
-- The file is written atomically (a temp file in the same folder, fsync, ``os.replace``) with
-  mode 0600, so a crash mid-write leaves either the old file or the new one, never half.
-  A settings.json that is a symbolic link is written through: the temp file goes beside the
-  link's target and replaces the target, so the link stays a link; a target that cannot be
-  written is refused with `SettingsError`, the link left as it was.
-- The data folder, when this module creates it, is 0700 whatever the umask
-  (`make_private_folder`).
+- The file is written atomically (a temp file in the same folder, fsync, ``os.replace``, the
+  folder fsynced) with mode 0600, so a crash mid-write leaves either the old file or the new
+  one, never half. A settings.json that is a symbolic link is written through: the temp file
+  goes beside the link's target and replaces the target, so the link stays a link; a target
+  that cannot be written is refused with `SettingsError`, the link left as it was.
+- The data folder, when this module creates it, is 0700 whatever the umask.
 - A file that cannot be read (bad JSON, wrong shape, a newer format) is refused with
   `SettingsFileError` naming it, and is never written over: the store remembers the refusal
   and every later write raises until the person agrees to `move_aside()`. The app can still
@@ -17,7 +18,7 @@ Owns ``<data_dir>/settings.json`` and the API keys. Invariants:
   ``fail``/``null`` backends. Otherwise they go into settings.json under ``"api_keys"`` (the
   file is 0600) and `SettingsStore.keychain_available` is False so the dialog can warn.
   `ProviderConfig` has no key field; nothing here puts a key in a log line, a repr or an
-  error message.
+  error message (keys cross threads as `ui.json_store.Secret`).
 - Everything that blocks (file I/O, keyring, which may talk to D-Bus or prompt) runs in
   ``asyncio.to_thread``, off the GUI thread.
 
@@ -37,18 +38,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
-import tempfile
-import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .folders import make_private_folder
+from .json_store import (
+    JsonObjectFile,
+    Keychain,
+    LinkProblem,
+    ReadProblem,
+    Secret,
+    Unreadable,
+    UnwritableLink,
+)
 
 __all__ = [
     "DEFAULT_BASE_URLS",
@@ -62,9 +68,7 @@ __all__ = [
     "Settings",
     "SettingsError",
     "SettingsFileError",
-    "Secret",
     "SettingsStore",
-    "make_private_folder",
     "new_provider_id",
     "with_key_location",
 ]
@@ -219,48 +223,53 @@ class Settings:
         )
 
 
-# ---------------------------------------------------------------------------- keychain
-
-
-def _keyring_usable() -> bool:
-    """Return True when keyring has a backend that really stores secrets."""
-    try:
-        import keyring
-        from keyring.backends import chainer, fail, null
-    except ImportError:  # keyring is a dependency, but a trimmed bundle may lack it
-        return False
-    backend = keyring.get_keyring()
-    if isinstance(backend, fail.Keyring | null.Keyring):
-        return False
-    # The chainer with nothing to chain is keyring's way of saying "no keychain here".
-    return not (isinstance(backend, chainer.ChainerBackend) and not backend.backends)
-
-
-class Secret:
-    """A string that never shows itself: repr and str are ``Secret('***')``.
-
-    Keys cross thread boundaries wrapped in this, because executors (qasync's at DEBUG
-    level) log the arguments and results of what they run.
-    """
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str) -> None:
-        self._value = value
-
-    def reveal(self) -> str:
-        """Return the secret itself; only for the request that needs it."""
-        return self._value
-
-    def __repr__(self) -> str:
-        return "Secret('***')"
-
-    __str__ = __repr__
-
-
 def _scrub(text: str, secret: str | None) -> str:
     """Return ``text`` with ``secret`` blanked out, should a backend ever echo it."""
     return text.replace(secret, "***") if secret else text
+
+
+class _Words:
+    """How settings.json's problems are said (`ui.json_store.FileWords`)."""
+
+    def unreadable(self, path: Path, why: Unreadable) -> Exception:
+        detail = {
+            ReadProblem.NOT_TEXT: f"not UTF-8 text: {why.detail}",
+            ReadProblem.NOT_JSON: f"not valid JSON: {why.detail} at line {why.line}",
+            ReadProblem.NOT_OBJECT: "it does not hold a JSON object",
+        }.get(why.problem, why.detail)
+        return SettingsFileError(path, detail)
+
+    def unwritable_link(self, why: UnwritableLink) -> Exception:
+        reason = {
+            LinkProblem.FOLDER: "it is a folder",
+            LinkProblem.NO_FOLDER: f"its folder {why.target.parent} does not exist",
+        }.get(why.problem, why.detail)
+        return SettingsError(
+            f"The settings file {why.path} is a link to {why.target}, which cannot be written "
+            f"({reason}). The link was left as it is; fix or remove it, then save again."
+        )
+
+    def unwritable(self, path: Path, error: OSError) -> Exception:
+        return error
+
+
+def _check(raw: dict[str, Any]) -> str | None:
+    """What is wrong with a settings object this version cannot use, or None."""
+    version = raw.get("version", SETTINGS_FORMAT_VERSION)
+    if not isinstance(version, int) or version > SETTINGS_FORMAT_VERSION:
+        return (
+            f"it was written by a newer Continuo (format {version!r}, this version "
+            f"reads up to {SETTINGS_FORMAT_VERSION}); update Continuo to use it"
+        )
+    if "providers" in raw and not isinstance(raw["providers"], list):
+        return "'providers' is not a list"
+    if "api_keys" in raw and not isinstance(raw["api_keys"], dict):
+        return "'api_keys' is not an object"
+    try:
+        Settings.from_dict(raw)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        return f"unexpected content: {exc}"
+    return None
 
 
 # ---------------------------------------------------------------------------- store
@@ -278,25 +287,26 @@ class SettingsStore:
     def __init__(self, data_dir: str | os.PathLike[str], *, use_keychain: bool | None = None):
         self.data_dir = Path(data_dir)
         self.path = self.data_dir / SETTINGS_FILE_NAME
-        self._use_keychain = use_keychain
-        self._keychain: bool | None = None if use_keychain is None else use_keychain
-        self._refused: SettingsFileError | None = None
-        self._lock = asyncio.Lock()
+        self._file = JsonObjectFile(
+            self.path, words=_Words(), check=_check, temp_prefix=".settings-", sort_keys=True
+        )
+        self._keys = Keychain(KEYRING_SERVICE, use=use_keychain)
 
     def __repr__(self) -> str:  # never the keys, not even the file-held ones
-        return f"SettingsStore({str(self.data_dir)!r}, keychain_available={self._keychain})"
+        return f"SettingsStore({str(self.data_dir)!r}, keychain_available={self._keys.known})"
 
     # -------------------------------------------------------------- properties
 
     @property
     def keychain_available(self) -> bool:
         """True when keys go to the OS keychain. Known after `load()` or any key call."""
-        return bool(self._keychain)
+        return bool(self._keys.known)
 
     @property
     def refused_error(self) -> SettingsFileError | None:
         """The error that made the store refuse the file, or None."""
-        return self._refused
+        refused = self._file.refused
+        return refused if isinstance(refused, SettingsFileError) else None
 
     # -------------------------------------------------------------- settings
 
@@ -315,20 +325,11 @@ class SettingsStore:
         if detect_keychain:
             await self._detect_keychain()
         try:
-            raw = await asyncio.to_thread(self._read_settings_raw)
+            # Settings, not the raw object, cross back: the file may hold keys.
+            return await self._file.load(lambda raw: Settings.from_dict(raw or {}))
         except SettingsFileError as exc:
-            self._refused = exc
             log.warning("Settings file refused: %s", exc)
             raise
-        self._refused = None
-        if raw is None:
-            return Settings()
-        try:
-            return Settings.from_dict(raw)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            self._refused = SettingsFileError(self.path, f"unexpected content: {exc}")
-            log.warning("Settings file refused: %s", self._refused)
-            raise self._refused from exc
 
     async def save(self, settings: Settings) -> None:
         """Write ``settings`` atomically (0600), keeping file-held keys and unknown fields.
@@ -354,22 +355,7 @@ class SettingsStore:
         Only call this when the person agreed. Returns the new path, or None if there was
         no file.
         """
-
-        def move() -> Path | None:
-            if not self.path.exists():
-                return None
-            stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-            target = self.path.with_name(f"{SETTINGS_FILE_NAME}.broken-{stamp}")
-            n = 1
-            while target.exists():
-                target = self.path.with_name(f"{SETTINGS_FILE_NAME}.broken-{stamp}-{n}")
-                n += 1
-            os.replace(self.path, target)
-            return target
-
-        async with self._lock:
-            moved = await asyncio.to_thread(move)
-            self._refused = None
+        moved = await self._file.move_aside()
         if moved:
             log.info("Moved the unreadable settings file aside to %s", moved)
         return moved
@@ -380,7 +366,7 @@ class SettingsStore:
         """Return the provider's key (keychain first, then the file), or None."""
         if await self._detect_keychain():
             try:
-                secret = await asyncio.to_thread(self._keyring_get, provider_id)
+                secret = await self._keys.read(provider_id)
             except Exception as exc:
                 raise KeychainError(
                     f"Could not read the API key from the system keychain "
@@ -407,7 +393,7 @@ class SettingsStore:
             return False
         if await self._detect_keychain():
             try:
-                await asyncio.to_thread(self._keyring_set, provider_id, Secret(key))
+                await self._keys.write(provider_id, Secret(key))
             except Exception as exc:
                 raise KeychainError(
                     "Could not save the API key in the system keychain "
@@ -431,7 +417,7 @@ class SettingsStore:
         """Forget the provider's key wherever it is."""
         if await self._detect_keychain():
             with contextlib.suppress(Exception):  # nothing stored is fine
-                await asyncio.to_thread(self._keyring_delete, provider_id)
+                await self._keys.forget(provider_id)
         await self._drop_file_key(provider_id)
 
     # -------------------------------------------------------------- models
@@ -468,30 +454,11 @@ class SettingsStore:
     # -------------------------------------------------------------- internals
 
     async def _detect_keychain(self) -> bool:
-        if self._keychain is None:
-            self._keychain = await asyncio.to_thread(_keyring_usable)
-            if not self._keychain:
-                log.info("No system keychain found; API keys are kept in %s (0600)", self.path)
-        return self._keychain
-
-    @staticmethod
-    def _keyring_get(provider_id: str) -> Secret | None:
-        import keyring
-
-        key = keyring.get_password(KEYRING_SERVICE, provider_id)
-        return Secret(key) if key else None
-
-    @staticmethod
-    def _keyring_set(provider_id: str, secret: Secret) -> None:
-        import keyring
-
-        keyring.set_password(KEYRING_SERVICE, provider_id, secret.reveal())
-
-    @staticmethod
-    def _keyring_delete(provider_id: str) -> None:
-        import keyring
-
-        keyring.delete_password(KEYRING_SERVICE, provider_id)
+        known = self._keys.known is not None
+        usable = await self._keys.detect()
+        if not known and not usable:
+            log.info("No system keychain found; API keys are kept in %s (0600)", self.path)
+        return usable
 
     async def _drop_file_key(self, provider_id: str) -> None:
         if await asyncio.to_thread(self._file_key, provider_id) is None:
@@ -509,129 +476,21 @@ class SettingsStore:
 
     async def _update(self, change: Callable[[dict[str, Any]], None]) -> None:
         """Read the file, apply ``change`` to its JSON object, write it back atomically."""
-        async with self._lock:
-            if self._refused is not None:
-                raise self._refused
 
-            def work() -> None:
-                try:
-                    raw = self._read_raw() or {}
-                except SettingsFileError as exc:
-                    self._refused = exc
-                    raise
-                change(raw)
-                raw["version"] = SETTINGS_FORMAT_VERSION
-                self._write_atomically(raw)
+        def versioned(raw: dict[str, Any]) -> None:
+            change(raw)
+            raw["version"] = SETTINGS_FORMAT_VERSION
 
-            await asyncio.to_thread(work)
-
-    def _read_raw(self) -> dict[str, Any] | None:
-        """Return the file's JSON object, None when there is no file; refuse anything else."""
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return None
-        except UnicodeDecodeError as exc:
-            raise SettingsFileError(self.path, f"not UTF-8 text: {exc.reason}") from None
-        except OSError as exc:
-            raise SettingsFileError(self.path, exc.strerror or str(exc)) from None
-        try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise SettingsFileError(
-                self.path, f"not valid JSON: {exc.msg} at line {exc.lineno}"
-            ) from None
-        if not isinstance(raw, dict):
-            raise SettingsFileError(self.path, "it does not hold a JSON object")
-        version = raw.get("version", SETTINGS_FORMAT_VERSION)
-        if not isinstance(version, int) or version > SETTINGS_FORMAT_VERSION:
-            raise SettingsFileError(
-                self.path,
-                f"it was written by a newer Continuo (format {version!r}, this version "
-                f"reads up to {SETTINGS_FORMAT_VERSION}); update Continuo to use it",
-            )
-        for name in ("providers",):
-            if name in raw and not isinstance(raw[name], list):
-                raise SettingsFileError(self.path, f"{name!r} is not a list")
-        if "api_keys" in raw and not isinstance(raw["api_keys"], dict):
-            raise SettingsFileError(self.path, "'api_keys' is not an object")
-        return raw
-
-    def _read_settings_raw(self) -> dict[str, Any] | None:
-        """`_read_raw` without the keys: what crosses back to the loop holds no secret."""
-        raw = self._read_raw()
-        if raw is not None:
-            raw.pop("api_keys", None)
-        return raw
+        await self._file.update(versioned)
 
     def _file_key(self, provider_id: str) -> Secret | None:
         """Return the file-held key, wrapped; an unreadable file holds no key."""
         try:
-            raw = self._read_raw() or {}
+            raw = self._file.read() or {}
         except SettingsFileError:
             return None
         key = (raw.get("api_keys") or {}).get(provider_id)
         return Secret(str(key)) if key else None
-
-    def _write_atomically(self, raw: Mapping[str, Any]) -> None:
-        make_private_folder(self.data_dir)
-        target = self._write_target()
-        data = json.dumps(raw, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
-        # mkstemp creates the file 0600 from the start: the key is never world-readable,
-        # not even between create and chmod.
-        try:
-            fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".tmp", dir=target.parent)
-        except OSError as exc:
-            if target == self.path:
-                raise
-            raise self._link_refused(target, exc.strerror or str(exc)) from None
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-        _fsync_dir(target.parent)
-
-    def _write_target(self) -> Path:
-        """Return the file a write replaces: settings.json, or where its link points.
-
-        Replacing the link itself would silently turn it into a regular file, cutting it
-        from the file the person keeps elsewhere (a dotfiles repository, say).
-        """
-        if not self.path.is_symlink():
-            return self.path
-        target = Path(os.path.realpath(self.path))
-        if target.is_dir():
-            raise self._link_refused(target, "it is a folder")
-        if not target.parent.is_dir():
-            raise self._link_refused(target, f"its folder {target.parent} does not exist")
-        return target
-
-    def _link_refused(self, target: Path, reason: str) -> SettingsError:
-        return SettingsError(
-            f"The settings file {self.path} is a link to {target}, which cannot be written "
-            f"({reason}). The link was left as it is; fix or remove it, then save again."
-        )
-
-
-def _fsync_dir(path: Path) -> None:
-    """Make the rename itself durable (POSIX); a no-op where folders cannot be opened."""
-    if os.name != "posix":
-        return
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def with_key_location(config: ProviderConfig, in_keychain: bool) -> ProviderConfig:

@@ -43,7 +43,6 @@ from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
     QDialog,
-    QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -70,6 +69,7 @@ from .tasks import OwnedTasks
 from .theme import apply_palette
 from .tools_page import ToolsPage
 from .widgets.approval_settings import ApprovalSettings
+from .widgets.dialog_buttons import Standard, button_row
 
 __all__ = ["TEST_TIMEOUT", "SettingsDialog"]
 
@@ -263,18 +263,17 @@ class SettingsDialog(QDialog):
         self.moveAsideButton.clicked.connect(self._on_move_aside)
         outer.addWidget(self.moveAsideButton, 0, Qt.AlignmentFlag.AlignLeft)
 
-        buttons = QDialogButtonBox.StandardButton
-        self.buttonBox = QDialogButtonBox(buttons.Save | buttons.Apply | buttons.Cancel, self)
-        self.buttonBox.setObjectName("buttonBox")
-        self.saveButton = self.buttonBox.button(buttons.Save)
-        self.saveButton.setObjectName("saveButton")
-        self.applyButton = self.buttonBox.button(buttons.Apply)
-        self.applyButton.setObjectName("applyButton")
+        self.buttonBox = button_row(
+            self,
+            {Standard.Save: "saveButton", Standard.Apply: "applyButton", Standard.Cancel: ""},
+            accepted=self._on_save_clicked,
+            name="buttonBox",
+        )
+        self.saveButton = self.buttonBox.button(Standard.Save)
+        self.applyButton = self.buttonBox.button(Standard.Apply)
         for button in (self.saveButton, self.applyButton):
             button.setEnabled(False)  # until the settings are loaded
-        self.buttonBox.accepted.connect(self._on_save_clicked)
         self.applyButton.clicked.connect(self._on_apply_clicked)
-        self.buttonBox.rejected.connect(self.reject)
         outer.addWidget(self.buttonBox)
 
     def _build_first_run_page(self) -> QWidget:
@@ -457,8 +456,9 @@ class SettingsDialog(QDialog):
         self._found = found
         while self._found_layout.count() > 1:  # keep the trailing stretch
             item = self._found_layout.takeAt(0)
-            if item.widget() is not None:
-                item.widget().deleteLater()
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
         providers = self.providersPage.providers
         for one in found:
             already = any(

@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
-    QDialogButtonBox,
     QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
@@ -36,11 +35,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.errors import MCPConfigError
+from engine import MCPConfigError
 from engine.mcp import DEFAULT_CALL_TIMEOUT
 
 from .i18n import engine_language
 from .mcp_file import KEYCHAIN_KEY, ServerEntry, parse_servers
+from .widgets.dialog_buttons import Standard, button_row, named_button
 
 __all__ = ["ImportDialog", "PairsTable", "ServerEditor"]
 
@@ -67,12 +67,8 @@ class PairsTable(QWidget):
         self.table.verticalHeader().setVisible(False)
         layout.addWidget(self.table)
         buttons = QHBoxLayout()
-        self.addButton = QPushButton(self)
-        self.addButton.setObjectName("addPairButton")
-        self.addButton.clicked.connect(lambda: self.add_row())
-        self.removeButton = QPushButton(self)
-        self.removeButton.setObjectName("removePairButton")
-        self.removeButton.clicked.connect(self._remove_current)
+        self.addButton = named_button(self, "addPairButton", self.add_row)
+        self.removeButton = named_button(self, "removePairButton", self._remove_current)
         buttons.addWidget(self.addButton)
         buttons.addWidget(self.removeButton)
         buttons.addStretch(1)
@@ -264,12 +260,10 @@ class ServerEditor(QDialog):
         self.editorError.setWordWrap(True)
         self.editorError.setVisible(False)
         outer.addWidget(self.editorError)
-        buttons = QDialogButtonBox.StandardButton
-        self.buttonBox = QDialogButtonBox(buttons.Ok | buttons.Cancel, self)
-        self.okButton = self.buttonBox.button(buttons.Ok)
-        self.okButton.setObjectName("editorOkButton")
-        self.buttonBox.accepted.connect(self._on_ok)
-        self.buttonBox.rejected.connect(self.reject)
+        self.buttonBox = button_row(
+            self, {Standard.Ok: "editorOkButton", Standard.Cancel: ""}, accepted=self._on_ok
+        )
+        self.okButton = self.buttonBox.button(Standard.Ok)
         outer.addWidget(self.buttonBox)
         self.folderDialog: QFileDialog | None = None
 
@@ -425,12 +419,10 @@ class ImportDialog(QDialog):
         self.importError.setWordWrap(True)
         self.importError.setVisible(False)
         layout.addWidget(self.importError)
-        buttons = QDialogButtonBox.StandardButton
-        self.buttonBox = QDialogButtonBox(buttons.Ok | buttons.Cancel, self)
-        self.okButton = self.buttonBox.button(buttons.Ok)
-        self.okButton.setObjectName("importOkButton")
-        self.buttonBox.accepted.connect(self._on_ok)
-        self.buttonBox.rejected.connect(self.reject)
+        self.buttonBox = button_row(
+            self, {Standard.Ok: "importOkButton", Standard.Cancel: ""}, accepted=self._on_ok
+        )
+        self.okButton = self.buttonBox.button(Standard.Ok)
         layout.addWidget(self.buttonBox)
         self.retranslate()
 

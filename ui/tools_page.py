@@ -21,7 +21,7 @@ import logging
 import shutil
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import shiboken6
 from PySide6.QtCore import QEvent, Qt, Signal
@@ -39,14 +39,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.errors import MCPConfigError
+from engine import MCPConfigError
 from engine.mcp import MCPServerState
 
 from .i18n import engine_language
 from .mcp_file import MCPFile, MCPFileError, ServerEntry, parse_servers, unique_name
 from .tool_server_editor import ImportDialog, ServerEditor
+from .widgets.dialog_buttons import named_button
 
-__all__ = ["PRESETS", "Preset", "ToolRuntime", "ToolsPage"]
+if TYPE_CHECKING:
+    from engine.mcp import MCPTool
+
+__all__ = ["PRESETS", "Preset", "ToolRuntime", "ToolServerSource", "ToolsPage"]
 
 log = logging.getLogger(__name__)
 
@@ -72,10 +76,26 @@ PRESETS = (
 )
 
 
+class ToolServerSource(Protocol):
+    """The running servers as the page reads them (`ui.tool_servers.ToolServers` is one)."""
+
+    def names(self) -> list[str]: ...
+
+    def state(self, name: str) -> MCPServerState: ...
+
+    def failure(self, name: str) -> str | None: ...
+
+    def tools_of(self, name: str) -> list[MCPTool]: ...
+
+    async def log_tail(self, name: str, lines: int = 20) -> str: ...
+
+    async def check(self, name: str) -> None: ...
+
+
 class ToolRuntime:
     """What the page asks of the running servers; works (saying little) when there are none."""
 
-    def __init__(self, source: Any | None) -> None:
+    def __init__(self, source: ToolServerSource | None) -> None:
         self.source = source
 
     @property
@@ -83,32 +103,38 @@ class ToolRuntime:
         return self.source is not None
 
     def connect(self, slot: Callable[[], None]) -> None:
-        signal = getattr(self.source, "changed", None)
+        signal = getattr(self.source, "changed", None)  # a Qt signal, when the source has one
         if signal is not None and hasattr(signal, "connect"):
             signal.connect(slot)
 
+    def _running(self, name: str) -> ToolServerSource | None:
+        """The source, when ``name`` is one of its servers."""
+        source = self.source
+        return source if source is not None and name in source.names() else None
+
     def known(self, name: str) -> bool:
-        return self.source is not None and name in list(self.source.names())
+        return self._running(name) is not None
 
     def state(self, name: str) -> MCPServerState:
-        if not self.known(name):
-            return MCPServerState.NOT_STARTED
-        return MCPServerState(self.source.state(name))
+        source = self._running(name)
+        return MCPServerState.NOT_STARTED if source is None else source.state(name)
 
     def failure(self, name: str) -> str | None:
-        return self.source.failure(name) if self.known(name) else None
+        source = self._running(name)
+        return source.failure(name) if source is not None else None
 
-    def tools_of(self, name: str) -> list[Any]:
-        return list(self.source.tools_of(name)) if self.known(name) else []
+    def tools_of(self, name: str) -> list[MCPTool]:
+        source = self._running(name)
+        return list(source.tools_of(name)) if source is not None else []
 
     async def log_tail(self, name: str, lines: int = 20) -> str:
-        if not self.known(name):
-            return ""
-        return str(await self.source.log_tail(name, lines))
+        source = self._running(name)
+        return await source.log_tail(name, lines) if source is not None else ""
 
     async def check(self, name: str) -> None:
-        if self.known(name):
-            await self.source.check(name)
+        source = self._running(name)
+        if source is not None:
+            await source.check(name)
 
 
 class ToolsPage(QWidget):
@@ -130,7 +156,7 @@ class ToolsPage(QWidget):
         self,
         mcp_file: MCPFile,
         spawn: Spawn,
-        runtime: Any | None = None,
+        runtime: ToolServerSource | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -190,11 +216,11 @@ class ToolsPage(QWidget):
         self.toolServerList.itemDoubleClicked.connect(lambda _item: self.edit_server())
         left.addWidget(self.toolServerList, 1)
         buttons = QGridLayout()
-        self.addServerButton = self._button("addServerButton", self.add_server)
-        self.editServerButton = self._button("editServerButton", self.edit_server)
-        self.removeServerButton = self._button("removeServerButton", self.remove_server)
-        self.importPasteButton = self._button("importPasteButton", self.import_paste)
-        self.importFileButton = self._button("importFileButton", self.import_file)
+        self.addServerButton = named_button(self, "addServerButton", self.add_server)
+        self.editServerButton = named_button(self, "editServerButton", self.edit_server)
+        self.removeServerButton = named_button(self, "removeServerButton", self.remove_server)
+        self.importPasteButton = named_button(self, "importPasteButton", self.import_paste)
+        self.importFileButton = named_button(self, "importFileButton", self.import_file)
         buttons.addWidget(self.addServerButton, 0, 0)
         buttons.addWidget(self.editServerButton, 0, 1)
         buttons.addWidget(self.removeServerButton, 0, 2)
@@ -220,7 +246,7 @@ class ToolsPage(QWidget):
         self.toolServerTools = QListWidget(self)
         self.toolServerTools.setObjectName("toolServerTools")
         right.addWidget(self.toolServerTools, 1)
-        self.checkServerButton = self._button("checkServerButton", self._on_check)
+        self.checkServerButton = named_button(self, "checkServerButton", self._on_check)
         right.addWidget(self.checkServerButton, 0, Qt.AlignmentFlag.AlignLeft)
         row.addLayout(right, 3)
         outer.addLayout(row, 1)
@@ -242,12 +268,6 @@ class ToolsPage(QWidget):
         grid.addWidget(self.presetNeeds, 1, 0, 1, len(PRESETS))
         outer.addWidget(self.presetBox)
         self._update_buttons()
-
-    def _button(self, name: str, slot: Callable[[], Any]) -> QPushButton:
-        button = QPushButton(self)
-        button.setObjectName(name)
-        button.clicked.connect(lambda _=False: slot())
-        return button
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802
         if event.type() == QEvent.Type.LanguageChange:

@@ -7,6 +7,16 @@ storage hooks. See `engine.storage.migrations` for the schema and its versions, 
 
 from .extension import SQLiteSessionExtension
 from .lease import Lease, LeaseHolder
+from .search import SearchHit, TitleQuery, search_terms
 from .sqlite import SessionInfo, SQLiteSessionStorage
 
-__all__ = ["Lease", "LeaseHolder", "SQLiteSessionExtension", "SQLiteSessionStorage", "SessionInfo"]
+__all__ = [
+    "Lease",
+    "LeaseHolder",
+    "SQLiteSessionExtension",
+    "SQLiteSessionStorage",
+    "SearchHit",
+    "SessionInfo",
+    "TitleQuery",
+    "search_terms",
+]

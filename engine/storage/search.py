@@ -42,6 +42,7 @@ __all__ = [
     "SNIPPET_CHARS",
     "MessageSearch",
     "SearchHit",
+    "TitleQuery",
     "casefold",
     "search_terms",
 ]
@@ -135,6 +136,32 @@ def casefold(value: object) -> str | None:
     return value.casefold() if isinstance(value, str) else None
 
 
+@dataclass(frozen=True, slots=True)
+class TitleQuery:
+    """The one rule of a title search: a title matches when, case-folded with Python's full
+    folding (`casefold`: "Straße" holds "STRASSE", "İ" is "i̇"), it holds every term of the
+    query, anywhere.
+
+    `MessageSearch.search_titles` has SQLite apply it (``instr(casefold(title), term)`` for
+    each term); a host filtering titles it already holds (the window's conversation list)
+    calls `matches`, so the two never disagree. A query without terms matches every title
+    here (a filter shows all), while `search_titles` finds nothing for it.
+    """
+
+    #: the query's terms (`search_terms`), case-folded
+    terms: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, query: str) -> TitleQuery:
+        """The terms of `query` (its first `MAX_QUERY_CHARS` characters), case-folded."""
+        return cls(tuple(term.casefold() for term in search_terms(query)))
+
+    def matches(self, title: str | None) -> bool:
+        """True when `title` holds every term (a missing title holds none)."""
+        folded = casefold(title) or ""
+        return all(term in folded for term in self.terms)
+
+
 class MessageSearch:
     """The search operations of `SQLiteSessionStorage` (a mixin over its read machinery)."""
 
@@ -215,14 +242,14 @@ class MessageSearch:
 
     async def search_titles(self, query: str, *, limit: int = 50) -> list[str]:
         """Return the ids of conversations whose title holds every term of `query`, the most
-        recently updated first."""
-        terms = search_terms(query)
+        recently updated first (`TitleQuery`'s rule)."""
+        terms = TitleQuery.parse(query).terms
         if not terms:
             return []
         params: dict[str, Any] = {"limit": limit}
         where = []
-        for number, term in enumerate(terms):
-            params[f"t{number}"] = term.casefold()
+        for number, term in enumerate(terms):  # `TitleQuery.matches`, in SQL
+            params[f"t{number}"] = term
             where.append(f"instr(casefold(title), :t{number}) > 0")
         rows = await self._read(
             "SELECT id FROM sessions WHERE "

@@ -58,100 +58,100 @@
 <context>
     <name>AnswerView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="485"/>
+        <location filename="../../ui/widgets/message_views.py" line="478"/>
         <source>Assistant answer</source>
         <translation>助手回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="486"/>
+        <location filename="../../ui/widgets/message_views.py" line="479"/>
         <source>Reasoning</source>
         <translation>推理过程</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="551"/>
+        <location filename="../../ui/widgets/message_views.py" line="544"/>
         <source>Earlier attempt (stopped)</source>
         <translation>之前的尝试（已停止）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="553"/>
+        <location filename="../../ui/widgets/message_views.py" line="546"/>
         <source>Earlier attempt (cut off)</source>
         <translation>之前的尝试（被中断）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="556"/>
+        <location filename="../../ui/widgets/message_views.py" line="549"/>
         <source>Show the answer Resume wrote again below</source>
         <translation>显示“继续”在下方重写之前的回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="571"/>
+        <location filename="../../ui/widgets/message_views.py" line="564"/>
         <location filename="../../ui/widgets/tool_card.py" line="486"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="573"/>
+        <location filename="../../ui/widgets/message_views.py" line="566"/>
         <location filename="../../ui/widgets/tool_card.py" line="487"/>
         <source>Show all {count} lines</source>
         <translation>显示全部 {count} 行</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="576"/>
+        <location filename="../../ui/widgets/message_views.py" line="569"/>
         <location filename="../../ui/widgets/tool_card.py" line="490"/>
         <source>Show all {count} characters</source>
         <translation>显示全部 {count} 个字符</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="657"/>
+        <location filename="../../ui/widgets/message_views.py" line="649"/>
         <source>Stopped. The partial answer above is saved.</source>
         <translation>已停止。上面的部分回答已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="658"/>
+        <location filename="../../ui/widgets/message_views.py" line="650"/>
         <source>The answer was cut off. What arrived is saved.</source>
         <translation>回答被中断。已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="660"/>
+        <location filename="../../ui/widgets/message_views.py" line="652"/>
         <source>Stopped. The partial answer above could not be saved.</source>
         <translation>已停止。上面的部分回答没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="661"/>
+        <location filename="../../ui/widgets/message_views.py" line="653"/>
         <source>The answer was cut off. What arrived could not be saved.</source>
         <translation>回答被中断。已收到的内容没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="665"/>
+        <location filename="../../ui/widgets/message_views.py" line="657"/>
         <source>The answer reached the output limit.</source>
         <translation>回答已达到输出长度上限。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="666"/>
+        <location filename="../../ui/widgets/message_views.py" line="658"/>
         <source>The model declined to answer.</source>
         <translation>模型拒绝了回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="668"/>
+        <location filename="../../ui/widgets/message_views.py" line="660"/>
         <source>The conversation is too long for the model. Start a new conversation.</source>
         <translation>对话已超出模型能处理的长度。请开始新的对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="670"/>
+        <location filename="../../ui/widgets/message_views.py" line="662"/>
         <source>The provider paused this answer.</source>
         <translation>服务商暂停了这个回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="671"/>
+        <location filename="../../ui/widgets/message_views.py" line="663"/>
         <source>The answer stopped for an unknown reason.</source>
         <translation>回答因未知原因停止。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="688"/>
+        <location filename="../../ui/widgets/message_views.py" line="680"/>
         <source>What arrived is saved.</source>
         <translation>已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="690"/>
+        <location filename="../../ui/widgets/message_views.py" line="682"/>
         <source>What arrived could not be saved.</source>
         <translation>已收到的内容未能保存。</translation>
     </message>
@@ -197,301 +197,185 @@
 <context>
     <name>ArchiveActions</name>
     <message>
-        <location filename="../../ui/archive_actions.py" line="153"/>
+        <location filename="../../ui/archive/actions.py" line="149"/>
         <source>&amp;Export…</source>
         <translation>导出(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="155"/>
+        <location filename="../../ui/archive/actions.py" line="151"/>
         <source>Write conversations to a Markdown, JSON or HTML file</source>
         <translation>把对话写入 Markdown、JSON 或 HTML 文件</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="157"/>
+        <location filename="../../ui/archive/actions.py" line="153"/>
         <source>&amp;Import…</source>
         <translation>导入(&amp;I)…</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="159"/>
+        <location filename="../../ui/archive/actions.py" line="155"/>
         <source>Add the conversations of a Continuo or ChatGPT export</source>
         <translation>添加 Continuo 或 ChatGPT 导出文件中的对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="161"/>
+        <location filename="../../ui/archive/actions.py" line="157"/>
         <source>&amp;Back up…</source>
         <translation>备份(&amp;B)…</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="162"/>
+        <location filename="../../ui/archive/actions.py" line="158"/>
         <source>Copy every conversation into one backup file</source>
         <translation>把所有对话复制到一个备份文件</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="163"/>
+        <location filename="../../ui/archive/actions.py" line="159"/>
         <source>&amp;Restore from a backup…</source>
         <translation>从备份恢复(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="165"/>
+        <location filename="../../ui/archive/actions.py" line="161"/>
         <source>Replace the conversations with a backup&apos;s; the current ones are kept aside</source>
         <translation>用备份中的对话替换现有对话；现有的会另外保留</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="207"/>
+        <location filename="../../ui/archive/actions.py" line="198"/>
         <source>Wait for the export, import or backup under way to finish.</source>
         <translation>请等待正在进行的导出、导入或备份完成。</translation>
     </message>
+</context>
+<context>
+    <name>ArchiveUI</name>
     <message>
-        <location filename="../../ui/archive_actions.py" line="290"/>
+        <location filename="../../ui/archive/_shared.py" line="227"/>
         <source>Export conversations</source>
         <translation>导出对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="291"/>
+        <location filename="../../ui/archive/_shared.py" line="228"/>
         <source>Import conversations</source>
         <translation>导入对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="292"/>
+        <location filename="../../ui/archive/_shared.py" line="229"/>
         <source>Back up the conversations</source>
         <translation>备份对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="293"/>
-        <location filename="../../ui/archive_actions.py" line="431"/>
+        <location filename="../../ui/archive/_shared.py" line="230"/>
         <source>Restore from a backup</source>
         <translation>从备份恢复</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="297"/>
+        <location filename="../../ui/archive/_shared.py" line="234"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="298"/>
+        <location filename="../../ui/archive/_shared.py" line="235"/>
         <source>JSON (*.json)</source>
         <translation>JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="299"/>
+        <location filename="../../ui/archive/_shared.py" line="236"/>
         <source>HTML (*.html)</source>
         <translation>HTML (*.html)</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="300"/>
+        <location filename="../../ui/archive/_shared.py" line="237"/>
         <source>All files (*)</source>
         <translation>所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="301"/>
+        <location filename="../../ui/archive/_shared.py" line="238"/>
         <source>Exports (*.json *.zip);;All files (*)</source>
         <translation>导出文件 (*.json *.zip);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="302"/>
+        <location filename="../../ui/archive/_shared.py" line="239"/>
         <source>Continuo backups (*.db)</source>
         <translation>Continuo 备份 (*.db)</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="303"/>
+        <location filename="../../ui/archive/_shared.py" line="240"/>
         <source>Continuo backups (*.db *.sqlite3);;All files (*)</source>
         <translation>Continuo 备份 (*.db *.sqlite3);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="331"/>
-        <source>Backing up the conversations…</source>
-        <translation>正在备份对话…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="337"/>
-        <source>The backup was cancelled; no file was written.</source>
-        <translation>备份已取消；没有写入任何文件。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="347"/>
-        <source>The conversations were not backed up.</source>
-        <translation>对话没有备份。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="350"/>
-        <source>The backup is the file {path}</source>
-        <translation>备份文件是 {path}</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="352"/>
-        <source>The conversations are backed up.</source>
-        <translation>对话已备份。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="355"/>
-        <source>The conversations are backed up ({count}).</source>
-        <translation>对话已备份（{count}）。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="384"/>
-        <location filename="../../ui/archive_actions.py" line="400"/>
-        <source>The backup was not restored; your conversations are as they were.</source>
-        <translation>备份没有恢复；你的对话保持原样。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="391"/>
-        <source>Restoring the backup…</source>
-        <translation>正在恢复备份…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="406"/>
-        <source>The conversations you had before are kept in {path}</source>
-        <translation>你之前的对话保存在 {path}</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="413"/>
-        <source>The backup is restored ({count}).</source>
-        <translation>备份已恢复（{count}）。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="425"/>
-        <source>never</source>
-        <translation>从未</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="434"/>
-        <source>Replace your conversations with the backup&apos;s ({count}, last changed {when})?</source>
-        <translation>用备份中的对话（{count}，最后修改于 {when}）替换你现有的对话吗？</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="439"/>
-        <source>Nothing is deleted: the current conversation file is kept in {folder} as {name}.before-restore-&lt;date and time&gt;. Answers being written now are stopped and saved first.
-
-Backup: {path}</source>
-        <translation>不会删除任何内容：当前的对话文件会以 {name}.before-restore-&lt;日期和时间&gt; 的名字保存在 {folder}。正在生成的回答会先停止并保存。
-
-备份：{path}</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="445"/>
-        <location filename="../../ui/archive_actions.py" line="731"/>
-        <source>Restore</source>
-        <translation>恢复</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="568"/>
-        <source>Exporting the conversations…</source>
-        <translation>正在导出对话…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="576"/>
-        <source>The export was cancelled; no file was written.</source>
-        <translation>导出已取消；没有写入任何文件。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="580"/>
-        <source>The conversations were not exported.</source>
-        <translation>对话没有导出。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="588"/>
-        <source>Exported {count}, {messages}.</source>
-        <translation>已导出 {count}，{messages}。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="589"/>
-        <source>The export is the file {path}</source>
-        <translation>导出文件是 {path}</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="602"/>
-        <source>Importing the conversations…</source>
-        <translation>正在导入对话…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="613"/>
-        <source>The import was cancelled; the conversations imported before it stay.</source>
-        <translation>导入已取消；之前已导入的对话会保留。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="617"/>
-        <source>The conversations were not imported.</source>
-        <translation>对话没有导入。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="627"/>
-        <source>Imported {count}, {messages}.</source>
-        <translation>已导入 {count}，{messages}。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="632"/>
-        <source>No conversation was imported.</source>
-        <translation>没有导入任何对话。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="636"/>
-        <source>One conversation was already here.</source>
-        <translation>有 1 个对话已经存在。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="638"/>
-        <source>{count} conversations were already here.</source>
-        <translation>有 {count} 个对话已经存在。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="643"/>
-        <source>Pictures or attachments that could not be imported: {count}. A note stands in the place of each.</source>
-        <translation>无法导入的图片或附件：{count} 个。每一处都用一条说明代替。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="649"/>
-        <source>Conversations that could not be imported: {count}</source>
-        <translation>无法导入的对话：{count} 个</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="653"/>
-        <source>(untitled)</source>
-        <translation>（无标题）</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="657"/>
-        <source>… and {count} more.</source>
-        <translation>……还有 {count} 个。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive_actions.py" line="666"/>
+        <location filename="../../ui/archive/_shared.py" line="282"/>
         <source>1 conversation</source>
         <translation>1 个对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="667"/>
+        <location filename="../../ui/archive/_shared.py" line="283"/>
         <source>{count} conversations</source>
         <translation>{count} 个对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="671"/>
+        <location filename="../../ui/archive/_shared.py" line="287"/>
         <source>1 message</source>
         <translation>1 条消息</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="672"/>
+        <location filename="../../ui/archive/_shared.py" line="288"/>
         <source>{count} messages</source>
         <translation>{count} 条消息</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="702"/>
+        <location filename="../../ui/archive/_shared.py" line="319"/>
         <source>{path} is the conversation file in use, not a backup. Choose a backup file.</source>
         <translation>{path} 是正在使用的对话文件，不是备份。请选择一个备份文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="728"/>
+        <location filename="../../ui/archive/_shared.py" line="351"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="729"/>
+        <location filename="../../ui/archive/_shared.py" line="352"/>
         <source>Import</source>
         <translation>导入</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="730"/>
+        <location filename="../../ui/archive/_shared.py" line="353"/>
         <source>Back up</source>
         <translation>备份</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/_shared.py" line="354"/>
+        <source>Restore</source>
+        <translation>恢复</translation>
+    </message>
+</context>
+<context>
+    <name>BackupFlow</name>
+    <message>
+        <location filename="../../ui/archive/backup_flow.py" line="53"/>
+        <source>Backing up the conversations…</source>
+        <translation>正在备份对话…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/backup_flow.py" line="61"/>
+        <source>The backup was cancelled; no file was written.</source>
+        <translation>备份已取消；没有写入任何文件。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/backup_flow.py" line="71"/>
+        <source>The conversations were not backed up.</source>
+        <translation>对话没有备份。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/backup_flow.py" line="74"/>
+        <source>The backup is the file {path}</source>
+        <translation>备份文件是 {path}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/backup_flow.py" line="76"/>
+        <source>The conversations are backed up.</source>
+        <translation>对话已备份。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/backup_flow.py" line="79"/>
+        <source>The conversations are backed up ({count}).</source>
+        <translation>对话已备份（{count}）。</translation>
     </message>
 </context>
 <context>
@@ -540,7 +424,7 @@ Backup: {path}</source>
         <translation>这个对话的记录有一部分已损坏（{reason}）。能读取的消息都已显示。</translation>
     </message>
     <message>
-        <location filename="../../ui/controller.py" line="517"/>
+        <location filename="../../ui/controller.py" line="512"/>
         <source>{title} (branch)</source>
         <translation>{title}（分支）</translation>
     </message>
@@ -548,54 +432,82 @@ Backup: {path}</source>
 <context>
     <name>ExportDialog</name>
     <message>
-        <location filename="../../ui/archive_actions.py" line="875"/>
+        <location filename="../../ui/archive/export_flow.py" line="134"/>
         <source>Export conversations</source>
         <translation>导出对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="880"/>
+        <location filename="../../ui/archive/export_flow.py" line="139"/>
         <source>This conversation: {title}</source>
         <translation>这个对话：{title}</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="882"/>
+        <location filename="../../ui/archive/export_flow.py" line="141"/>
         <source>This conversation</source>
         <translation>这个对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="885"/>
+        <location filename="../../ui/archive/export_flow.py" line="144"/>
         <source>All conversations</source>
         <translation>所有对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="896"/>
+        <location filename="../../ui/archive/export_flow.py" line="155"/>
         <source>Markdown, to read</source>
         <translation>Markdown，便于阅读</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="897"/>
+        <location filename="../../ui/archive/export_flow.py" line="157"/>
         <source>JSON, to keep or import again (everything, every version)</source>
         <translation>JSON，便于保存或再次导入（全部内容，所有版本）</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="898"/>
+        <location filename="../../ui/archive/export_flow.py" line="160"/>
         <source>HTML, one page to share</source>
         <translation>HTML，一个便于分享的网页</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="902"/>
+        <location filename="../../ui/archive/export_flow.py" line="164"/>
         <source>Format:</source>
         <translation>格式：</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="903"/>
+        <location filename="../../ui/archive/export_flow.py" line="165"/>
         <source>Export:</source>
         <translation>导出：</translation>
     </message>
     <message>
-        <location filename="../../ui/archive_actions.py" line="911"/>
+        <location filename="../../ui/archive/export_flow.py" line="170"/>
         <source>Export…</source>
         <translation>导出…</translation>
+    </message>
+</context>
+<context>
+    <name>ExportFlow</name>
+    <message>
+        <location filename="../../ui/archive/export_flow.py" line="86"/>
+        <source>Exporting the conversations…</source>
+        <translation>正在导出对话…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/export_flow.py" line="96"/>
+        <source>The export was cancelled; no file was written.</source>
+        <translation>导出已取消；没有写入任何文件。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/export_flow.py" line="100"/>
+        <source>The conversations were not exported.</source>
+        <translation>对话没有导出。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/export_flow.py" line="106"/>
+        <source>Exported {count}, {messages}.</source>
+        <translation>已导出 {count}，{messages}。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/export_flow.py" line="110"/>
+        <source>The export is the file {path}</source>
+        <translation>导出文件是 {path}</translation>
     </message>
 </context>
 <context>
@@ -673,14 +585,72 @@ Backup: {path}</source>
 <context>
     <name>ImportDialog</name>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="443"/>
+        <location filename="../../ui/tool_server_editor.py" line="435"/>
         <source>Import MCP servers</source>
         <translation>导入 MCP 服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="446"/>
+        <location filename="../../ui/tool_server_editor.py" line="438"/>
         <source>Paste a JSON object with &quot;mcpServers&quot; (Claude desktop, Cursor, LM Studio) or &quot;servers&quot; (VS Code).</source>
         <translation>粘贴一个包含 &quot;mcpServers&quot;（Claude desktop、Cursor、LM Studio）或 &quot;servers&quot;（VS Code）的 JSON 对象。</translation>
+    </message>
+</context>
+<context>
+    <name>ImportFlow</name>
+    <message>
+        <location filename="../../ui/archive/import_flow.py" line="53"/>
+        <source>Importing the conversations…</source>
+        <translation>正在导入对话…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/import_flow.py" line="64"/>
+        <source>The import was cancelled; the conversations imported before it stay.</source>
+        <translation>导入已取消；之前已导入的对话会保留。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/import_flow.py" line="68"/>
+        <source>The conversations were not imported.</source>
+        <translation>对话没有导入。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/import_flow.py" line="78"/>
+        <source>Imported {count}, {messages}.</source>
+        <translation>已导入 {count}，{messages}。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/import_flow.py" line="83"/>
+        <source>No conversation was imported.</source>
+        <translation>没有导入任何对话。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/import_flow.py" line="87"/>
+        <source>One conversation was already here.</source>
+        <translation>有 1 个对话已经存在。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/import_flow.py" line="89"/>
+        <source>{count} conversations were already here.</source>
+        <translation>有 {count} 个对话已经存在。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/import_flow.py" line="94"/>
+        <source>Pictures or attachments that could not be imported: {count}. A note stands in the place of each.</source>
+        <translation>无法导入的图片或附件：{count} 个。每一处都用一条说明代替。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/import_flow.py" line="100"/>
+        <source>Conversations that could not be imported: {count}</source>
+        <translation>无法导入的对话：{count} 个</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/import_flow.py" line="104"/>
+        <source>(untitled)</source>
+        <translation>（无标题）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/import_flow.py" line="108"/>
+        <source>… and {count} more.</source>
+        <translation>……还有 {count} 个。</translation>
     </message>
 </context>
 <context>
@@ -719,19 +689,19 @@ Backup: {path}</source>
 <context>
     <name>LinkCheck</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="202"/>
+        <location filename="../../ui/widgets/message_views.py" line="201"/>
         <source>Open this link?</source>
         <translation>打开这个链接？</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="204"/>
+        <location filename="../../ui/widgets/message_views.py" line="202"/>
         <source>The link&apos;s text shows {named}, but it goes to {host}:
 {url}</source>
         <translation>链接文字显示的是 {named}，但它实际指向 {host}：
 {url}</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="210"/>
+        <location filename="../../ui/widgets/message_views.py" line="205"/>
         <source>Open {host}</source>
         <translation>打开 {host}</translation>
     </message>
@@ -739,48 +709,48 @@ Backup: {path}</source>
 <context>
     <name>MCPFile</name>
     <message>
-        <location filename="../../ui/mcp_file.py" line="82"/>
+        <location filename="../../ui/mcp_file.py" line="89"/>
         <source>The MCP server file {path} cannot be used ({detail}). It was not changed; fix it, or move it aside to start with no servers.</source>
         <extracomment>the entry&apos;s key listing which of its values are in the keychain (&quot;env.NAME&quot;, &quot;headers.Name&quot;)</extracomment>
         <translation>无法使用 MCP 服务器文件 {path}（{detail}）。该文件未被更改；请修复它，或将其移开以便从无服务器开始。</translation>
     </message>
     <message>
-        <location filename="../../ui/mcp_file.py" line="340"/>
+        <location filename="../../ui/mcp_file.py" line="244"/>
         <source>Could not write the MCP server file {path} ({error}). It was not changed.</source>
         <translation>无法写入 MCP 服务器文件 {path}（{error}）。该文件未被更改。</translation>
     </message>
     <message>
-        <location filename="../../ui/mcp_file.py" line="386"/>
+        <location filename="../../ui/mcp_file.py" line="427"/>
         <source>Could not save the value of {what} of the MCP server {server} in the system keychain ({error}). Unlock the keychain and try again.</source>
         <translation>无法将 MCP 服务器 {server} 的 {what} 的值保存到系统钥匙串（{error}）。请解锁钥匙串后重试。</translation>
     </message>
     <message>
-        <location filename="../../ui/mcp_file.py" line="450"/>
+        <location filename="../../ui/mcp_file.py" line="220"/>
         <source>not UTF-8 text: {r}</source>
         <translation>不是 UTF-8 文本：{r}</translation>
     </message>
     <message>
-        <location filename="../../ui/mcp_file.py" line="459"/>
+        <location filename="../../ui/mcp_file.py" line="224"/>
         <source>not valid JSON: {msg} at line {line}</source>
         <translation>不是有效的 JSON：{msg}，位于第 {line} 行</translation>
     </message>
     <message>
-        <location filename="../../ui/mcp_file.py" line="465"/>
+        <location filename="../../ui/mcp_file.py" line="228"/>
         <source>it does not hold a JSON object</source>
         <translation>其中不包含 JSON 对象</translation>
     </message>
     <message>
-        <location filename="../../ui/mcp_file.py" line="476"/>
+        <location filename="../../ui/mcp_file.py" line="260"/>
         <source>the server {server} has a bad &quot;{field}&quot;: {problem}</source>
         <translation>服务器 {server} 的“{field}”有误：{problem}</translation>
     </message>
     <message>
-        <location filename="../../ui/mcp_file.py" line="493"/>
+        <location filename="../../ui/mcp_file.py" line="460"/>
         <source>Could not read a value of the MCP server {server} from the system keychain ({error}). Unlock the keychain and try again.</source>
         <translation>无法从系统钥匙串读取 MCP 服务器 {server} 的值（{error}）。请解锁钥匙串后重试。</translation>
     </message>
     <message>
-        <location filename="../../ui/mcp_file.py" line="525"/>
+        <location filename="../../ui/mcp_file.py" line="235"/>
         <source>The MCP server file {path} is a link to {target}, which cannot be written. The link was left as it is; fix or remove it, then save again.</source>
         <translation>MCP 服务器文件 {path} 是指向 {target} 的链接，无法写入。该链接保持原样；请修复或删除它，然后再次保存。</translation>
     </message>
@@ -788,404 +758,404 @@ Backup: {path}</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="499"/>
+        <location filename="../../ui/main_window.py" line="523"/>
         <source>Continuo</source>
         <translation>Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="439"/>
-        <location filename="../../ui/main_window.py" line="440"/>
+        <location filename="../../ui/main_window.py" line="463"/>
+        <location filename="../../ui/main_window.py" line="464"/>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="441"/>
+        <location filename="../../ui/main_window.py" line="465"/>
         <source>Start a new conversation (Ctrl+N)</source>
         <translation>开始新的对话（Ctrl+N）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="445"/>
+        <location filename="../../ui/main_window.py" line="469"/>
         <source>Conversations</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="446"/>
+        <location filename="../../ui/main_window.py" line="470"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="447"/>
+        <location filename="../../ui/main_window.py" line="471"/>
         <source>The model that answers in this conversation</source>
         <translation>在此对话中回答的模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="448"/>
+        <location filename="../../ui/main_window.py" line="472"/>
         <source>No model</source>
         <translation>未选择模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="472"/>
+        <location filename="../../ui/main_window.py" line="496"/>
         <source>Stop the answer (Esc)</source>
         <translation>停止回答（Esc）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="477"/>
+        <location filename="../../ui/main_window.py" line="501"/>
         <source>&amp;Find in this conversation</source>
         <translation>在这个对话中查找(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="478"/>
+        <location filename="../../ui/main_window.py" line="502"/>
         <source>&amp;Search all conversations</source>
         <translation>搜索所有对话(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="650"/>
+        <location filename="../../ui/main_window.py" line="674"/>
         <source>Resume writes the answer again.</source>
         <translation>“继续”会重新写这个回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="651"/>
+        <location filename="../../ui/main_window.py" line="675"/>
         <source>Resume continues the answer.</source>
         <translation>“继续”会接着写这个回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="766"/>
+        <location filename="../../ui/main_window.py" line="790"/>
         <source>System prompt</source>
         <translation>系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="449"/>
+        <location filename="../../ui/main_window.py" line="473"/>
         <source>Show the system prompt</source>
         <translation>显示系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="442"/>
+        <location filename="../../ui/main_window.py" line="466"/>
         <source>Search conversations</source>
         <translation>搜索对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="443"/>
+        <location filename="../../ui/main_window.py" line="467"/>
         <source>Search conversation titles and messages</source>
         <translation>搜索对话标题和消息</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="444"/>
+        <location filename="../../ui/main_window.py" line="468"/>
         <source>Messages found</source>
         <translation>找到的消息</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="451"/>
-        <location filename="../../ui/main_window.py" line="452"/>
+        <location filename="../../ui/main_window.py" line="475"/>
+        <location filename="../../ui/main_window.py" line="476"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="453"/>
+        <location filename="../../ui/main_window.py" line="477"/>
         <source>System prompt for this conversation</source>
         <translation>此对话的系统提示词</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="456"/>
+        <location filename="../../ui/main_window.py" line="480"/>
         <source>Instructions the model gets with every message of this conversation (optional)</source>
         <translation>此对话中每条消息都会附带给模型的指示（可选）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="459"/>
+        <location filename="../../ui/main_window.py" line="483"/>
         <source>Error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="461"/>
+        <location filename="../../ui/main_window.py" line="485"/>
         <source>Waiting for your answer about a tool</source>
         <translation>正在等待你对工具的答复</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="462"/>
-        <location filename="../../ui/main_window.py" line="463"/>
+        <location filename="../../ui/main_window.py" line="486"/>
+        <location filename="../../ui/main_window.py" line="487"/>
         <source>Resume</source>
         <translation>继续</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="464"/>
+        <location filename="../../ui/main_window.py" line="488"/>
         <source>Why the conversation can be resumed</source>
         <translation>为什么可以继续这段对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="466"/>
-        <location filename="../../ui/main_window.py" line="467"/>
+        <location filename="../../ui/main_window.py" line="490"/>
+        <location filename="../../ui/main_window.py" line="491"/>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="468"/>
+        <location filename="../../ui/main_window.py" line="492"/>
         <source>Send (Enter)</source>
         <translation>发送（Enter）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="469"/>
-        <location filename="../../ui/main_window.py" line="470"/>
+        <location filename="../../ui/main_window.py" line="493"/>
+        <location filename="../../ui/main_window.py" line="494"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="473"/>
+        <location filename="../../ui/main_window.py" line="497"/>
         <source>&amp;New chat</source>
         <translation>新对话(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="474"/>
+        <location filename="../../ui/main_window.py" line="498"/>
         <source>&amp;Rename…</source>
         <translation>重命名(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="475"/>
+        <location filename="../../ui/main_window.py" line="499"/>
         <source>&amp;Delete…</source>
         <translation>删除(&amp;D)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="476"/>
+        <location filename="../../ui/main_window.py" line="500"/>
         <source>&amp;Settings…</source>
         <translation>设置(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="479"/>
+        <location filename="../../ui/main_window.py" line="503"/>
         <source>Write a &amp;message</source>
         <translation>输入消息(&amp;M)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="480"/>
+        <location filename="../../ui/main_window.py" line="504"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="481"/>
+        <location filename="../../ui/main_window.py" line="505"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="483"/>
+        <location filename="../../ui/main_window.py" line="507"/>
         <source>&amp;Conversation</source>
         <translation>对话(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="484"/>
+        <location filename="../../ui/main_window.py" line="508"/>
         <source>&amp;About Continuo</source>
         <translation>关于 Continuo(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="485"/>
+        <location filename="../../ui/main_window.py" line="509"/>
         <source>&amp;Check the conversation file</source>
         <translation>检查对话文件(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="486"/>
+        <location filename="../../ui/main_window.py" line="510"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="503"/>
+        <location filename="../../ui/main_window.py" line="527"/>
         <source>{title} — Continuo</source>
         <translation>{title} — Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="514"/>
+        <location filename="../../ui/main_window.py" line="538"/>
         <source>No matches</source>
         <translation>没有匹配的对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="519"/>
+        <location filename="../../ui/main_window.py" line="543"/>
         <source>Copied</source>
         <translation>已复制</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="648"/>
+        <location filename="../../ui/main_window.py" line="672"/>
         <source>The model has not answered yet.</source>
         <translation>模型尚未回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="649"/>
+        <location filename="../../ui/main_window.py" line="673"/>
         <source>The app stopped while a tool was running.</source>
         <translation>工具运行期间应用停止了。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="658"/>
+        <location filename="../../ui/main_window.py" line="682"/>
         <source>The app stopped before the tool started, so it did not run.</source>
         <translation>应用在工具启动前就停止了，所以工具没有运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="689"/>
+        <location filename="../../ui/main_window.py" line="713"/>
         <source>Open settings</source>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="698"/>
+        <location filename="../../ui/main_window.py" line="722"/>
         <source>What arrived is saved.</source>
         <translation>已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="700"/>
+        <location filename="../../ui/main_window.py" line="724"/>
         <source>What arrived could not be saved.</source>
         <translation>已收到的内容没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="702"/>
+        <location filename="../../ui/main_window.py" line="726"/>
         <source>Your message was not sent; it is still in the box below.</source>
         <translation>你的消息没有发送，它仍在下方的输入框中。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="710"/>
+        <location filename="../../ui/main_window.py" line="734"/>
         <source>Free some disk space, then press Send again.</source>
         <translation>请腾出一些磁盘空间，然后再次按“发送”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="712"/>
+        <location filename="../../ui/main_window.py" line="736"/>
         <source>Check the data folder&apos;s permissions, then press Send again.</source>
         <translation>请检查数据文件夹的权限，然后再次按“发送”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="714"/>
+        <location filename="../../ui/main_window.py" line="738"/>
         <source>Press Send to try again.</source>
         <translation>按“发送”再试一次。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="717"/>
+        <location filename="../../ui/main_window.py" line="741"/>
         <source>Press Resume to carry on.</source>
         <translation>按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="718"/>
-        <location filename="../../ui/main_window.py" line="719"/>
+        <location filename="../../ui/main_window.py" line="742"/>
+        <location filename="../../ui/main_window.py" line="743"/>
         <source>Then press Resume to carry on.</source>
         <translation>然后按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="720"/>
+        <location filename="../../ui/main_window.py" line="744"/>
         <source>Free some disk space, then press Resume.</source>
         <translation>请腾出一些磁盘空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="722"/>
+        <location filename="../../ui/main_window.py" line="746"/>
         <source>Check the data folder and its permissions, then press Resume.</source>
         <translation>请检查数据文件夹及其权限，然后点击“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="724"/>
+        <location filename="../../ui/main_window.py" line="748"/>
         <source>Close the conversation in the other window first.</source>
         <translation>请先在另一个窗口中关闭这个对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="725"/>
+        <location filename="../../ui/main_window.py" line="749"/>
         <source>Start a new conversation with New chat.</source>
         <translation>请用“新对话”开始一个新对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="726"/>
+        <location filename="../../ui/main_window.py" line="750"/>
         <source>Install a newer Continuo to open it.</source>
         <translation>请安装更新版本的 Continuo 来打开它。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="727"/>
+        <location filename="../../ui/main_window.py" line="751"/>
         <source>Restore the conversation file from a backup.</source>
         <translation>请从备份恢复对话文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="728"/>
+        <location filename="../../ui/main_window.py" line="752"/>
         <source>Check your account on the provider&apos;s website.</source>
         <translation>请到服务商的网站上检查你的账户。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="766"/>
+        <location filename="../../ui/main_window.py" line="790"/>
         <source>System prompt ●</source>
         <translation>系统提示词 ●</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="796"/>
-        <location filename="../../ui/main_window.py" line="799"/>
+        <location filename="../../ui/main_window.py" line="820"/>
+        <location filename="../../ui/main_window.py" line="823"/>
         <source>Checking the conversation file…</source>
         <translation>正在检查对话文件…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="802"/>
+        <location filename="../../ui/main_window.py" line="826"/>
         <source>The conversation file was checked: no damage found.</source>
         <translation>对话文件已检查完毕：未发现损坏。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="861"/>
+        <location filename="../../ui/main_window.py" line="885"/>
         <source>Message copied</source>
         <translation>已复制消息</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="866"/>
+        <location filename="../../ui/main_window.py" line="890"/>
         <source>Wait for the answer to finish, or stop it, first.</source>
         <translation>请先等待回答完成，或先停止它。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="904"/>
+        <location filename="../../ui/main_window.py" line="928"/>
         <source>An answer is still coming; press Esc to stop it.</source>
         <translation>回答仍在生成中；按 Esc 可停止。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="944"/>
+        <location filename="../../ui/main_window.py" line="968"/>
         <source>The tool server {server} could not start, so its tools are not offered: {error}</source>
         <translation>工具服务器 {server} 无法启动，因此不提供其工具：{error}</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="951"/>
+        <location filename="../../ui/main_window.py" line="975"/>
         <source>Starting the tool servers…</source>
         <translation>正在启动工具服务器…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="974"/>
+        <location filename="../../ui/main_window.py" line="998"/>
         <source>Retrying in {delay} s, {attempt} of {attempts}…</source>
         <translation>{delay} 秒后重试（第 {attempt} 次，共 {attempts} 次）…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="1010"/>
+        <location filename="../../ui/main_window.py" line="1034"/>
         <source>The conversations can now be searched.</source>
         <translation>现在可以搜索对话了。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="1013"/>
+        <location filename="../../ui/main_window.py" line="1037"/>
         <source>Preparing the conversations for search: {percent}%…</source>
         <translation>正在为搜索准备对话：{percent}%…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="1022"/>
+        <location filename="../../ui/main_window.py" line="1046"/>
         <source>Restored the conversation “{title}” to its newest messages (the app had stopped while changing it).</source>
         <translation>已将对话“{title}”恢复到最新的消息（应用在修改它时停止了）。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="1027"/>
+        <location filename="../../ui/main_window.py" line="1051"/>
         <source>Restored a conversation to its newest messages (the app had stopped while changing it).</source>
         <translation>已将一个对话恢复到最新的消息（应用在修改它时停止了）。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="1032"/>
+        <location filename="../../ui/main_window.py" line="1056"/>
         <source>Restored {count} conversations to their newest messages (the app had stopped while changing them).</source>
         <translation>已将 {count} 个对话恢复到最新的消息（应用在修改它们时停止了）。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="1054"/>
+        <location filename="../../ui/main_window.py" line="1078"/>
         <source>Rename conversation</source>
         <translation>重命名对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="1055"/>
+        <location filename="../../ui/main_window.py" line="1079"/>
         <source>Title:</source>
         <translation>标题：</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="1093"/>
+        <location filename="../../ui/main_window.py" line="1116"/>
         <source>Delete conversation</source>
         <translation>删除对话</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="1095"/>
+        <location filename="../../ui/main_window.py" line="1117"/>
         <source>Delete “{title}”? This cannot be undone.</source>
         <translation>删除“{title}”？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="1098"/>
+        <location filename="../../ui/main_window.py" line="1120"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -1283,22 +1253,22 @@ Backup: {path}</source>
 <context>
     <name>NoticeView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="745"/>
+        <location filename="../../ui/widgets/message_views.py" line="737"/>
         <source>Resumed: the cut-off answer is redone</source>
         <translation>已继续：重新生成被中断的回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="746"/>
+        <location filename="../../ui/widgets/message_views.py" line="738"/>
         <source>Resumed: continuing after the output limit</source>
         <translation>已继续：从输出上限处接着写</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="747"/>
+        <location filename="../../ui/widgets/message_views.py" line="739"/>
         <source>Goal not reached yet: carrying on</source>
         <translation>目标尚未达成：继续进行</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="752"/>
+        <location filename="../../ui/widgets/message_views.py" line="744"/>
         <source>Resumed</source>
         <translation>已继续</translation>
     </message>
@@ -1306,47 +1276,47 @@ Backup: {path}</source>
 <context>
     <name>PairsTable</name>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="85"/>
+        <location filename="../../ui/tool_server_editor.py" line="81"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="85"/>
+        <location filename="../../ui/tool_server_editor.py" line="81"/>
         <source>Value</source>
         <translation>值</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="85"/>
+        <location filename="../../ui/tool_server_editor.py" line="81"/>
         <source>Keychain</source>
         <translation>钥匙串</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="87"/>
+        <location filename="../../ui/tool_server_editor.py" line="83"/>
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="88"/>
+        <location filename="../../ui/tool_server_editor.py" line="84"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="92"/>
+        <location filename="../../ui/tool_server_editor.py" line="88"/>
         <source>Kept in the keychain; leave empty to keep it</source>
         <translation>已保存在钥匙串中；留空则保持不变</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="94"/>
+        <location filename="../../ui/tool_server_editor.py" line="90"/>
         <source>Keep in keychain</source>
         <translation>保存在钥匙串中</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="96"/>
+        <location filename="../../ui/tool_server_editor.py" line="92"/>
         <source>Keep this value in the system keychain instead of mcp.json</source>
         <translation>将此值保存在系统钥匙串中，而不是 mcp.json</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="99"/>
+        <location filename="../../ui/tool_server_editor.py" line="95"/>
         <source>No system keychain was found: values are kept in mcp.json, a file only your user account can read.</source>
         <translation>未找到系统钥匙串：值将保存在 mcp.json 中，该文件只有你的用户帐户可以读取。</translation>
     </message>
@@ -1354,7 +1324,7 @@ Backup: {path}</source>
 <context>
     <name>ProgressDialog</name>
     <message>
-        <location filename="../../ui/archive_actions.py" line="844"/>
+        <location filename="../../ui/archive/_shared.py" line="453"/>
         <source>Cancelling…</source>
         <translation>正在取消…</translation>
     </message>
@@ -1362,17 +1332,17 @@ Backup: {path}</source>
 <context>
     <name>ProviderPage</name>
     <message>
-        <location filename="../../ui/provider_page.py" line="199"/>
+        <location filename="../../ui/provider_page.py" line="197"/>
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="200"/>
+        <location filename="../../ui/provider_page.py" line="198"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="201"/>
+        <location filename="../../ui/provider_page.py" line="199"/>
         <source>Forget key</source>
         <translation>清除密钥</translation>
     </message>
@@ -1463,9 +1433,62 @@ Backup: {path}</source>
     </message>
 </context>
 <context>
+    <name>RestoreFlow</name>
+    <message>
+        <location filename="../../ui/archive/restore_flow.py" line="78"/>
+        <location filename="../../ui/archive/restore_flow.py" line="94"/>
+        <source>The backup was not restored; your conversations are as they were.</source>
+        <translation>备份没有恢复；你的对话保持原样。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/restore_flow.py" line="85"/>
+        <source>Restoring the backup…</source>
+        <translation>正在恢复备份…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/restore_flow.py" line="100"/>
+        <source>The conversations you had before are kept in {path}</source>
+        <translation>你之前的对话保存在 {path}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/restore_flow.py" line="107"/>
+        <source>The backup is restored ({count}).</source>
+        <translation>备份已恢复（{count}）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/restore_flow.py" line="133"/>
+        <source>never</source>
+        <translation>从未</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/restore_flow.py" line="138"/>
+        <source>Restore from a backup</source>
+        <translation>从备份恢复</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/restore_flow.py" line="140"/>
+        <source>Replace your conversations with the backup&apos;s ({count}, last changed {when})?</source>
+        <translation>用备份中的对话（{count}，最后修改于 {when}）替换你现有的对话吗？</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/restore_flow.py" line="143"/>
+        <source>Nothing is deleted: the current conversation file is kept in {folder} as {name}.before-restore-&lt;date and time&gt;. Answers being written now are stopped and saved first.
+
+Backup: {path}</source>
+        <translation>不会删除任何内容：当前的对话文件会以 {name}.before-restore-&lt;日期和时间&gt; 的名字保存在 {folder}。正在生成的回答会先停止并保存。
+
+备份：{path}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/restore_flow.py" line="147"/>
+        <source>Restore</source>
+        <translation>恢复</translation>
+    </message>
+</context>
+<context>
     <name>SearchHitsModel</name>
     <message>
-        <location filename="../../ui/models/search_hits.py" line="108"/>
+        <location filename="../../ui/models/search_hits.py" line="95"/>
         <source>(on another version)</source>
         <translation>（在另一个版本中）</translation>
     </message>
@@ -1473,88 +1496,88 @@ Backup: {path}</source>
 <context>
     <name>ServerEditor</name>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="303"/>
+        <location filename="../../ui/tool_server_editor.py" line="297"/>
         <source>Edit MCP server</source>
         <translation>编辑 MCP 服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="303"/>
+        <location filename="../../ui/tool_server_editor.py" line="297"/>
         <source>Add an MCP server</source>
         <translation>添加 MCP 服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="306"/>
+        <location filename="../../ui/tool_server_editor.py" line="300"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="307"/>
+        <location filename="../../ui/tool_server_editor.py" line="301"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="308"/>
+        <location filename="../../ui/tool_server_editor.py" line="302"/>
         <source>Command</source>
         <translation>命令</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="309"/>
+        <location filename="../../ui/tool_server_editor.py" line="303"/>
         <source>Arguments (one a line)</source>
         <translation>参数（每行一个）</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="310"/>
-        <location filename="../../ui/tool_server_editor.py" line="327"/>
+        <location filename="../../ui/tool_server_editor.py" line="304"/>
+        <location filename="../../ui/tool_server_editor.py" line="321"/>
         <source>Working folder</source>
         <translation>工作文件夹</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="311"/>
+        <location filename="../../ui/tool_server_editor.py" line="305"/>
         <source>Environment variables</source>
         <translation>环境变量</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="312"/>
+        <location filename="../../ui/tool_server_editor.py" line="306"/>
         <source>URL</source>
         <translation>URL</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="313"/>
+        <location filename="../../ui/tool_server_editor.py" line="307"/>
         <source>Headers</source>
         <translation>请求头</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="314"/>
+        <location filename="../../ui/tool_server_editor.py" line="308"/>
         <source>Timeout of a call (seconds)</source>
         <translation>调用超时（秒）</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="318"/>
+        <location filename="../../ui/tool_server_editor.py" line="312"/>
         <source>Program on this computer (stdio)</source>
         <translation>本机程序（stdio）</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="319"/>
+        <location filename="../../ui/tool_server_editor.py" line="313"/>
         <source>Server at a URL (HTTP)</source>
         <translation>位于 URL 的服务器（HTTP）</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="320"/>
+        <location filename="../../ui/tool_server_editor.py" line="314"/>
         <source>Choose…</source>
         <translation>选择…</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="321"/>
+        <location filename="../../ui/tool_server_editor.py" line="315"/>
         <source>e.g. uvx or npx</source>
         <translation>例如 uvx 或 npx</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="387"/>
+        <location filename="../../ui/tool_server_editor.py" line="381"/>
         <source>Give the server a name.</source>
         <translation>请为服务器命名。</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="389"/>
+        <location filename="../../ui/tool_server_editor.py" line="383"/>
         <source>There is already a server named {name}.</source>
         <translation>已存在名为 {name} 的服务器。</translation>
     </message>
@@ -1655,106 +1678,106 @@ Backup: {path}</source>
         <translation>连接测试失败：{detail}</translation>
     </message>
     <message>
+        <location filename="../../ui/settings_dialog.py" line="344"/>
         <location filename="../../ui/settings_dialog.py" line="345"/>
-        <location filename="../../ui/settings_dialog.py" line="346"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="349"/>
+        <location filename="../../ui/settings_dialog.py" line="348"/>
         <source>No system keychain was found, so API keys are saved in {path}, a file only your user account can read. Anyone with access to your account can read them.</source>
         <translation>未找到系统钥匙串，因此 API 密钥保存在 {path} 中，该文件只有你的用户账户可以读取。能访问你账户的任何人都能读取这些密钥。</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="353"/>
+        <location filename="../../ui/settings_dialog.py" line="352"/>
         <source>Providers</source>
         <translation>服务商</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="354"/>
+        <location filename="../../ui/settings_dialog.py" line="353"/>
         <source>Found on this computer</source>
         <translation>在本机发现</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="355"/>
+        <location filename="../../ui/settings_dialog.py" line="354"/>
         <source>Language and look</source>
         <translation>语言与外观</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="356"/>
+        <location filename="../../ui/settings_dialog.py" line="355"/>
         <source>Tools</source>
         <translation>工具</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="357"/>
+        <location filename="../../ui/settings_dialog.py" line="356"/>
         <source>Tool approval</source>
         <translation>工具批准</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="358"/>
+        <location filename="../../ui/settings_dialog.py" line="357"/>
         <source>Error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="359"/>
+        <location filename="../../ui/settings_dialog.py" line="358"/>
         <source>Move the damaged settings file aside and save</source>
         <translation>将损坏的设置文件移到一旁并保存</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="362"/>
+        <location filename="../../ui/settings_dialog.py" line="361"/>
         <source>Continuo looked for model servers running on this computer and for API keys set in your environment. Add any of them with one click, or add a provider by hand on the Providers page.</source>
         <translation>Continuo 查找了本机正在运行的模型服务器，以及环境变量中设置的 API 密钥。点一下即可添加其中任意一项，也可以在“服务商”页面手动添加。</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="380"/>
+        <location filename="../../ui/settings_dialog.py" line="379"/>
         <source>Looking for model servers…</source>
         <translation>正在查找模型服务器…</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="368"/>
+        <location filename="../../ui/settings_dialog.py" line="367"/>
         <source>Look again</source>
         <translation>重新查找</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="369"/>
+        <location filename="../../ui/settings_dialog.py" line="368"/>
         <source>Add a provider by hand</source>
         <translation>手动添加服务商</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="372"/>
-        <location filename="../../ui/settings_dialog.py" line="374"/>
+        <location filename="../../ui/settings_dialog.py" line="371"/>
+        <location filename="../../ui/settings_dialog.py" line="373"/>
         <source>System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="374"/>
+        <location filename="../../ui/settings_dialog.py" line="373"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="374"/>
+        <location filename="../../ui/settings_dialog.py" line="373"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="370"/>
-        <location filename="../../ui/settings_dialog.py" line="373"/>
+        <location filename="../../ui/settings_dialog.py" line="369"/>
+        <location filename="../../ui/settings_dialog.py" line="372"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="371"/>
-        <location filename="../../ui/settings_dialog.py" line="376"/>
+        <location filename="../../ui/settings_dialog.py" line="370"/>
+        <location filename="../../ui/settings_dialog.py" line="375"/>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="382"/>
+        <location filename="../../ui/settings_dialog.py" line="381"/>
         <source>Found {count}:</source>
         <translation>找到 {count} 项：</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="385"/>
+        <location filename="../../ui/settings_dialog.py" line="384"/>
         <source>Nothing found. Start Ollama, LM Studio, llama.cpp or vLLM and press Look again, or add a provider by hand on the Providers page.</source>
         <translation>未找到任何服务。请启动 Ollama、LM Studio、llama.cpp 或 vLLM 后点击“重新查找”，或在“服务商”页面手动添加。</translation>
     </message>
@@ -2037,177 +2060,177 @@ Backup: {path}</source>
 <context>
     <name>ToolsPage</name>
     <message>
-        <location filename="../../ui/tools_page.py" line="261"/>
+        <location filename="../../ui/tools_page.py" line="281"/>
         <source>No system keychain was found, so secret values of MCP servers are saved in {path}, a file only your user account can read.</source>
         <translation>未找到系统钥匙串，因此 MCP 服务器的机密值保存在 {path} 中，该文件只有你的用户帐户可以读取。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="265"/>
+        <location filename="../../ui/tools_page.py" line="285"/>
         <source>MCP servers</source>
         <translation>MCP 服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="267"/>
+        <location filename="../../ui/tools_page.py" line="287"/>
         <source>Move the damaged MCP server file aside and start with no servers</source>
         <translation>将损坏的 MCP 服务器文件移开，并从无服务器开始</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="269"/>
+        <location filename="../../ui/tools_page.py" line="289"/>
         <source>Add…</source>
         <translation>添加…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="270"/>
+        <location filename="../../ui/tools_page.py" line="290"/>
         <source>Edit…</source>
         <translation>编辑…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="271"/>
+        <location filename="../../ui/tools_page.py" line="291"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="272"/>
+        <location filename="../../ui/tools_page.py" line="292"/>
         <source>Import: paste JSON…</source>
         <translation>导入：粘贴 JSON…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="273"/>
+        <location filename="../../ui/tools_page.py" line="293"/>
         <source>Import a file…</source>
         <translation>导入文件…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="274"/>
+        <location filename="../../ui/tools_page.py" line="294"/>
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="275"/>
+        <location filename="../../ui/tools_page.py" line="295"/>
         <source>Tools</source>
         <translation>工具</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="276"/>
+        <location filename="../../ui/tools_page.py" line="296"/>
         <source>Add a reference server</source>
         <translation>添加参考服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="278"/>
+        <location filename="../../ui/tools_page.py" line="298"/>
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="279"/>
+        <location filename="../../ui/tools_page.py" line="299"/>
         <source>Fetch web pages</source>
         <translation>获取网页</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="280"/>
+        <location filename="../../ui/tools_page.py" line="300"/>
         <source>Files in a folder…</source>
         <translation>文件夹中的文件…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="281"/>
+        <location filename="../../ui/tools_page.py" line="301"/>
         <source>Git repository…</source>
         <translation>Git 仓库…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="282"/>
+        <location filename="../../ui/tools_page.py" line="302"/>
         <source>Memory</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="293"/>
+        <location filename="../../ui/tools_page.py" line="313"/>
         <source>Needs uv (uvx) — install it from https://docs.astral.sh/uv/</source>
         <translation>需要 uv（uvx）——请从 https://docs.astral.sh/uv/ 安装</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="294"/>
+        <location filename="../../ui/tools_page.py" line="314"/>
         <source>Needs Node.js (npx) — install it from https://nodejs.org/</source>
         <translation>需要 Node.js（npx）——请从 https://nodejs.org/ 安装</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="305"/>
+        <location filename="../../ui/tools_page.py" line="325"/>
         <source>&lt;folder&gt;</source>
         <translation>&lt;文件夹&gt;</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="307"/>
+        <location filename="../../ui/tools_page.py" line="327"/>
         <source>&lt;repository&gt;</source>
         <translation>&lt;仓库&gt;</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="405"/>
+        <location filename="../../ui/tools_page.py" line="425"/>
         <source>Not started</source>
         <translation>未启动</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="406"/>
+        <location filename="../../ui/tools_page.py" line="426"/>
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="407"/>
+        <location filename="../../ui/tools_page.py" line="427"/>
         <source>Stopped; it starts again when a tool is used</source>
         <translation>已停止；使用工具时会再次启动</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="408"/>
+        <location filename="../../ui/tools_page.py" line="428"/>
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="503"/>
+        <location filename="../../ui/tools_page.py" line="523"/>
         <source>Import MCP servers</source>
         <translation>导入 MCP 服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="505"/>
+        <location filename="../../ui/tools_page.py" line="525"/>
         <source>JSON files (*.json)</source>
         <translation>JSON 文件 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="505"/>
+        <location filename="../../ui/tools_page.py" line="525"/>
         <source>All files (*)</source>
         <translation>所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="525"/>
+        <location filename="../../ui/tools_page.py" line="545"/>
         <source>Imported {count} server(s); they are saved with Save or Apply.</source>
         <translation>已导入 {count} 个服务器；点击“保存”或“应用”后才会保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="529"/>
+        <location filename="../../ui/tools_page.py" line="549"/>
         <source>{old} was already there, so the new one is {new}.</source>
         <translation>{old} 已存在，因此新的服务器名为 {new}。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="553"/>
+        <location filename="../../ui/tools_page.py" line="573"/>
         <source>Folder the server may read and change</source>
         <translation>服务器可以读取和更改的文件夹</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="555"/>
+        <location filename="../../ui/tools_page.py" line="575"/>
         <source>Git repository</source>
         <translation>Git 仓库</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="606"/>
+        <location filename="../../ui/tools_page.py" line="626"/>
         <source>No server chosen.</source>
         <translation>未选择服务器。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="632"/>
+        <location filename="../../ui/tools_page.py" line="652"/>
         <source>read-only</source>
         <translation>只读</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="634"/>
+        <location filename="../../ui/tools_page.py" line="654"/>
         <source>may change things</source>
         <translation>可能会更改内容</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="636"/>
+        <location filename="../../ui/tools_page.py" line="656"/>
         <source>destructive</source>
         <translation>破坏性</translation>
     </message>
@@ -2229,22 +2252,22 @@ Backup: {path}</source>
 <context>
     <name>UserView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="351"/>
+        <location filename="../../ui/widgets/message_views.py" line="345"/>
         <source>Your message</source>
         <translation>你的消息</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="352"/>
+        <location filename="../../ui/widgets/message_views.py" line="346"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="353"/>
+        <location filename="../../ui/widgets/message_views.py" line="347"/>
         <source>Save and send</source>
         <translation>保存并发送</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="354"/>
+        <location filename="../../ui/widgets/message_views.py" line="348"/>
         <source>Edit your message</source>
         <translation>编辑你的消息</translation>
     </message>
@@ -2252,42 +2275,42 @@ Backup: {path}</source>
 <context>
     <name>WindowSearch</name>
     <message>
-        <location filename="../../ui/search.py" line="131"/>
+        <location filename="../../ui/search.py" line="201"/>
         <source>Only the first {count} characters are searched; the rest was left out.</source>
         <translation>只搜索前 {count} 个字符，其余部分已略去。</translation>
     </message>
     <message>
-        <location filename="../../ui/search.py" line="204"/>
+        <location filename="../../ui/search.py" line="274"/>
         <source>In messages: {count} found</source>
         <translation>消息中：找到 {count} 条</translation>
     </message>
     <message>
-        <location filename="../../ui/search.py" line="206"/>
+        <location filename="../../ui/search.py" line="276"/>
         <source>In messages: the newest {count}</source>
         <translation>消息中：最新的 {count} 条</translation>
     </message>
     <message>
-        <location filename="../../ui/search.py" line="214"/>
+        <location filename="../../ui/search.py" line="284"/>
         <source>Later messages are not shown: show the latest</source>
         <translation>后面的消息没有显示：显示最新消息</translation>
     </message>
     <message>
-        <location filename="../../ui/search.py" line="215"/>
+        <location filename="../../ui/search.py" line="285"/>
         <source>Show the latest messages</source>
         <translation>显示最新消息</translation>
     </message>
     <message>
-        <location filename="../../ui/search.py" line="257"/>
+        <location filename="../../ui/search.py" line="328"/>
         <source>That message is on another version, which cannot be shown while the conversation is answering.</source>
         <translation>那条消息在另一个版本中，对话正在回答时无法显示它。</translation>
     </message>
     <message>
-        <location filename="../../ui/search.py" line="260"/>
+        <location filename="../../ui/search.py" line="332"/>
         <source>That message is no longer there.</source>
         <translation>那条消息已经不在了。</translation>
     </message>
     <message>
-        <location filename="../../ui/search.py" line="266"/>
+        <location filename="../../ui/search.py" line="338"/>
         <source>Switched to the version holding the match.</source>
         <translation>已切换到包含匹配内容的版本。</translation>
     </message>

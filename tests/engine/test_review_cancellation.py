@@ -184,7 +184,7 @@ async def test_agent_client_stream_closed_early_closes_the_agents_stream_at_once
     finally:
         gate.set()  # never leave the scripted model waiting, whatever happened above
     history = await agent.store.restore(_ctx("s"))
-    assert history[-1].stop is not None and history[-1].stop.raw == "cancelled"
+    assert history[-1].stop is not None and history[-1].stop.cancelled
     assert (await client.run("next")).content == "again", "the lease is free right away"
 
 
@@ -199,7 +199,7 @@ async def test_agent_client_callback_that_raises_closes_the_agents_stream():
     with pytest.raises(RuntimeError):
         await AgentClient(agent, on_event=on_event).run("go")
     history = await agent.store.restore(_ctx("s"))
-    assert history[-1].stop is not None and history[-1].stop.raw == "cancelled"
+    assert history[-1].stop is not None and history[-1].stop.cancelled
     assert (await agent.run("next")).content == "fine", "the lease is free right away"
 
 

@@ -25,7 +25,7 @@ from engine.storage.migrations import SCHEMA_VERSION
 from tests.support.provider_server import Turn
 from tests.support.wait import until
 from tests.ui.conftest import close_window, open_window, seed_provider
-from ui.archive_actions import CANCELLED, DISMISSED, DONE, FAILED, REFUSED, ExportDialog
+from ui.archive import ExportDialog, Outcome
 from ui.controller import DB_FILE_NAME
 from ui.errors import describe_error
 from ui.models.items import ItemKind
@@ -163,7 +163,7 @@ async def test_back_up_writes_a_file_with_every_conversation_twice_in_a_row(
         target = backups / name
         asked = _choose(window, target)
         action, outcome, said = await _trigger(window, "backup")
-        assert (action, outcome) == ("backup", DONE)
+        assert (action, outcome) == ("backup", Outcome.DONE)
         # The file offered is named after now; the one chosen is said where it is.
         assert asked[0][0] == "backup" and asked[0][1].name.startswith("Continuo backup ")
         assert asked[0][1].suffix == ".db"
@@ -175,7 +175,7 @@ async def test_back_up_writes_a_file_with_every_conversation_twice_in_a_row(
         assert window.archive_actions.folder == backups
     # Dismissing the file dialog does nothing; the action can run again at once.
     _choose(window, None)
-    assert (await _trigger(window, "backup"))[1] == DISMISSED
+    assert (await _trigger(window, "backup"))[1] == Outcome.DISMISSED
     assert window.archive_actions.report is None
     assert sorted(p.name for p in backups.iterdir()) == ["first.db", "second.db"]
 
@@ -203,7 +203,7 @@ async def test_the_file_dialog_offers_a_dated_name_and_writes_the_chosen_file(
         QTest.keyClick(name, Qt.Key.Key_Return)
 
     action, outcome, said = await _trigger(window, "backup", drive)
-    assert outcome == DONE and str(target) in said
+    assert outcome == Outcome.DONE and str(target) in said
     _close_report(window)
     assert await _stored_titles(target) == ["Through the dialog"]
 
@@ -226,7 +226,7 @@ async def test_a_backup_while_an_answer_streams_and_the_answer_completes(tmp_pat
     target = tmp_path / "during.db"
     _choose(window, target)
     action, outcome, _said = await _trigger(window, "backup")
-    assert outcome == DONE
+    assert outcome == Outcome.DONE
     assert window.controller.is_running(sid), "the backup did not wait for the answer"
     _close_report(window)
     await until(
@@ -251,7 +251,7 @@ async def test_a_backup_while_an_answer_streams_and_the_answer_completes(tmp_pat
 
 async def _backup(window: Any, target: Path) -> None:
     _choose(window, target)
-    assert (await _trigger(window, "backup"))[1] == DONE
+    assert (await _trigger(window, "backup"))[1] == Outcome.DONE
     _close_report(window)
 
 
@@ -268,7 +268,7 @@ async def test_restore_moves_the_current_aside_and_shows_the_backup_twice_in_a_r
 
     # Open, then decline: nothing changes.
     _choose(window, backup)
-    assert (await _trigger(window, "restore", lambda a: _confirm(a, "cancel")))[1] == DISMISSED
+    assert (await _trigger(window, "restore", lambda a: _confirm(a, "cancel")))[1] == Outcome.DISMISSED
     assert _titles(window) == ["Only in the current file", "Kept in the backup"]
     assert _aside_files(data) == []
 
@@ -283,7 +283,7 @@ async def test_restore_moves_the_current_aside_and_shows_the_backup_twice_in_a_r
         _choose(window, backup)
         confirmation.clear()
         action, outcome, said = await _trigger(window, "restore", drive)
-        assert (action, outcome) == ("restore", DONE), said
+        assert (action, outcome) == ("restore", Outcome.DONE), said
         # The confirmation said the current file is kept, and where.
         assert str(data) in confirmation[0] and f"{DB_FILE_NAME}.before-restore-" in confirmation[0]
         assert "1 conversation" in confirmation[0]
@@ -322,7 +322,7 @@ async def test_restore_while_an_answer_streams_stops_it_first(tmp_path, provider
         what="the answer streaming",
     )
     _choose(window, backup)
-    assert (await _trigger(window, "restore", _confirm))[1] == DONE
+    assert (await _trigger(window, "restore", _confirm))[1] == Outcome.DONE
     _close_report(window)
     assert not window.controller.is_running(sid)
     assert _titles(window) == ["Backed up"]
@@ -359,7 +359,7 @@ async def test_restore_mends_a_damaged_conversation_file(tmp_path, provider_serv
     outcome = _outcome(window)
     button.click()
     await _confirm(window.archive_actions)
-    assert (await asyncio.wait_for(outcome, 60))[1] == DONE
+    assert (await asyncio.wait_for(outcome, 60))[1] == Outcome.DONE
     _close_report(window)
     assert window.storage_notice.isHidden()
     assert _titles(window) == ["From the backup"]
@@ -409,7 +409,7 @@ async def test_a_refused_backup_leaves_everything_as_it_was(tmp_path, provider_s
     for _attempt in (1, 2):
         _choose(window, bad)
         action, outcome, said = await _trigger(window, "restore")  # no confirmation asked
-        assert (action, outcome) == ("restore", REFUSED)
+        assert (action, outcome) == ("restore", Outcome.REFUSED)
         text, details = _close_report(window)
         assert "not restored" in text and "as they were" in text
         if kind == "newer":
@@ -456,11 +456,11 @@ async def test_export_this_conversation_and_all_of_them(tmp_path, provider_serve
     # Open, cancel; open again.
     assert (await _trigger(window, "export", _export_drive("all", "json", cancel=True)))[
         1
-    ] == DISMISSED
+    ] == Outcome.DISMISSED
     target = tmp_path / "this.md"
     asked = _choose(window, target)
     _action, outcome, said = await _trigger(window, "export", _export_drive("this", "markdown"))
-    assert outcome == DONE, said
+    assert outcome == Outcome.DONE, said
     assert asked[0][1].name == "Second chat.md"  # named after the conversation
     text, details = _close_report(window)
     assert "1 conversation" in text and str(target) in details
@@ -468,7 +468,7 @@ async def test_export_this_conversation_and_all_of_them(tmp_path, provider_serve
     assert "Second chat" in exported and "First chat" not in exported
     target = tmp_path / "all.html"
     _choose(window, target)
-    assert (await _trigger(window, "export", _export_drive("all", "html")))[1] == DONE
+    assert (await _trigger(window, "export", _export_drive("all", "html")))[1] == Outcome.DONE
     assert "2 conversations" in _close_report(window)[0]
     page = target.read_text(encoding="utf-8")
     assert "First chat" in page and "Second chat" in page
@@ -503,7 +503,7 @@ async def test_cancelling_a_big_export_leaves_no_file(tmp_path, provider_server)
         progress.cancel_button.click()
 
     action, outcome, said = await _trigger(window, "export", drive)
-    assert (action, outcome) == ("export", CANCELLED)
+    assert (action, outcome) == ("export", Outcome.CANCELLED)
     assert "no file" in said
     assert window.archive_actions.report is None  # said in the status bar, no box to close
     assert list(target.parent.iterdir()) == []
@@ -517,7 +517,7 @@ async def test_export_then_import_into_a_fresh_window_gives_the_same_list(
     await _chat(window, "Chat B", "Answer B.", provider_server)
     export = tmp_path / "everything.json"
     _choose(window, export)
-    assert (await _trigger(window, "export", _export_drive("all", "json")))[1] == DONE
+    assert (await _trigger(window, "export", _export_drive("all", "json")))[1] == Outcome.DONE
     _close_report(window)
     titles = _titles(window)
     await close_window(window)
@@ -527,7 +527,7 @@ async def test_export_then_import_into_a_fresh_window_gives_the_same_list(
     for attempt in (1, 2):  # the second import adds nothing: they are already here
         _choose(fresh, export)
         action, outcome, said = await _trigger(fresh, "import")
-        assert (action, outcome) == ("import", DONE), said
+        assert (action, outcome) == ("import", Outcome.DONE), said
         text, details = _close_report(fresh)
         if attempt == 1:
             assert "2 conversations" in text
@@ -539,7 +539,7 @@ async def test_export_then_import_into_a_fresh_window_gives_the_same_list(
     other.write_text('{"notes": []}', encoding="utf-8")
     _choose(fresh, other)
     action, outcome, said = await _trigger(fresh, "import")
-    assert outcome == FAILED
+    assert outcome == Outcome.FAILED
     text, details = _close_report(fresh)
     assert "not imported" in text and str(other) in details
     assert sorted(_titles(fresh)) == sorted(titles)
@@ -558,7 +558,7 @@ async def test_closing_the_window_answers_an_open_question(tmp_path, provider_se
     started = loop.time()
     await close_window(window)
     assert loop.time() - started < 2.5
-    assert (await asyncio.wait_for(outcome, 5))[1] == DISMISSED
+    assert (await asyncio.wait_for(outcome, 5))[1] == Outcome.DISMISSED
 
 
 def _planted_export(path: Path) -> None:
@@ -624,7 +624,7 @@ async def test_an_import_brings_conversations_not_the_other_apps_state(tmp_path,
     _planted_export(export)
     _choose(window, export)
     action, outcome, said = await _trigger(window, "import")
-    assert (action, outcome) == ("import", DONE), said
+    assert (action, outcome) == ("import", Outcome.DONE), said
     _close_report(window)
     c = window.controller
     bar = window.imported_prompt

@@ -122,7 +122,7 @@ def test_session_models_pass_the_model_tester(qtmodeltester):
     model.remove("s1")
     qtmodeltester.check(model)
     proxy = SessionFilterModel(model)
-    proxy.setFilterFixedString("chat 3")
+    proxy.set_query("chat 3")
     qtmodeltester.check(proxy)
     assert proxy.rowCount() == 1 and proxy.index(0, 0).data(SESSION_ID_ROLE) == "s3"
 

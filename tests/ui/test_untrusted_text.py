@@ -213,6 +213,13 @@ async def test_outside_text_in_labels_and_tooltips_is_shown_as_text(
         document.setHtml(tip)
         assert "img src" in document.toPlainText(), tip
         await _show_tooltip(widget, tip)
+    # Delete asks about the conversation by its title: as text, the picture never loaded.
+    window.delete_action.trigger()
+    box = window.findChild(QMessageBox, "deleteDialog")
+    assert box is not None and box.isVisible()
+    box.grab()
+    assert box.textFormat() == Qt.TextFormat.PlainText and "<img src=" in box.text()
+    box.button(QMessageBox.StandardButton.Cancel).click()
     assert fifo.opens() == 0, "the app opened the FIFO"
 
 

@@ -22,22 +22,25 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from PySide6.QtCore import (
-    QAbstractListModel,
     QCoreApplication,
     QDate,
     QEvent,
     QLocale,
     QModelIndex,
-    QPersistentModelIndex,
+    QObject,
     QSortFilterProxyModel,
     Qt,
 )
 from PySide6.QtGui import QGuiApplication, QPalette
 
 from ..markdown import tooltip_text
+from .base import Index, RowsModel
+
+if TYPE_CHECKING:  # the list is built before the engine loads
+    from engine import SessionInfo, TitleQuery
 
 __all__ = [
     "SECTION_ROLE",
@@ -56,14 +59,11 @@ WAITING_ROLE = Qt.ItemDataRole.UserRole + 3
 # the date section's header on the first visible row of each section, else ""
 SECTION_ROLE = Qt.ItemDataRole.UserRole + 4
 
-_Index = QModelIndex | QPersistentModelIndex
-
-
-def session_title(info: Any) -> str:
+def session_title(info: SessionInfo | None) -> str:
     """The title to show: the stored one, or a translated placeholder."""
-    title = getattr(info, "title", None)
+    title = info.title if info is not None else None
     if title:
-        return str(title)
+        return title
     return QCoreApplication.translate("SessionListModel", "New conversation")
 
 
@@ -94,22 +94,22 @@ def section_of(updated_at: float, today: dt.date | None = None) -> tuple[int, st
     return key, QLocale().toString(QDate(day.year, day.month, 1), month_format)
 
 
-class SessionListModel(QAbstractListModel):
+class SessionListModel(RowsModel["SessionInfo"]):
     """Conversations, newest first; `SESSION_ID_ROLE` gives a row's session id."""
 
-    def __init__(self, parent: Any = None) -> None:
+    ROLES: ClassVar[dict[int, bytes]] = {
+        SESSION_ID_ROLE: b"sessionId",
+        UPDATED_ROLE: b"updatedAt",
+        WAITING_ROLE: b"waiting",
+        SECTION_ROLE: b"section",
+    }
+
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._rows: list[Any] = []  # SessionInfo values
         self._waiting: set[str] = set()  # ids of conversations waiting for Resume
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008, N802
-        return 0 if parent.isValid() else len(self._rows)
-
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
-            return None
-        info = self._rows[index.row()]
-        damaged = getattr(info, "unreadable", None)  # SessionInfo.unreadable: why, or None
+    def row_data(self, info: SessionInfo, role: int) -> Any:
+        damaged = info.unreadable  # why the stored row cannot be read, or None
         if role == Qt.ItemDataRole.DisplayRole and damaged:
             return QCoreApplication.translate("SessionListModel", "{title} (unreadable)").format(
                 title=session_title(info)
@@ -181,19 +181,7 @@ class SessionListModel(QAbstractListModel):
             ]
             self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, 0), roles)
 
-    def roleNames(self) -> dict[int, bytes]:  # noqa: N802
-        names = dict(super().roleNames())
-        names.update(
-            {
-                SESSION_ID_ROLE: b"sessionId",
-                UPDATED_ROLE: b"updatedAt",
-                WAITING_ROLE: b"waiting",
-                SECTION_ROLE: b"section",
-            }
-        )
-        return names
-
-    def set_sessions(self, sessions: Sequence[Any]) -> None:
+    def set_sessions(self, sessions: Sequence[SessionInfo]) -> None:
         self.beginResetModel()
         self._rows = list(sessions)
         self.endResetModel()
@@ -204,11 +192,11 @@ class SessionListModel(QAbstractListModel):
                 return row
         return -1
 
-    def info(self, session_id: str) -> Any | None:
+    def info(self, session_id: str) -> SessionInfo | None:
         row = self.row_of(session_id)
         return self._rows[row] if row >= 0 else None
 
-    def upsert(self, info: Any, *, move: bool = True) -> None:
+    def upsert(self, info: SessionInfo, *, move: bool = True) -> None:
         """Add or replace a conversation; with ``move``, put it on top (it is the newest)."""
         row = self.row_of(info.id)
         if row < 0:
@@ -235,18 +223,44 @@ class SessionListModel(QAbstractListModel):
 
 
 class SessionFilterModel(QSortFilterProxyModel):
-    """Shows the conversations whose title contains the filter text, any case; gives the
-    first visible row of each date section its header (`SECTION_ROLE`)."""
+    """Shows the conversations whose shown title holds every word of the filter text, by the
+    engine's rule of a title search (`engine.TitleQuery`: Python's full case folding, so
+    "STRASSE" finds "Straße"); gives the first visible row of each date section its header
+    (`SECTION_ROLE`)."""
 
-    def __init__(self, source: SessionListModel | None, parent: Any = None) -> None:
+    def __init__(self, source: SessionListModel | None, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.setSourceModel(source)
-        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        self.setFilterRole(Qt.ItemDataRole.DisplayRole)
+        if source is not None:
+            self.setSourceModel(source)
+        self._query: TitleQuery | None = None  # None: no filter
         # the day sections are counted from (None: today); tests and screenshots pin it
         self.today: dt.date | None = None
 
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def set_query(self, text: str) -> None:
+        """Filter by ``text`` ("" shows every conversation)."""
+        query = None
+        if text.strip():
+            from engine import TitleQuery  # typed only once the engine is loaded
+
+            query = TitleQuery.parse(text)
+        if hasattr(self, "beginFilterChange"):  # Qt 6.10 and later
+            self.beginFilterChange()
+            self._query = query
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:  # Qt 6.8 and 6.9 (deprecated since)
+            self._query = query
+            self.invalidateRowsFilter()
+
+    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:  # noqa: N802
+        if self._query is None:
+            return True
+        source = self.sourceModel()
+        if source is None:
+            return False
+        title = source.index(source_row, 0, source_parent).data(Qt.ItemDataRole.DisplayRole)
+        return self._query.matches(title if isinstance(title, str) else None)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role != SECTION_ROLE:
             return super().data(index, role)
         if not index.isValid():

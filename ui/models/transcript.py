@@ -33,9 +33,9 @@ import json
 import time
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
-from typing import Any
+from typing import Any, ClassVar
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtCore import QModelIndex, QObject, Qt, QTimer
 
 from engine.calls import MAX_TOOL_CALLS_PER_ANSWER
 from engine.events import AgentEvent, AgentEventType
@@ -57,6 +57,7 @@ from engine.stop import StopInfo, StopReason
 
 from ..i18n import engine_language
 from ..markdown import tooltip_text
+from .base import RowsModel
 from .items import (
     ITEM_ROLE,
     KIND_ROLE,
@@ -79,8 +80,6 @@ __all__ = [
     "TranscriptModel",
 ]
 
-_Index = QModelIndex | QPersistentModelIndex
-
 
 _STOP_STATES = {
     StopReason.MAX_OUTPUT: ItemState.TRUNCATED,
@@ -95,7 +94,7 @@ def _state_for_stop(stop: StopInfo | None) -> ItemState:
     if stop is None or stop.ok:
         return ItemState.DONE
     if stop.reason is StopReason.INTERRUPTED:
-        return ItemState.STOPPED if stop.raw == "cancelled" else ItemState.INTERRUPTED
+        return ItemState.STOPPED if stop.cancelled else ItemState.INTERRUPTED
     return _STOP_STATES.get(stop.reason, ItemState.OTHER)
 
 
@@ -337,13 +336,18 @@ def _item_for(message: Message, seq: int | None) -> TranscriptItem | None:
     return None
 
 
-class TranscriptModel(QAbstractListModel):
+class TranscriptModel(RowsModel[TranscriptItem]):
     """The rows of one conversation's transcript (see the module docstring)."""
 
-    def __init__(self, session_id: str = "", parent: Any = None) -> None:
+    ROLES: ClassVar[dict[int, bytes]] = {
+        KIND_ROLE: b"kind",
+        STATE_ROLE: b"state",
+        ITEM_ROLE: b"item",
+    }
+
+    def __init__(self, session_id: str = "", parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.session_id = session_id
-        self._items: list[TranscriptItem] = []
         self._live: TranscriptItem | None = None  # the answer streaming now
         self._live_count = 0
         self._live_started = 0.0  # time.monotonic() when the live answer began
@@ -365,13 +369,7 @@ class TranscriptModel(QAbstractListModel):
 
     # Qt model interface ------------------------------------------------------------
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008, N802
-        return 0 if parent.isValid() else len(self._items)
-
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._items):
-            return None
-        item = self._items[index.row()]
+    def row_data(self, item: TranscriptItem, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
             return item.text if item.kind is not ItemKind.TOOL else item.tool_name
         if role == KIND_ROLE:
@@ -384,22 +382,17 @@ class TranscriptModel(QAbstractListModel):
             return tooltip_text(describe_stop(item.stop, engine_language()))
         return None
 
-    def roleNames(self) -> dict[int, bytes]:  # noqa: N802
-        names = dict(super().roleNames())
-        names.update({KIND_ROLE: b"kind", STATE_ROLE: b"state", ITEM_ROLE: b"item"})
-        return names
-
     # Reading ------------------------------------------------------------------------
 
     def item(self, row: int) -> TranscriptItem:
-        return self._items[row]
+        return self._rows[row]
 
     def items(self) -> Sequence[TranscriptItem]:
-        return tuple(self._items)
+        return tuple(self._rows)
 
     def row_of(self, key: str) -> int:
-        for row in range(len(self._items) - 1, -1, -1):
-            if self._items[row].key == key:
+        for row in range(len(self._rows) - 1, -1, -1):
+            if self._rows[row].key == key:
                 return row
         return -1
 
@@ -417,7 +410,7 @@ class TranscriptModel(QAbstractListModel):
         self.announce_pending()
         self.newer = newer
         self.beginResetModel()
-        self._items = items_from_messages(records, self._not_started)
+        self._rows = items_from_messages(records, self._not_started)
         self._folded = {}
         self._live = None
         self.first_seq = records[0].seq if records else None
@@ -435,12 +428,12 @@ class TranscriptModel(QAbstractListModel):
         # results (``folded:?``) joins the row of the calls it answers.
         shown = {
             i.tool_call_id: i
-            for i in self._items
+            for i in self._rows
             if i.kind is ItemKind.TOOL and i.key.startswith("result:")
         }
         loose = [
             i
-            for i in self._items
+            for i in self._rows
             if i.kind is ItemKind.FOLDED_CALLS and i.key.startswith("folded:?")
         ]
         kept: list[TranscriptItem] = []
@@ -474,18 +467,18 @@ class TranscriptModel(QAbstractListModel):
         if kept:
             self.announce_pending()
             self.beginInsertRows(QModelIndex(), 0, len(kept) - 1)
-            self._items[:0] = kept
+            self._rows[:0] = kept
             self.endInsertRows()
             # A retry notice shown before may follow an answer only now loaded.
-            for row in mark_earlier_attempts(self._items, len(kept) + 1):
-                self._changed(self._items[row])
+            for earlier in mark_earlier_attempts(self._rows, len(kept) + 1):
+                self._changed(self._rows[earlier])
         return len(kept)
 
     def set_not_started(self, call_ids: Iterable[str]) -> None:
         """The calls without a result whose start was never recorded (the resume point's
         ``not_started``): their cards say "did not run", as Resume does, not "interrupted"."""
         self._not_started = frozenset(call_ids)
-        for item in self._items:
+        for item in self._rows:
             if item.kind is ItemKind.TOOL and item.state is ItemState.INTERRUPTED:
                 if item.tool_call_id in self._not_started and not item.tool_result:
                     self._set_card_state(item, ItemState.NOT_RUN)
@@ -497,7 +490,7 @@ class TranscriptModel(QAbstractListModel):
 
     def set_versions(self, versions: dict[int, tuple[int, int]]) -> None:
         """Each row's place among its versions, by seq (rows not named have none)."""
-        for item in self._items:
+        for item in self._rows:
             if item.kind not in (ItemKind.USER, ItemKind.ASSISTANT) or item.seq is None:
                 continue
             found = versions.get(item.seq)
@@ -508,7 +501,7 @@ class TranscriptModel(QAbstractListModel):
     @property
     def last_seq(self) -> int | None:
         """The highest stored seq loaded (None: none)."""
-        return max((i.seq for i in self._items if i.seq is not None), default=None)
+        return max((i.seq for i in self._rows if i.seq is not None), default=None)
 
     def cut_after(self, key: str) -> None:
         """Remove the rows after the row ``key`` (a regenerate answers it again)."""
@@ -516,7 +509,7 @@ class TranscriptModel(QAbstractListModel):
         if row < 0:
             return
         self.newer = False  # what came later is on the old branch now
-        for item in list(self._items[row + 1 :]):
+        for item in list(self._rows[row + 1 :]):
             self._remove(item)
 
     def cut_from(self, key: str) -> None:
@@ -525,14 +518,14 @@ class TranscriptModel(QAbstractListModel):
         if row < 0:
             return
         self.newer = False
-        for item in list(self._items[row:]):
+        for item in list(self._rows[row:]):
             self._remove(item)
 
     def _append(self, item: TranscriptItem) -> int:
-        row = len(self._items)
+        row = len(self._rows)
         self.announce_pending()
         self.beginInsertRows(QModelIndex(), row, row)
-        self._items.append(item)
+        self._rows.append(item)
         self.endInsertRows()
         return row
 
@@ -540,10 +533,10 @@ class TranscriptModel(QAbstractListModel):
         """Add rows at the end in one insertion (one signal, one layout pass)."""
         if not items:
             return
-        row = len(self._items)
+        row = len(self._rows)
         self.announce_pending()
         self.beginInsertRows(QModelIndex(), row, row + len(items) - 1)
-        self._items.extend(items)
+        self._rows.extend(items)
         self.endInsertRows()
 
     def _changed(self, item: TranscriptItem) -> None:
@@ -573,8 +566,8 @@ class TranscriptModel(QAbstractListModel):
 
     def _row_of_item(self, item: TranscriptItem) -> int:
         # The changed row is nearly always one of the last few.
-        for row in range(len(self._items) - 1, -1, -1):
-            if self._items[row] is item:
+        for row in range(len(self._rows) - 1, -1, -1):
+            if self._rows[row] is item:
                 return row
         return -1
 
@@ -583,7 +576,7 @@ class TranscriptModel(QAbstractListModel):
         if row >= 0:
             self.announce_pending()
             self.beginRemoveRows(QModelIndex(), row, row)
-            del self._items[row]
+            del self._rows[row]
             self.endRemoveRows()
 
     def add_message(self, message: Message) -> None:
@@ -617,21 +610,17 @@ class TranscriptModel(QAbstractListModel):
         if item is not None:
             row = self._append(item)
             if item.tag == RETRY_TAG:  # Resume redoes the cut-off answer above: fold it
-                for earlier in mark_earlier_attempts(self._items, row + 1):
-                    self._changed(self._items[earlier])
+                for earlier in mark_earlier_attempts(self._rows, row + 1):
+                    self._changed(self._rows[earlier])
 
     def _card(self, call_id: str) -> TranscriptItem | None:
         """The card of the call ``call_id``: the latest one (ids are unique in a conversation
         since the engine made them so; older ones may repeat across answers)."""
-        for row in range(len(self._items) - 1, -1, -1):
-            item = self._items[row]
+        for row in range(len(self._rows) - 1, -1, -1):
+            item = self._rows[row]
             if item.kind is ItemKind.TOOL and item.tool_call_id == call_id:
                 return item
         return None
-
-    def card_of(self, call_id: str) -> TranscriptItem | None:
-        """The card showing the call ``call_id``, or None."""
-        return self._card(call_id)
 
     def start_answer(self) -> None:
         """A model step began: add the live answer row."""
@@ -766,7 +755,7 @@ class TranscriptModel(QAbstractListModel):
             ItemState.PENDING: never_started,
             ItemState.AWAITING_APPROVAL: never_started,
         }
-        for item in self._items:
+        for item in self._rows:
             if item.kind in (ItemKind.TOOL, ItemKind.FOLDED_CALLS) and item.state in cut:
                 self._set_card_state(item, cut[item.state])
                 self._changed(item)

@@ -53,6 +53,7 @@ from PySide6.QtWidgets import (
 from ..i18n import engine_language
 from ..markdown import Link, StreamSplitter, named_host, render_markdown, tooltip_text
 from ..models.items import ItemKind, ItemState, TranscriptItem
+from .dialog_buttons import confirm_box
 
 __all__ = [
     "OPENABLE_SCHEMES",
@@ -80,7 +81,7 @@ class InertDocument(QTextDocument):
     window. The app generates no resources, so none is ever found.
     """
 
-    def loadResource(self, kind: int, name: QUrl) -> Any:  # noqa: N802 (Qt's name)
+    def loadResource(self, kind: int, name: QUrl | str) -> Any:  # noqa: N802 (Qt's name)
         return None
 
 
@@ -118,10 +119,10 @@ class RichText(QTextBrowser):
         self.anchorClicked.connect(self.linkActivated.emit)
         self.setFixedHeight(self._height_for(0))
 
-    def loadResource(self, kind: int, name: QUrl) -> Any:  # noqa: N802 (Qt's name)
+    def loadResource(self, kind: int, name: QUrl | str) -> Any:  # noqa: N802 (Qt's name)
         return None  # see InertDocument: nothing is read, whatever the document asks for
 
-    def setSource(self, name: QUrl, kind: Any = None) -> None:  # noqa: N802 (Qt's name)
+    def setSource(self, name: QUrl | str, kind: Any = None) -> None:  # noqa: N802 (Qt's name)
         """Never navigate: a view shows what it was given."""
 
     def _hovered(self, url: QUrl) -> None:
@@ -194,23 +195,17 @@ def open_link(link: Link, parent: QWidget) -> QMessageBox | None:
     if named is None or _same_host(named, url.host()):
         QDesktopServices.openUrl(url)
         return None
-    box = QMessageBox(parent.window())
-    box.setObjectName("linkCheck")
-    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    box.setIcon(QMessageBox.Icon.Warning)
-    box.setTextFormat(Qt.TextFormat.PlainText)
-    box.setWindowTitle(QCoreApplication.translate("LinkCheck", "Open this link?"))
-    box.setText(
-        QCoreApplication.translate(
+    box, go = confirm_box(
+        parent.window(),
+        "linkCheck",
+        title=QCoreApplication.translate("LinkCheck", "Open this link?"),
+        text=QCoreApplication.translate(
             "LinkCheck", "The link's text shows {named}, but it goes to {host}:\n{url}"
-        ).format(named=named, host=url.host() or link.target, url=url.toDisplayString())
+        ).format(named=named, host=url.host() or link.target, url=url.toDisplayString()),
+        action=QCoreApplication.translate("LinkCheck", "Open {host}").format(host=url.host()),
+        role=QMessageBox.ButtonRole.AcceptRole,
     )
-    box.setStandardButtons(QMessageBox.StandardButton.Cancel)
-    go = box.addButton(
-        QCoreApplication.translate("LinkCheck", "Open {host}").format(host=url.host()),
-        QMessageBox.ButtonRole.AcceptRole,
-    )
-    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     box.buttonClicked.connect(
         lambda button: QDesktopServices.openUrl(url) if button is go else None
     )
@@ -319,7 +314,6 @@ class UserView(_RowView):
         self.text = RichText(self)
         layout.addWidget(self.text)
         # Edit: the message becomes an editor with Save and send / Cancel, in place.
-        self.editor: QPlainTextEdit | None = None
         self._edit_box = QWidget(self)
         self._edit_box.setObjectName("messageEditor")
         box = QVBoxLayout(self._edit_box)
@@ -475,7 +469,6 @@ class AnswerView(_RowView):
         self._stable = 0  # characters rendered into the body
         self._final_text: str | None = None  # the text the body shows when complete
         self._stream_text = ""  # the text as last streamed
-        self.renders = 0  # tail renders, for the benchmark
         self._retranslate_ui()
 
     def message_text(self) -> RichText | None:
@@ -613,7 +606,6 @@ class AnswerView(_RowView):
             )
             self.tail.setHtml(tail_html)
             self.tail.show()
-            self.renders += 1
         else:
             self.tail.hide()
 

@@ -50,7 +50,7 @@ class StorageNotice(QFrame):
         self.retry_button = QPushButton(self)
         self.retry_button.setObjectName("storageRetryButton")
         self.retry_button.clicked.connect(self.retryRequested.emit)
-        # A file that cannot be used at start-up: a backup can take its place (`ui.archive_actions`).
+        # A file that cannot be used at start-up: a backup can take its place (`ui.archive`).
         self.restore_button = QPushButton(self)
         self.restore_button.setObjectName("storageRestoreButton")
         self.restore_button.clicked.connect(self.restoreRequested.emit)

@@ -1,0 +1,184 @@
+"""File › Export…: this conversation or all, in Markdown, JSON or HTML, to a file.
+
+`ExportFlow` asks which conversations and which format (`ExportDialog`, objectName
+``exportDialog``; the format chosen last is offered again), then the file (named after the
+conversation's title, or ``Continuo export <date>``), and has the engine write it
+(`engine.export_conversations`, on its own thread) under a progress dialog whose Cancel
+leaves no file. It is given the store and the open conversation, nothing more.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QDialog
+
+from ._shared import Action, ArchiveUI, Outcome
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
+    from engine import ExportFormat, SQLiteSessionStorage
+
+__all__ = ["ExportDialog", "ExportFlow", "export_file_name"]
+
+# A file name's characters no file system takes (and control characters).
+_UNSAFE = re.compile(r'[\x00-\x1f\x7f<>:"/\\|?*]+')
+
+
+def export_file_name(title: str | None, suffix: str, when: float | None = None) -> str:
+    """A conversation's title as a file name, or ``Continuo export 2026-12-01 2300``."""
+    name = _UNSAFE.sub(" ", title or "").strip(" .")[:80].strip()
+    if not name:
+        name = "Continuo export " + time.strftime("%Y-%m-%d %H%M", time.localtime(when))
+    return name + suffix
+
+
+class ExportFlow(QObject):
+    """Export… of one window.
+
+    Args:
+        ui: the dialogs and the engine's work.
+        storage: the conversation store now.
+        shown: the open conversation (id, title), or None.
+    """
+
+    def __init__(
+        self,
+        ui: ArchiveUI,
+        storage: Callable[[], SQLiteSessionStorage],
+        shown: Callable[[], tuple[str, str] | None],
+    ) -> None:
+        super().__init__(ui)
+        self._ui = ui
+        self._storage = storage
+        self._shown = shown
+        self._format: ExportFormat | None = None  # the format chosen last (offered again)
+
+    async def run(self) -> None:
+        from engine import export_conversations
+
+        ui = self._ui
+        shown = self._shown()
+        dialog = ExportDialog(ui.parent_widget, shown[1] if shown else None)
+        if self._format is not None:
+            dialog.choose_format(self._format)
+        try:
+            accepted = await ui.ask(dialog)
+            only_this, fmt = dialog.only_this(), dialog.chosen_format()
+        finally:
+            dialog.deleteLater()
+        if not accepted:
+            ui.dismissed(Action.EXPORT)
+            return
+        self._format = kind = fmt
+        title = shown[1] if only_this and shown else None
+        path = await ui.choose(
+            Action.EXPORT, ui.start_folder() / export_file_name(title, kind.suffix)
+        )
+        if path is None:
+            ui.dismissed(Action.EXPORT)
+            return
+        progress = ui.show_progress(self.tr("Exporting the conversations…"))
+        ids = [shown[0]] if only_this and shown else None
+        report, error, cancelled = await ui.run(
+            "export",
+            export_conversations(self._storage(), path, kind, ids, progress=progress.set_progress),
+        )
+        if cancelled:
+            ui.said(
+                Action.EXPORT,
+                Outcome.CANCELLED,
+                self.tr("The export was cancelled; no file was written."),
+            )
+            return
+        if error is not None or report is None:
+            text = self.tr("The conversations were not exported.")
+            ui.tell(Action.EXPORT, Outcome.FAILED, text, ui.sentence(error) if error else "")
+            return
+        ui.tell(
+            Action.EXPORT,
+            Outcome.DONE,
+            self.tr("Exported {count}, {messages}.").format(
+                count=ui.conversations(report.conversations),
+                messages=ui.messages(report.messages),
+            ),
+            self.tr("The export is the file {path}").format(path=report.path),
+        )
+
+
+class ExportDialog(QDialog):
+    """Export's choices: this conversation or all, and the format; objectName
+    ``exportDialog``."""
+
+    def __init__(self, parent: QWidget, current_title: str | None) -> None:
+        from PySide6.QtWidgets import (
+            QButtonGroup,
+            QComboBox,
+            QFormLayout,
+            QLabel,
+            QRadioButton,
+            QVBoxLayout,
+        )
+
+        from engine import ExportFormat
+
+        from ..widgets.dialog_buttons import Standard, button_row
+
+        super().__init__(parent)
+        self.setObjectName("exportDialog")
+        self.setWindowTitle(self.tr("Export conversations"))
+        layout = QVBoxLayout(self)
+        self.this_conversation = QRadioButton(self)
+        self.this_conversation.setObjectName("exportThisConversation")
+        self.this_conversation.setText(
+            self.tr("This conversation: {title}").format(title=current_title)
+            if current_title
+            else self.tr("This conversation")
+        )
+        self.this_conversation.setEnabled(current_title is not None)
+        self.all_conversations = QRadioButton(self.tr("All conversations"), self)
+        self.all_conversations.setObjectName("exportAllConversations")
+        group = QButtonGroup(self)
+        group.addButton(self.this_conversation)
+        group.addButton(self.all_conversations)
+        (
+            self.this_conversation if current_title is not None else self.all_conversations
+        ).setChecked(True)
+        self.format = QComboBox(self)
+        self.format.setObjectName("exportFormat")
+        for text, value in (
+            (self.tr("Markdown, to read"), ExportFormat.MARKDOWN),
+            (
+                self.tr("JSON, to keep or import again (everything, every version)"),
+                ExportFormat.JSON,
+            ),
+            (self.tr("HTML, one page to share"), ExportFormat.HTML),
+        ):
+            self.format.addItem(text, value.value)
+        form = QFormLayout()
+        form.addRow(self.tr("Format:"), self.format)
+        layout.addWidget(QLabel(self.tr("Export:"), self))
+        layout.addWidget(self.this_conversation)
+        layout.addWidget(self.all_conversations)
+        layout.addLayout(form)
+        self.buttons = button_row(self, {Standard.Ok: "exportOkButton", Standard.Cancel: ""})
+        self.buttons.button(Standard.Ok).setText(self.tr("Export…"))
+        layout.addWidget(self.buttons)
+
+    def choose_format(self, value: ExportFormat | str) -> None:
+        index = self.format.findData(str(value))
+        if index >= 0:
+            self.format.setCurrentIndex(index)
+
+    def chosen_format(self) -> ExportFormat:
+        from engine import ExportFormat
+
+        return ExportFormat(self.format.currentData())
+
+    def only_this(self) -> bool:
+        return bool(self.this_conversation.isChecked())
