@@ -59,15 +59,7 @@ from .errors import (
     UnknownMessageTypeError,
 )
 from .events import AgentEvent, AgentEventType
-from .extensions import (
-    ROOT,
-    Extension,
-    InMemoryHistory,
-    Root,
-    RunContext,
-    StoredMessage,
-    ToolDenial,
-)
+from .extensions import Extension, RunContext, ToolDenial
 from .goal import Goal, GoalVerdict
 from .jsonl import JSONLExtension
 from .messages import (
@@ -102,6 +94,7 @@ from .resume import ResumeKind, ResumePoint
 from .sentences import describe_stop
 from .stop import StopInfo, StopReason
 from .storage import LeaseHolder, SessionInfo, SQLiteSessionExtension, SQLiteSessionStorage
+from .store import ROOT, InMemoryHistory, Root, SessionStore, StoredMessage
 from .tools import Tool, tool
 
 __all__ = [
@@ -170,6 +163,7 @@ __all__ = [
     "SQLiteSessionStorage",
     "SessionExistsError",
     "SessionInfo",
+    "SessionStore",
     "StepLimitError",
     "StopInfo",
     "StopReason",

@@ -1,19 +1,12 @@
-"""`SQLiteSessionExtension`: the agent's storage hooks backed by `SQLiteSessionStorage`.
+"""`SQLiteSessionExtension`: the store contract (`engine.store.SessionStore`) on one SQLite file.
 
-The agent calls only these hooks (see `engine.extensions`): ``restore``/``restore_tail`` to
-read history, ``append`` once per completed message (``append_many`` for several stored in
-one transaction), ``acquire``/``release`` around each
-request, and ``save_draft``/``restore_draft`` for the streaming draft (a draft is written
-with the request's lease token, so only the lease's holder can write it), and
-``record_tool_start``/``started_tool_calls`` for the calls that started running (so resume
-can say which never did), and ``branch``/``switch_to``/``parent_of`` for the message tree
-(versions: regenerate, edit, the "‹ 2/3 ›" switcher; a new version's first message is an
-``append`` with ``parent=``, which stores it there and moves the path to it in one
-transaction, and ``restore(ctx, leaf=...)`` reads the path it goes on). The lease a request
-takes is kept here keyed by its request id, so two requests of one extension on different
-sessions (or a refused second one) never mix up their leases, and every append of a request
-is fenced by its own lease (`LeaseLostError` once another process took it over). ``acquire``
-returns the lease, whose ``wait_lost()`` the agent watches.
+It implements every method of the contract with `SQLiteSessionStorage`: drafts are kept (a
+draft is written with the request's lease token, so only the lease's holder can write it),
+tool starts are recorded, versions are kept, and ``acquire`` returns the storage's `Lease`,
+whose ``wait_lost()`` the agent watches. The lease a request takes is kept here keyed by its
+request id, so two requests of one extension on different sessions (or a refused second
+one) never mix up their leases, and every write of a request is fenced by its own lease
+(`LeaseLostError` once another process took it over).
 """
 
 from __future__ import annotations
@@ -22,15 +15,16 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from ..extensions import Extension, Root, RunContext, StoredMessage
+from ..extensions import Extension, RunContext
 from ..messages import AssistantMessage, Message, ToolCall
+from ..store import Root, SessionStore, StoredMessage
 from .lease import Lease
 from .sqlite import SQLiteSessionStorage
 
 __all__ = ["SQLiteSessionExtension"]
 
 
-class SQLiteSessionExtension(Extension):
+class SQLiteSessionExtension(Extension, SessionStore):
     """Durable history for an agent in one SQLite file.
 
     Args:
