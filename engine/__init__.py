@@ -6,6 +6,7 @@ public API"); provider adapters live in `engine.providers`, MCP tool servers in 
 never imports Qt.
 """
 
+from ._session_ops import settle_draft, switch_version
 from .agent import Agent, AgentRunConfig
 from .archive import (
     ExportFormat,
@@ -195,5 +196,7 @@ __all__ = [
     "message_from_json",
     "message_to_dict",
     "message_to_json",
+    "settle_draft",
+    "switch_version",
     "tool",
 ]

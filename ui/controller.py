@@ -32,11 +32,10 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from engine import (
-    Agent,
-    AgentRunConfig,
     SQLiteSessionExtension,
     SQLiteSessionStorage,
     StorageError,
+    switch_version,
 )
 
 from .approvals import Approvals
@@ -453,19 +452,11 @@ class Controller(QObject):
 
     async def _switch_to(self, sid: str, message_id: str) -> bool:
         """Make the newest path through ``message_id`` the conversation's active path."""
-        task = asyncio.current_task()
-        if self.is_running(sid) or task is None:
+        if self.is_running(sid):
             return False
-        # Busy while it writes: Send waits, as for a request (the lease is taken meanwhile).
-        self.requests.running[sid] = task
-        self.busyChanged.emit(sid, True)
-        try:
-            agent = Agent(None, AgentRunConfig(sid), extensions=[self.extension])
-            await agent.switch_to(message_id)
-        finally:
-            if self.requests.running.get(sid) is task:
-                del self.requests.running[sid]
-                self.busyChanged.emit(sid, False)
+        # Busy while it writes: Send waits, as for a request (the engine takes the lease).
+        with self.requests.busy(sid):
+            await switch_version(self.extension, sid, message_id)
         await self.conversations.reread(sid)
         await self.resume_points.refresh(sid)
         return True
@@ -491,11 +482,8 @@ class Controller(QObject):
         info = await self.storage.get_session(sid)
         base = (info.title if info is not None and info.title else "") or ""
         title = self.tr("{title} (branch)").format(title=base) if base else None
-        if await self.storage.load_draft(sid) is not None:
-            # A dead process's answer is a message once the lease is taken: take it now.
-            lease = await self.storage.acquire_lease(sid)
-            await lease.release()
-        new_id = await self.storage.fork_session(sid, message_id, title=title)
+        # A dead process's answer becomes a message first, so the copy holds it.
+        new_id = await self.extension.fork(sid, message_id, title=title)
         await self.conversations.touch(new_id)
         await self.open_session(new_id)
         return new_id

@@ -6,7 +6,8 @@ tool starts are recorded, versions are kept, and ``acquire`` returns the storage
 whose ``wait_lost()`` the agent watches. The lease a request takes is kept here keyed by its
 request id, so two requests of one extension on different sessions (or a refused second
 one) never mix up their leases, and every write of a request is fenced by its own lease
-(`LeaseLostError` once another process took it over).
+(`LeaseLostError` once another process took it over). `fork` copies a conversation's path
+into a new one, settling a dead process's draft first.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from .._session_ops import settle_draft
 from ..extensions import Extension, RunContext
 from ..messages import AssistantMessage, Message, ToolCall
 from ..store import Root, SessionStore, StoredMessage
@@ -57,6 +59,19 @@ class SQLiteSessionExtension(Extension, SessionStore):
             await lease.release()
         if self._owns_storage:
             await self.storage.close()
+
+    async def fork(self, session_id: str, message_id: str, *, title: str | None = None) -> str:
+        """A new conversation holding the path from the root to ``message_id``; its id.
+
+        A draft a dead process left is first settled under the session's lease
+        (`settle_draft`), so the copy holds the answer that process was streaming.
+
+        Raises:
+            MessageNotFoundError: no such message in the conversation.
+            AgentBusyError: a request took the session while its draft was settled.
+        """
+        await settle_draft(self, session_id)
+        return await self.storage.fork_session(session_id, message_id, title=title)
 
     async def restore(self, ctx: RunContext, *, leaf: str | Root | None = None) -> list[Message]:
         """Return the session's whole history, oldest first (the path to ``leaf`` if given:

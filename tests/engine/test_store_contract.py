@@ -3,7 +3,8 @@ a real SQLite file (`SQLiteSessionExtension`) and the in-memory default (`InMemo
 
 Each test says what every store promises; where the two differ by design (the in-memory store
 keeps no drafts and no tool-start records, since nothing outlives the process to read them),
-the test says what each promises through `Kind`.
+the test says what each promises through `Kind`. The operations that take the lease outside
+a request (`switch_version`, `settle_draft`) are checked against both too.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from engine import (
     StopReason,
     ToolCall,
     UserMessage,
+    settle_draft,
+    switch_version,
 )
 from engine.drafts import app_stopped_stop
 
@@ -301,6 +304,58 @@ async def test_tool_starts_are_read_back_per_asking_message(kind: Kind) -> None:
         # It cannot tell: Resume then never says a call did not run.
         assert await store.started_tool_calls(ctx(), first) is None
         assert await store.started_tool_calls(ctx(), second) is None
+
+
+# ---------------------------------------------------------------------------- operations
+# outside a request, each taking the session's lease (engine._session_ops)
+
+
+async def test_switch_version_takes_the_lease(kind: Kind) -> None:
+    store = kind.store
+    for message in (UserMessage(id="q", content="q"), AssistantMessage(id="a", content="a")):
+        await store.append(ctx(), message)
+    await store.append(ctx(), AssistantMessage(id="a2", content="a2"), parent="q")
+    running = ctx("running")
+    await store.acquire(running)
+    with pytest.raises(AgentBusyError):
+        await switch_version(store, "s", "a")
+    assert await path(store) == ["q", "a2"], "never under a running request"
+    await store.release(running)
+    assert await switch_version(store, "s", "a") == "a"
+    assert await path(store) == ["q", "a"]
+    await store.acquire(running)  # the switch gave the lease back
+    await store.release(running)
+
+
+async def leave_draft(store: SessionStore) -> None:
+    """A request that streamed part of an answer, then died (its lease released as a
+    takeover of a dead process's would be)."""
+    writer = ctx("writer")
+    await store.acquire(writer)
+    await store.append(writer, UserMessage(id="q", content="q"))
+    draft = AssistantMessage(id="d", content="half an answer", stop=app_stopped_stop())
+    await store.save_draft(writer, draft)
+    await store.release(writer)
+
+
+async def test_settle_draft_turns_a_dead_process_draft_into_its_message(kind: Kind) -> None:
+    store = kind.store
+    await leave_draft(store)
+    assert await settle_draft(store, "s") is kind.keeps_drafts
+    assert await path(store) == (["q", "d"] if kind.keeps_drafts else ["q"])
+    assert await settle_draft(store, "s") is False, "nothing left to settle"
+    await store.acquire(ctx("next"))  # the lease was given back
+    await store.release(ctx("next"))
+
+
+async def test_a_live_request_draft_is_left_alone(kind: Kind) -> None:
+    store = kind.store
+    writer = ctx("writer")
+    await store.acquire(writer)
+    await store.append(writer, UserMessage(id="q", content="q"))
+    await store.save_draft(writer, AssistantMessage(id="d", content="streaming"))
+    assert await settle_draft(store, "s") is False
+    await store.release(writer)
 
 
 def test_both_stores_are_session_stores() -> None:
