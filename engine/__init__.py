@@ -6,6 +6,7 @@ public API"); provider adapters live in `engine.providers`, MCP tool servers in 
 never imports Qt.
 """
 
+from ._finish import finish
 from ._session_ops import settle_draft, switch_version
 from .agent import Agent, AgentRunConfig
 from .archive import (
@@ -191,6 +192,7 @@ __all__ = [
     "UserMessage",
     "describe_stop",
     "export_conversations",
+    "finish",
     "import_file",
     "message_from_dict",
     "message_from_json",

@@ -459,7 +459,7 @@ class ArchiveActions(QObject):
         The store is opened again whatever happened, even when the window is closing (its
         close then closes the new store): a restore that began always finishes.
         """
-        from engine import ContinuoError, SQLiteSessionExtension, SQLiteSessionStorage
+        from engine import ContinuoError, SQLiteSessionExtension, SQLiteSessionStorage, finish
         from engine.storage.backup import restore_database
 
         c = self._window.controller
@@ -475,11 +475,11 @@ class ArchiveActions(QObject):
                 await c.extension.close()  # its leases; the store is the controller's
             finally:
                 await old.close()
-            restoring = _aio().ensure_future(
-                _aio().to_thread(restore_database, data_path, backup)
-            )
+            restoring = _aio().to_thread(restore_database, data_path, backup)
             try:
-                aside = await _finishing(restoring)
+                # A restore that began runs to its end; cancelled (the window closing),
+                # its outcome is not waited for, so the cancellation is what is raised.
+                aside = await finish(restoring, discard_on_cancel=True)
             except (ContinuoError, OSError, ValueError) as exc:
                 error = exc
         finally:
@@ -759,21 +759,6 @@ async def _result_of(dialog: QDialog) -> int:
     dialog.destroyed.connect(lambda *_: finish(0))
     dialog.open()
     return await done
-
-
-async def _finishing(task: asyncio.Future[Any]) -> Any:
-    """Await ``task`` to its end even through cancellations, then re-raise the first one."""
-    cancelled = False
-    while not task.done():
-        try:
-            await _aio().wait({task})
-        except _aio().CancelledError:
-            cancelled = True
-    if cancelled:
-        with contextlib.suppress(BaseException):
-            task.result()
-        raise _aio().CancelledError
-    return task.result()
 
 
 class ProgressDialog(QDialog):

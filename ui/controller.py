@@ -22,7 +22,6 @@ receiving events and is shown again when the person comes back.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 from collections.abc import Coroutine, Sequence
@@ -35,6 +34,7 @@ from engine import (
     SQLiteSessionExtension,
     SQLiteSessionStorage,
     StorageError,
+    finish,
     switch_version,
 )
 
@@ -287,7 +287,8 @@ class Controller(QObject):
         """Stop every request (their partial answers are stored), then close the store.
 
         The store closes even when closing is itself cancelled (the loop shutting down under
-        it): an open connection's thread would keep the process from ever exiting.
+        it): an open connection's thread would keep the process from ever exiting. The
+        cancellation is raised once everything is closed.
         """
         if self._closed:
             return
@@ -298,11 +299,7 @@ class Controller(QObject):
             # models, opening a conversation) gets a moment to finish, then is dropped.
             await self.tasks.finish()
         finally:
-            release = asyncio.ensure_future(self._release())
-            while not release.done():
-                with contextlib.suppress(asyncio.CancelledError):
-                    await asyncio.shield(release)
-            release.result()
+            await finish(self._release())
 
     async def _release(self) -> None:
         """Close the MCP servers, the adapters, the extension and the store, each whatever the
