@@ -250,7 +250,7 @@ class RequestRunner:
             config = AgentRunConfig(
                 sid, system_prompt=metadata.get("system_prompt") or None, language=c.language
             )
-            # The store first (the engine keeps history in the first one with ``append``).
+            # The store first (the engine keeps history in the first extension that is a store).
             extensions = [c.extension, *c.tool_extensions]
             agent = await Agent.create(adapter, config=config, tools=c.tools, extensions=extensions)
             # The approval card asks about the very tools this agent runs.
