@@ -67,7 +67,7 @@ class Request:
     ) -> None:
         self.store = store
         self.hooks = hooks
-        self.tool_set = tools  #: the agent's live dict: tools added meanwhile are offered
+        self.tools = tools  #: the agent's live dict: tools added meanwhile are offered
         self.user = user
         self.model = model
         self.cfg = cfg
@@ -75,7 +75,7 @@ class Request:
         self.branch = branch
         self.ctx = RunContext(cfg.session_id, uuid.uuid4().hex, user, resumed=user is None)
         self.writer = RequestWriter(store, self.ctx)
-        self.tools = ToolRunner(tools, hooks, self.writer)
+        self.runner = ToolRunner(tools, hooks, self.writer)
         self.watch = LeaseWatch(cfg.session_id)
         #: the request's final assistant message, once the loop has one
         self.final: AssistantMessage | None = None
@@ -171,7 +171,7 @@ class Request:
             steps += 1
             request = await hooks.before_model(ctx, self._model_request())
             yield AgentEvent.model_started(sid, rid)
-            step = Step(model, self.tools.settle_calls, writer.save_draft, cfg.draft_interval)
+            step = Step(model, self.runner.settle_calls, writer.save_draft, cfg.draft_interval)
             try:
                 async with aclosing(step.run(request, ctx)) as deltas:
                     async for event in deltas:
@@ -235,7 +235,7 @@ class Request:
             if stop is not None and stop.reason is StopReason.PAUSED:
                 continue  # below the pause limit: let the model carry on
             if message.tool_calls:
-                async with aclosing(self.tools.run(message.tool_calls)) as results:
+                async with aclosing(self.runner.run(message.tool_calls)) as results:
                     async for event in results:
                         yield event
                 continue
@@ -257,7 +257,7 @@ class Request:
             messages.append(SystemMessage(content=cfg.system_prompt))
         messages.extend(self.ctx.messages)
         return ModelRequest(
-            messages=messages, tools=[t.spec for t in self.tool_set.values()], options=cfg.options
+            messages=messages, tools=[t.spec for t in self.tools.values()], options=cfg.options
         )
 
     async def _unanswered_results(self) -> list[ToolMessage]:
