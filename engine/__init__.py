@@ -6,6 +6,8 @@ public API"); provider adapters live in `engine.providers`, MCP tool servers in 
 never imports Qt.
 """
 
+from ._finish import finish
+from ._session_ops import settle_draft, switch_version
 from .agent import Agent, AgentRunConfig
 from .archive import (
     ExportFormat,
@@ -59,15 +61,7 @@ from .errors import (
     UnknownMessageTypeError,
 )
 from .events import AgentEvent, AgentEventType
-from .extensions import (
-    ROOT,
-    Extension,
-    InMemoryHistory,
-    Root,
-    RunContext,
-    StoredMessage,
-    ToolDenial,
-)
+from .extensions import Extension, RunContext, ToolDenial
 from .goal import Goal, GoalVerdict
 from .jsonl import JSONLExtension
 from .messages import (
@@ -110,6 +104,7 @@ from .storage import (
     TitleQuery,
     search_terms,
 )
+from .store import ROOT, InMemoryHistory, Root, SessionStore, StoredMessage
 from .tools import Tool, tool
 
 __all__ = [
@@ -179,6 +174,7 @@ __all__ = [
     "SearchHit",
     "SessionExistsError",
     "SessionInfo",
+    "SessionStore",
     "StepLimitError",
     "StopInfo",
     "StopReason",
@@ -206,11 +202,14 @@ __all__ = [
     "UserMessage",
     "describe_stop",
     "export_conversations",
+    "finish",
     "import_file",
     "message_from_dict",
     "message_from_json",
     "message_to_dict",
     "message_to_json",
     "search_terms",
+    "settle_draft",
+    "switch_version",
     "tool",
 ]

@@ -2,7 +2,7 @@
 
 A provider's ids and numbers are its words, not facts: a server or a proxy may send two calls
 of one answer under one id, number calls ``call_0``, ``call_1``… afresh in every answer, or
-ask for ten thousand calls at once. The agent (`engine.agent`, where it normalises a step)
+ask for ten thousand calls at once. The agent (`engine._tools_run.ToolRunner.settle_calls`)
 gives each call an id no other call of the conversation has (`unique_calls`: deterministic,
 within what every provider takes back), and runs at most `MAX_TOOL_CALLS_PER_ANSWER` calls
 of an answer, answering the rest with `TOO_MANY_TOOL_TEXT`.

@@ -3,7 +3,7 @@
 A ``kill -9`` mid-answer writes nothing, so without drafts every word a person watched arrive
 would be lost (DESIGN.md, "Beyond the seed"). A `DraftWriter` belongs to one model step. The
 step calls `DraftWriter.changed` for each text or reasoning delta — no I/O, no copy — and an
-owned task saves a snapshot through the store's ``save_draft`` hook::
+owned task saves a snapshot through the store's ``save_draft`` (`engine.store.SessionStore`)::
 
     first delta ─► (interval) ─► save ─► (interval, if more arrived) ─► save … ─► close()
 

@@ -4,7 +4,8 @@ Each line holds the session id, the request id, start and end times, whether it 
 the turn's messages from the last user message on (so a resumed request's record starts at
 that user message too), the outcome (``completed``, ``error`` with the error's type and
 message, or ``cancelled``) and the summed token usage. Lines are appended whole, with one
-``write`` each, off the event loop; a started write finishes even if the caller is cancelled.
+``write`` each, off the event loop; a started write finishes even if the caller is cancelled
+(`engine._finish.finish`).
 Messages and engine errors never carry credentials, so neither does the file.
 """
 
@@ -18,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ._finish import finish
 from .extensions import Extension, RunContext
 from .messages import AssistantMessage, Usage, UserMessage, message_to_dict
 from .redaction import redact_urls
@@ -72,12 +74,8 @@ class JSONLExtension(Extension):
             "usage": usage.to_dict(),
         }
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
-        task = asyncio.ensure_future(asyncio.to_thread(self._append_line, line))
-        try:
-            await asyncio.shield(task)
-        except asyncio.CancelledError:
-            await asyncio.wait({task})
-            raise
+        # A line begun is written whole; a line that could not be written is the news.
+        await finish(asyncio.to_thread(self._append_line, line))
 
     def _append_line(self, line: str) -> None:
         with self._lock:

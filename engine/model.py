@@ -26,7 +26,7 @@ from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
 from .messages import AssistantMessage, Message, Usage
-from .stop import StopInfo, StopReason
+from .stop import StopInfo
 
 __all__ = [
     "Model",
@@ -79,15 +79,6 @@ class ModelResponse:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stop", StopInfo.coerce(self.stop))
-
-    @property
-    def effective_stop(self) -> StopInfo:
-        """The stop with the default filled in: ``tool_use`` or ``end_turn``."""
-        stop = self.stop or self.message.stop
-        if stop is not None:
-            return stop
-        reason = StopReason.TOOL_USE if self.message.tool_calls else StopReason.END_TURN
-        return StopInfo(reason)
 
 
 @dataclass(frozen=True, slots=True)

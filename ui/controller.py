@@ -23,7 +23,6 @@ receiving events and is shown again when the person comes back.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 from collections.abc import Coroutine, Sequence
@@ -33,11 +32,11 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from engine import (
-    Agent,
-    AgentRunConfig,
     SQLiteSessionExtension,
     SQLiteSessionStorage,
     StorageError,
+    finish,
+    switch_version,
 )
 
 from .approvals import Approvals
@@ -307,7 +306,8 @@ class Controller(QObject):
         """Stop every request (their partial answers are stored), then close the store.
 
         The store closes even when closing is itself cancelled (the loop shutting down under
-        it): an open connection's thread would keep the process from ever exiting.
+        it): an open connection's thread would keep the process from ever exiting. The
+        cancellation is raised once everything is closed.
         """
         if self._closed:
             return
@@ -318,11 +318,7 @@ class Controller(QObject):
             # models, opening a conversation) gets a moment to finish, then is dropped.
             await self.tasks.finish()
         finally:
-            release = asyncio.ensure_future(self._release())
-            while not release.done():
-                with contextlib.suppress(asyncio.CancelledError):
-                    await asyncio.shield(release)
-            release.result()
+            await finish(self._release())
 
     async def _release(self) -> None:
         """Close the MCP servers, the adapters, the extension and the store, each whatever the
@@ -472,19 +468,11 @@ class Controller(QObject):
 
     async def _switch_to(self, sid: str, message_id: str) -> bool:
         """Make the newest path through ``message_id`` the conversation's active path."""
-        task = asyncio.current_task()
-        if self.is_running(sid) or task is None:
+        if self.is_running(sid):
             return False
-        # Busy while it writes: Send waits, as for a request (the lease is taken meanwhile).
-        self.requests.running[sid] = task
-        self.busyChanged.emit(sid, True)
-        try:
-            agent = Agent(None, AgentRunConfig(sid), extensions=[self.extension])
-            await agent.switch_to(message_id)
-        finally:
-            if self.requests.running.get(sid) is task:
-                del self.requests.running[sid]
-                self.busyChanged.emit(sid, False)
+        # Busy while it writes: Send waits, as for a request (the engine takes the lease).
+        with self.requests.busy(sid):
+            await switch_version(self.extension, sid, message_id)
         await self.conversations.reread(sid)
         await self.resume_points.refresh(sid)
         return True
@@ -510,11 +498,8 @@ class Controller(QObject):
         info = await self.storage.get_session(sid)
         base = (info.title if info is not None and info.title else "") or ""
         title = self.tr("{title} (branch)").format(title=base) if base else None
-        if await self.storage.load_draft(sid) is not None:
-            # A dead process's answer is a message once the lease is taken: take it now.
-            lease = await self.storage.acquire_lease(sid)
-            await lease.release()
-        new_id = await self.storage.fork_session(sid, message_id, title=title)
+        # A dead process's answer becomes a message first, so the copy holds it.
+        new_id = await self.extension.fork(sid, message_id, title=title)
         await self.conversations.touch(new_id)
         await self.open_session(new_id)
         return new_id

@@ -29,7 +29,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from engine import (
@@ -67,6 +67,21 @@ class RequestRunner:
 
     def is_running(self, session_id: str) -> bool:
         return session_id in self.running
+
+    @contextlib.contextmanager
+    def busy(self, sid: str) -> Iterator[None]:
+        """Hold ``sid`` busy for the current task while engine work outside a request (a
+        version switch) takes its lease: Send waits, as for a request."""
+        task = asyncio.current_task()
+        assert task is not None, "called from a task"
+        self.running[sid] = task
+        self._c.busyChanged.emit(sid, True)
+        try:
+            yield
+        finally:
+            if self.running.get(sid) is task:
+                del self.running[sid]
+                self._c.busyChanged.emit(sid, False)
 
     def task_done(self, task: asyncio.Task[Any]) -> None:
         """A task ended: one cancelled before its first step cleared nothing itself."""
@@ -235,7 +250,7 @@ class RequestRunner:
             config = AgentRunConfig(
                 sid, system_prompt=metadata.get("system_prompt") or None, language=c.language
             )
-            # The store first (the engine keeps history in the first one with ``append``).
+            # The store first (the engine keeps history in the first extension that is a store).
             extensions = [c.extension, *c.tool_extensions]
             agent = await Agent.create(adapter, config=config, tools=c.tools, extensions=extensions)
             # The approval card asks about the very tools this agent runs.

@@ -3,16 +3,17 @@
 The window runs exports and imports on its GUI thread's loop, so every read, write and parse
 of a file runs in a worker thread. A caller cancelled while such a call runs must not go on
 (close the file, delete it) while the thread still uses it: `in_thread` waits for the call
-to finish, then lets the cancellation through.
+to finish, then lets the cancellation through (`engine._finish.finish`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
+
+from .._finish import finish
 
 __all__ = ["in_thread"]
 
@@ -31,15 +32,10 @@ async def in_thread(
         asyncio.CancelledError: the caller was cancelled (after `func` ended, whatever it
             returned or raised).
     """
-    task = asyncio.ensure_future(asyncio.to_thread(func, *args))
-    try:
-        return await asyncio.shield(task)
-    except asyncio.CancelledError:
-        if stop is not None:
-            stop.set()
-        while not task.done():
-            with contextlib.suppress(Exception, asyncio.CancelledError):
-                await asyncio.shield(task)
-        if not task.cancelled():
-            task.exception()  # retrieved: the cancellation is what the caller gets
-        raise
+    return await finish(
+        asyncio.to_thread(func, *args),
+        on_cancel=None if stop is None else stop.set,
+        # Cancelled, the caller throws the outcome away (the export deletes its file, the
+        # import stops): even a failure (often the stop itself) is not news.
+        discard_on_cancel=True,
+    )

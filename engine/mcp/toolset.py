@@ -39,6 +39,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import McpError
 from pydantic import ValidationError
 
+from .._finish import finish
 from ..errors import (
     MCPBadReplyError,
     MCPError,
@@ -631,19 +632,10 @@ class MCPToolset:
             return
         # A cancelled caller still waits for the servers' process groups to end, then for the
         # thread (stopped at once, its tasks left half-way, servers' children lived on).
-        closing = asyncio.wrap_future(thread.submit(self._close_all()))
         try:
-            await asyncio.shield(closing)
-        except asyncio.CancelledError:
-            await asyncio.wait({closing})
-            raise
+            await finish(asyncio.wrap_future(thread.submit(self._close_all())))
         finally:
-            stopping = asyncio.ensure_future(thread.stop())
-            try:
-                await asyncio.shield(stopping)
-            except asyncio.CancelledError:
-                await asyncio.wait({stopping})
-                raise
+            await finish(thread.stop())
 
     @property
     def tools(self) -> tuple[MCPTool, ...]:

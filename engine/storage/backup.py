@@ -58,6 +58,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._finish import finish
 from ..errors import CorruptDatabaseError, StorageError
 from ..sentences import Phrase
 from .files import _os_refusal, make_private, refuse_unusable, storage_error
@@ -144,13 +145,10 @@ async def backup_database(
         asyncio.to_thread(_backup, storage.path, destination, tell, cancelled)
     )
     try:
-        return await asyncio.shield(copy)
+        # The thread cannot be interrupted: a cancel asks it to stop at its next step, and
+        # it removes its file.
+        return await finish(copy, on_cancel=cancelled.set, discard_on_cancel=True)
     except asyncio.CancelledError:
-        # The thread cannot be interrupted: it stops at its next step and removes its file.
-        cancelled.set()
-        while not copy.done():
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.wait({copy})
         if copy.cancelled() or copy.exception() is not None:
             raise  # the copy's own stop (or failure), seen, ends with the cancel
         # It was renamed into place before the cancel reached it: the backup is done.

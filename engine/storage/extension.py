@@ -1,19 +1,13 @@
-"""`SQLiteSessionExtension`: the agent's storage hooks backed by `SQLiteSessionStorage`.
+"""`SQLiteSessionExtension`: the store contract (`engine.store.SessionStore`) on one SQLite file.
 
-The agent calls only these hooks (see `engine.extensions`): ``restore``/``restore_tail`` to
-read history, ``append`` once per completed message (``append_many`` for several stored in
-one transaction), ``acquire``/``release`` around each
-request, and ``save_draft``/``restore_draft`` for the streaming draft (a draft is written
-with the request's lease token, so only the lease's holder can write it), and
-``record_tool_start``/``started_tool_calls`` for the calls that started running (so resume
-can say which never did), and ``branch``/``switch_to``/``parent_of`` for the message tree
-(versions: regenerate, edit, the "‹ 2/3 ›" switcher; a new version's first message is an
-``append`` with ``parent=``, which stores it there and moves the path to it in one
-transaction, and ``restore(ctx, leaf=...)`` reads the path it goes on). The lease a request
-takes is kept here keyed by its request id, so two requests of one extension on different
-sessions (or a refused second one) never mix up their leases, and every append of a request
-is fenced by its own lease (`LeaseLostError` once another process took it over). ``acquire``
-returns the lease, whose ``wait_lost()`` the agent watches.
+It implements every method of the contract with `SQLiteSessionStorage`: drafts are kept (a
+draft is written with the request's lease token, so only the lease's holder can write it),
+tool starts are recorded, versions are kept, and ``acquire`` returns the storage's `Lease`,
+whose ``wait_lost()`` the agent watches. The lease a request takes is kept here keyed by its
+request id, so two requests of one extension on different sessions (or a refused second
+one) never mix up their leases, and every write of a request is fenced by its own lease
+(`LeaseLostError` once another process took it over). `fork` copies a conversation's path
+into a new one, settling a dead process's draft first.
 """
 
 from __future__ import annotations
@@ -22,15 +16,17 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from ..extensions import Extension, Root, RunContext, StoredMessage
+from .._session_ops import settle_draft
+from ..extensions import Extension, RunContext
 from ..messages import AssistantMessage, Message, ToolCall
+from ..store import Root, SessionStore, StoredMessage
 from .lease import Lease
 from .sqlite import SQLiteSessionStorage
 
 __all__ = ["SQLiteSessionExtension"]
 
 
-class SQLiteSessionExtension(Extension):
+class SQLiteSessionExtension(Extension, SessionStore):
     """Durable history for an agent in one SQLite file.
 
     Args:
@@ -63,6 +59,19 @@ class SQLiteSessionExtension(Extension):
             await lease.release()
         if self._owns_storage:
             await self.storage.close()
+
+    async def fork(self, session_id: str, message_id: str, *, title: str | None = None) -> str:
+        """A new conversation holding the path from the root to ``message_id``; its id.
+
+        A draft a dead process left is first settled under the session's lease
+        (`settle_draft`), so the copy holds the answer that process was streaming.
+
+        Raises:
+            MessageNotFoundError: no such message in the conversation.
+            AgentBusyError: a request took the session while its draft was settled.
+        """
+        await settle_draft(self, session_id)
+        return await self.storage.fork_session(session_id, message_id, title=title)
 
     async def restore(self, ctx: RunContext, *, leaf: str | Root | None = None) -> list[Message]:
         """Return the session's whole history, oldest first (the path to ``leaf`` if given:

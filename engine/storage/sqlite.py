@@ -10,9 +10,10 @@ Invariants:
   on the single connection never interleave. Every write is one ``BEGIN IMMEDIATE``
   transaction: one per message, or one for a batch stored all or none (`append_many`).
 * A started write finishes even if its caller is cancelled: it runs as an owned task the
-  caller awaits through `asyncio.shield`; on cancellation the caller waits for the write to
-  complete, then re-raises `CancelledError`. (A write abandoned half-way would leave the
-  shared connection inside an open transaction.)
+  caller awaits through `engine._finish.finish`; on cancellation the caller waits for the
+  write to complete, then gets `CancelledError`, or the write's own error if it failed (a
+  message that was not stored is never reported as kept). (A write abandoned half-way would
+  leave the shared connection inside an open transaction.)
 * Messages of a session are numbered 1, 2, 3... (``seq``) in append order, and form a tree:
   each has a parent, the session an active leaf (`engine.storage.tree`). The history is the
   path from the root to the active leaf; `load_tail` walks up it one primary-key lookup a
@@ -59,6 +60,7 @@ from typing import Any, Literal, TypeVar
 
 import aiosqlite
 
+from .._finish import finish
 from ..errors import (
     AgentBusyError,
     CorruptDatabaseError,
@@ -821,17 +823,25 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
 
         task = self._spawn(self._transaction(body))
         try:
-            holder = await asyncio.shield(task)
+            holder = await finish(task)
         except asyncio.CancelledError:
             # The row may be written by now; nobody would ever release it, and it names
             # this live process, so it would block the session until we exit. Undo it.
-            await _settle(task)
             if not task.cancelled() and task.exception() is None:
-                await _settle(self._spawn(self._transaction(_delete_row(session_id, token))))
+                await self._undo_lease(session_id, token)
             raise
         lease = Lease(self, session_id, token, holder, self.heartbeat_interval)
         self._leases.add(lease)
         return lease
+
+    async def _undo_lease(self, session_id: str, token: str) -> None:
+        """Delete a lease row taken for a caller that was cancelled meanwhile. A failure is
+        logged, not raised: the caller's cancellation is what it hears (the row then names
+        this process and is taken over once it exits)."""
+        try:
+            await self._write(_delete_row(session_id, token))
+        except StorageError:
+            _log.warning("A lease taken for a cancelled caller was not undone", exc_info=True)
 
     async def _fence(self, db: aiosqlite.Connection, lease: Lease) -> None:
         """Inside a write: raise `LeaseLostError` unless `lease`'s row is still its own.
@@ -874,12 +884,7 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
                 return list(await db.execute_fetchall(sql, params))
 
     async def _write(self, body: Callable[[aiosqlite.Connection], Awaitable[_T]]) -> _T:
-        task = self._spawn(self._transaction(body))
-        try:
-            return await asyncio.shield(task)
-        except asyncio.CancelledError:
-            await _settle(task)
-            raise
+        return await finish(self._spawn(self._transaction(body)))
 
     async def _transaction(self, body: Callable[[aiosqlite.Connection], Awaitable[_T]]) -> _T:
         db = await self._connection()
@@ -1024,18 +1029,6 @@ def _delete_row(session_id: str, token: str) -> Callable[[aiosqlite.Connection],
         )
 
     return body
-
-
-async def _settle(task: asyncio.Task[Any]) -> None:
-    """Wait for `task` to finish, through further cancellations, logging its failure."""
-    while not task.done():
-        with contextlib.suppress(Exception, asyncio.CancelledError):
-            await asyncio.shield(task)
-    if not task.cancelled() and task.exception() is not None:
-        _log.warning(
-            "A write finished with an error after its caller was cancelled",
-            exc_info=task.exception(),
-        )
 
 
 def _title_from(message: UserMessage) -> str | None:

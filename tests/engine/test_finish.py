@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 
@@ -88,3 +89,61 @@ async def test_a_given_task_can_be_looked_at_after_the_cancel() -> None:
     with pytest.raises(asyncio.CancelledError):
         await caller
     assert task.done() and task.result() == "lease"
+
+
+async def test_on_cancel_asks_the_work_to_stop_once() -> None:
+    stop = threading.Event()
+    asked: list[str] = []
+    started = asyncio.Event()
+
+    def work() -> str:
+        loop.call_soon_threadsafe(started.set)
+        stop.wait(30)  # a worker thread that looks at its stop event (30 s: only a hang)
+        return "stopped early"
+
+    def stopping() -> None:
+        asked.append("stop")
+        stop.set()
+
+    loop = asyncio.get_running_loop()
+    caller = asyncio.ensure_future(finish(asyncio.to_thread(work), on_cancel=stopping))
+    await started.wait()
+    caller.cancel()
+    await asyncio.sleep(0)
+    caller.cancel()  # a second cancel asks nothing again
+    with pytest.raises(asyncio.CancelledError):
+        await caller
+    assert asked == ["stop"]
+
+
+async def test_discard_on_cancel_raises_cancelled_even_if_the_work_failed() -> None:
+    caller_done: list[str] = []
+
+    started = asyncio.Event()
+    release = asyncio.Event()
+
+    async def work() -> None:
+        started.set()
+        await release.wait()
+        raise OSError("stopped half-way, as asked")
+
+    async def caller() -> None:
+        try:
+            await finish(work(), on_cancel=release.set, discard_on_cancel=True)
+        finally:
+            caller_done.append("after the work")
+
+    task = asyncio.ensure_future(caller())
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert caller_done == ["after the work"]
+
+
+async def test_discard_on_cancel_keeps_a_failure_when_not_cancelled() -> None:
+    async def work() -> None:
+        raise OSError("disk")
+
+    with pytest.raises(OSError, match="disk"):
+        await finish(work(), discard_on_cancel=True)

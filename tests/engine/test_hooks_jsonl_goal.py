@@ -338,6 +338,7 @@ def test_public_api_is_curated_and_sorted():
         "sentences",
         "stop",
         "storage",
+        "store",
         "text",
         "tools",
     }

@@ -31,6 +31,9 @@ from engine import (
     tool,
 )
 from engine.extensions import InMemoryHistory
+from engine.storage import SQLiteSessionExtension
+from tests.engine.test_store_contract import leave_draft
+from tests.engine.test_store_contract import path as contract_path
 from tests.support.scripted import ScriptedModel, Turn
 
 RUNS: list[str] = []
@@ -426,3 +429,19 @@ async def test_a_fork_keeps_the_start_records_of_its_own_calls_only(store):
     await storage.record_tool_start("s", "elsewhere")  # a call of another branch
     new_id = await storage.fork_session("s", history[-1].id)
     assert await storage.started_tool_calls(new_id, ["on-path", "elsewhere"]) == {"on-path"}
+
+
+async def test_fork_holds_a_dead_process_answer(tmp_path: Path) -> None:
+    # The window shows a dead process's draft as the message it becomes; branching from it
+    # settles it first (under the lease), so the copy holds that answer.
+    ext = SQLiteSessionExtension(tmp_path / "continuo.sqlite3")
+    try:
+        await leave_draft(ext)
+        new_id = await ext.fork("s", "d", title="Copy")
+        assert [m.id for m in await ext.storage.load(new_id)] == ["q", "d"]
+        assert await contract_path(ext) == ["q", "d"], "settled in the source too"
+        info = await ext.storage.get_session(new_id)
+        assert info is not None and info.title == "Copy"
+        assert await ext.storage.lease_holder("s") is None, "the lease was given back"
+    finally:
+        await ext.close()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 
 import pytest
 
@@ -25,12 +26,14 @@ from engine import (
     Extension,
     JSONLExtension,
     ResumeKind,
+    StorageError,
     ToolCall,
     ToolMessage,
+    UserMessage,
     tool,
 )
 from engine.resume import NOT_RUN_TOOL_TEXT
-from engine.storage import SQLiteSessionExtension
+from engine.storage import SQLiteSessionExtension, SQLiteSessionStorage
 from tests.engine.conftest import types_of
 from tests.support.scripted import ScriptedModel, Turn
 
@@ -247,3 +250,29 @@ async def test_stream_event_order_through_a_tool_batch(store):
     assert events[7].tool_call.id == "1" and events[9].message.tool_call_id == "1"
     assert events[10].tool_call.id == "2" and events[12].message.success is False
     assert events[-1].message.content == "Done"
+
+
+async def test_a_write_that_fails_after_its_caller_was_cancelled_says_so(tmp_path):
+    """A cancelled caller of a storage write hears the write's own failure, not only its
+    cancellation: a message that was not stored is never reported as kept. (The storage's
+    writes go through engine._finish.finish; before, the failure was logged and the caller
+    got CancelledError.)"""
+    path = tmp_path / "c.sqlite3"
+    storage = SQLiteSessionStorage(path)
+    try:
+        await storage.append("s", "r", UserMessage(id="first", content="first"))  # file open
+        with sqlite3.connect(path) as raw:
+            raw.execute(
+                "CREATE TRIGGER refuse BEFORE INSERT ON messages WHEN new.id = 'poison' "
+                "BEGIN SELECT RAISE(ABORT, 'refused'); END"
+            )
+        raw.close()
+        message = UserMessage(id="poison", content="not stored")
+        writing = asyncio.ensure_future(storage.append("s", "r", message))
+        await asyncio.sleep(0)  # one turn of the loop: the write has begun (not a timing wait)
+        writing.cancel()
+        with pytest.raises(StorageError):
+            await writing
+        assert [m.id for m in await storage.load("s")] == ["first"]
+    finally:
+        await storage.close()

@@ -9,7 +9,6 @@ list, and refreshing its search.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -117,7 +116,7 @@ class WindowArchiveHost:
         The store is opened again whatever happened, even when the window is closing (its
         close then closes the new store): a replacement that began always finishes.
         """
-        from engine import SQLiteSessionExtension, SQLiteSessionStorage
+        from engine import SQLiteSessionExtension, SQLiteSessionStorage, finish
 
         c = self._c
         running = [t for t in c.requests.running.values() if not t.done()]
@@ -132,9 +131,10 @@ class WindowArchiveHost:
                 await c.extension.close()  # its leases; the store is the controller's
             finally:
                 await old.close()
-            replacing = aio().ensure_future(aio().to_thread(replace))
             try:
-                aside = await _finishing(replacing)
+                # A replacement that began runs to its end; cancelled (the window closing),
+                # its outcome is not waited for, so the cancellation is what is raised.
+                aside = await finish(aio().to_thread(replace), discard_on_cancel=True)
             except Exception as exc:  # said by the caller, after the store is open again
                 error = exc
         finally:
@@ -153,17 +153,3 @@ class WindowArchiveHost:
             raise error
         return aside
 
-
-async def _finishing(task: asyncio.Future[T]) -> T:
-    """Await ``task`` to its end even through cancellations, then re-raise the first one."""
-    cancelled = False
-    while not task.done():
-        try:
-            await aio().wait({task})
-        except aio().CancelledError:
-            cancelled = True
-    if cancelled:
-        with contextlib.suppress(BaseException):
-            task.result()
-        raise aio().CancelledError
-    return task.result()
