@@ -113,8 +113,9 @@ async def import_file(
     source = await in_thread(_open, Path(path), stop, stop=stop)
     if progress is not None:
         loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
         source.counter.on_read = lambda count: loop.call_soon_threadsafe(
-            _tell, progress, stop, count, source.total
+            _tell, progress, stop, task, count, source.total
         )
     imported = already = placeholders = messages = done = 0
     skipped: list[tuple[str, str]] = []
@@ -150,10 +151,22 @@ async def import_file(
     return ImportReport(imported, already, tuple(skipped), placeholders, messages)
 
 
-def _tell(progress: ImportProgress, stop: threading.Event, count: int, total: int) -> None:
-    """A progress report from the reading thread, on the loop (none once cancelled)."""
-    if not stop.is_set():
-        progress(min(count, total), total)
+def _tell(
+    progress: ImportProgress,
+    stop: threading.Event,
+    task: asyncio.Task[Any] | None,
+    count: int,
+    total: int,
+) -> None:
+    """A progress report from the reading thread, on the loop (none once cancelled).
+
+    The reader may queue two reports before the loop runs either; when the first one
+    cancels the import, the second runs before the task has seen its cancellation (and
+    before `stop` is set), so the task's own cancelling count is asked too.
+    """
+    if stop.is_set() or (task is not None and task.cancelling()):
+        return
+    progress(min(count, total), total)
 
 
 def _name_of(skip: ImportSkip) -> str:

@@ -443,3 +443,20 @@ def test_the_guard_changes_nothing_but_what_it_skips(
                 assert isinstance(got, Skipped) or got == want, (text, got, want)
             if not limits:
                 assert not any(isinstance(got, Skipped) for got in found)
+
+
+async def test_a_report_queued_before_the_cancel_is_seen_is_not_told() -> None:
+    """The reading thread can queue two reports before the loop runs either; the first
+    cancels the import, the second must not be told (the task has not yet woken to its
+    cancellation, so `stop` is still clear). Found when CI told two reports."""
+    from engine.archive.importer import _tell
+
+    told: list[tuple[int, int]] = []
+    stop = threading.Event()
+    task = asyncio.ensure_future(asyncio.Event().wait())
+    _tell(lambda d, t: told.append((d, t)), stop, task, 1, 10)
+    task.cancel()  # cancelled, not yet run: stop is still clear
+    _tell(lambda d, t: told.append((d, t)), stop, task, 2, 10)
+    assert told == [(1, 10)]
+    with pytest.raises(asyncio.CancelledError):
+        await task
