@@ -82,6 +82,37 @@ async def test_retry_after_http_date_beyond_the_cap(server, make_adapter) -> Non
     assert "Try again in 7" in str(info.value)  # about 7200 seconds
 
 
+@pytest.mark.parametrize(
+    ("turn", "retryable", "retry_after"),
+    [
+        (Turn(status=503, retry_after="2"), True, 2.0),
+        (Turn(status=503, retry_after="3600"), False, 3600.0),  # past the cap: not retried
+        (Turn(status=500), True, None),
+        (Turn(status=400), False, None),
+        (Turn(status=401, retry_after="2"), False, 2.0),  # a refused key is never retried
+    ],
+)
+async def test_a_status_error_says_whether_and_when_to_retry(
+    server, make_adapter, turn, retryable, retry_after
+) -> None:
+    server.script(turn)
+    with pytest.raises(ProviderStatusError) as info:
+        await run(make_adapter("openai", max_attempts=1, retry_after_cap=60))
+    assert (info.value.retryable, info.value.retry_after) == (retryable, retry_after)
+
+
+def test_provider_errors_take_retryable_and_retry_after_when_built() -> None:
+    # Given at construction, keyword-only, defaulted: never set on the error afterwards.
+    plain = ProviderResponseError("bad")
+    assert (plain.retryable, plain.retry_after) == (False, None)
+    status = ProviderStatusError("busy", status=503, retryable=True, retry_after=2.5)
+    assert (status.retryable, status.retry_after, status.status) == (True, 2.5, 503)
+    limited = ProviderRateLimitError("slow down", retry_after=9.0, retryable=True)
+    assert (limited.retryable, limited.retry_after, limited.status) == (True, 9.0, 429)
+    with pytest.raises(TypeError):
+        ProviderTimeoutError("late", "the provider")  # everything but the message by name
+
+
 def test_parse_retry_after_forms() -> None:
     now = 1_000_000.0
     date = email.utils.formatdate(now + 120, usegmt=True)
