@@ -556,6 +556,11 @@ _SENTENCES: dict[str, tuple[str, str]] = {
         "the base URL.",
         "{base_url} 上的 {who} 没有模型 {model}（{status}）{said} 请检查模型名称和服务地址。",
     ),
+    "provider.no_model.ollama": (
+        "{who} has no model {model} ({status}){said} Download it with `ollama pull {name}`, "
+        "or pick another model.",
+        "{who} 没有模型 {model}（{status}）{said} 请用 `ollama pull {name}` 下载它，或选择其他模型。",
+    ),
     "provider.overloaded": (
         "{who} is overloaded ({status}){said} Try again in a moment.",
         "{who} 当前过载（{status}）{said} 请稍后重试。",

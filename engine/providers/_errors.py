@@ -310,15 +310,27 @@ class ErrorWording:
     # -- what the server said ------------------------------------------------------------
 
     def status(
-        self, status: int, detail: str, headers: Mapping[str, str], code: str | None = None
+        self,
+        status: int,
+        detail: str,
+        headers: Mapping[str, str],
+        code: str | None = None,
+        *,
+        no_model: str = "provider.no_model",
     ) -> ProviderError:
-        """The error for an HTTP error status, worded for a person."""
+        """The error for an HTTP error status, worded for a person.
+
+        ``no_model`` is the catalog sentence for a 404 (an unknown model), which an adapter
+        may replace with one that says how its servers get a model (Ollama: ``ollama pull``);
+        it has the same parameters, ``name`` being the model's id unquoted.
+        """
         detail = self.scrub(detail)
         params: dict[str, Any] = {
             "who": self.who,
             "status": status,
             "said": f": {detail.rstrip('.')}." if detail else ".",
             "model": repr(self._model),
+            "name": self._model,
             "base_url": self.shown_url,
         }
         retry_after = parse_retry_after(headers)
@@ -351,7 +363,7 @@ class ErrorWording:
                 retryable=retryable and not quota and not too_long,
             )
         if status == 404:
-            key, action = "provider.no_model", ErrorAction.CHECK_MODEL
+            key, action = no_model, ErrorAction.CHECK_MODEL
         elif retryable:
             busy = "provider.overloaded" if status == 529 else "provider.server_error"
             key, action = busy + until, ErrorAction.WAIT

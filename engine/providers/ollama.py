@@ -152,13 +152,10 @@ class OllamaModel(HTTPModel):
     def _status_error(
         self, status: int, detail: str, headers: Mapping[str, str], code: str | None = None
     ) -> ProviderError:
-        if status == 404 and "not found" in detail:
-            err = super()._status_error(status, detail, headers, code)
-            err.args = (
-                f"Ollama has no model {self.model!r} ({self._errors.scrub(detail)}). Download it with "
-                f"`ollama pull {self.model}`, or pick another model.",
+        if status == 404 and "not found" in detail:  # a model never pulled: say how
+            return self._errors.status(
+                status, detail, headers, code, no_model="provider.no_model.ollama"
             )
-            return err
         return super()._status_error(status, detail, headers, code)
 
     _stream_headers: ClassVar[dict[str, str]] = {"Accept": "application/x-ndjson"}

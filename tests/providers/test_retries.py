@@ -25,6 +25,7 @@ from engine.errors import (
 from engine.messages import UserMessage
 from engine.model import ModelEventKind, ModelRequest
 from engine.providers.base import parse_retry_after
+from tests.support.language import english_words
 from tests.support.provider_server import Fault, ScriptedCall, Turn
 
 OK = Turn(text="Recovered.")
@@ -178,8 +179,22 @@ async def test_bad_request_is_not_retried(server, make_adapter, protocol) -> Non
 
 async def test_unknown_ollama_model_says_how_to_pull_it(server, make_adapter) -> None:
     server.script(Turn(status=404, error="model 'llama9' not found"))
-    with pytest.raises(ProviderStatusError, match="ollama pull llama9"):
+    with pytest.raises(ProviderStatusError, match="ollama pull llama9") as info:
         await run(make_adapter("ollama", model="llama9"))
+    error = info.value
+    assert error.action is ErrorAction.CHECK_MODEL and not error.retryable
+    # A catalog sentence (before, English words pasted over the error's own): the same in
+    # English whichever way it is asked for, and Chinese in Chinese.
+    assert error.key == "provider.no_model.ollama"
+    assert error.sentence("en") == str(error)
+    assert str(error) == (
+        "Ollama has no model 'llama9' (404): model 'llama9' not found. "
+        "Download it with `ollama pull llama9`, or pick another model."
+    )
+    chinese = error.sentence("zh_CN")
+    assert "ollama pull llama9" in chinese and "下载" in chinese
+    said = "model 'llama9' not found"
+    assert english_words(chinese, said, "ollama pull llama9", "Ollama", "'llama9'") == []
 
 
 def closed_port() -> int:
