@@ -601,6 +601,13 @@ _SENTENCES: dict[str, tuple[str, str]] = {
         "the server or a proxy in between is mangling the stream.",
         "{who} 发送的数据流事件不是有效的 JSON。请重试；如果一直这样，说明服务器或中间的代理破坏了数据流。",
     ),
+    "provider.bad_json.body": (
+        "{who} sent an answer that is not the JSON its API sends. Try again; if it keeps "
+        "happening, the server at the base URL (or a proxy in between) does not answer as "
+        "this API does.",
+        "{who} 发送的回答不是其 API 应有的 JSON。请重试；如果一直这样，说明服务地址上的服务器"
+        "（或中间的代理）没有按这个 API 的方式回答。",
+    ),
     "provider.bad_tool_arguments": (
         "{who} sent arguments for the tool {name} that are not a whole JSON object, so the "
         "tool was not run. Resuming asks again.",

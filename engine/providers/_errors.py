@@ -434,9 +434,16 @@ class ErrorWording:
         )
 
     def bad_json(self) -> ProviderError:
-        """The error for a stream event or a body that is not the JSON it must be."""
+        """The error for a stream event that is not the JSON it must be."""
         return ProviderResponseError(
             key="provider.bad_json", params={"who": self.who}, provider=self.provider
+        )
+
+    def bad_body(self) -> ProviderError:
+        """The error for a whole body (an unstreamed answer, a model list) that is not the
+        JSON object its API sends, or holds a part of the wrong kind."""
+        return ProviderResponseError(
+            key="provider.bad_json.body", params={"who": self.who}, provider=self.provider
         )
 
     def web_page(self) -> ProviderError:
