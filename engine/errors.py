@@ -23,7 +23,7 @@ ContinuoError
  │   └─ StorageIOError                the disk reported an error reading or writing
  ├─ QueryError                      a query (a search...) SQLite refused: not the disk's or
  │                                    the file's fault, nothing changed
- ├─ ProviderError(provider)
+ ├─ ProviderError(provider, retryable, retry_after)
  │   ├─ ProviderConnectionError       could not reach the server, or it hung up
  │   ├─ ProviderTimeoutError          the server stopped answering
  │   ├─ ProviderResponseError         malformed stream, or an error inside a 200 stream
@@ -389,11 +389,12 @@ class QueryError(ContinuoError):
 class ProviderError(ContinuoError):
     """A model provider failed; `.provider` names it (e.g. ``"OpenAI"``).
 
-    ``retryable`` is set by the adapters for transient failures (connection errors, 408, 409,
-    429, 5xx): they retry those themselves, and only before any output arrived.
+    ``retryable`` is given by the adapters for transient failures (connection errors, 408,
+    409, 429, 5xx): they retry those themselves, and only before any output arrived.
+    ``retry_after`` is the wait in seconds the server asked for (``Retry-After``), when it
+    did; a retry waits that long instead of its own backoff.
     """
 
-    retryable: bool = False
     action = ErrorAction.RESUME
 
     def __init__(
@@ -404,8 +405,12 @@ class ProviderError(ContinuoError):
         key: str | None = None,
         params: Mapping[str, Any] | None = None,
         action: ErrorAction | None = None,
+        retryable: bool = False,
+        retry_after: float | None = None,
     ) -> None:
         self.provider = provider
+        self.retryable = retryable
+        self.retry_after = retry_after
         super().__init__(message, key=key, params=params, action=action)
 
 
@@ -446,9 +451,19 @@ class ProviderStatusError(ProviderError):
         key: str | None = None,
         params: Mapping[str, Any] | None = None,
         action: ErrorAction | None = None,
+        retryable: bool = False,
+        retry_after: float | None = None,
     ) -> None:
         self.status = status
-        super().__init__(message, provider=provider, key=key, params=params, action=action)
+        super().__init__(
+            message,
+            provider=provider,
+            key=key,
+            params=params,
+            action=action,
+            retryable=retryable,
+            retry_after=retry_after,
+        )
 
 
 class ProviderAuthError(ProviderStatusError):
@@ -472,10 +487,17 @@ class ProviderRateLimitError(ProviderStatusError):
         key: str | None = None,
         params: Mapping[str, Any] | None = None,
         action: ErrorAction | None = None,
+        retryable: bool = False,
     ) -> None:
-        self.retry_after = retry_after
         super().__init__(
-            message, status=status, provider=provider, key=key, params=params, action=action
+            message,
+            status=status,
+            provider=provider,
+            key=key,
+            params=params,
+            action=action,
+            retryable=retryable,
+            retry_after=retry_after,
         )
 
 

@@ -556,6 +556,11 @@ _SENTENCES: dict[str, tuple[str, str]] = {
         "the base URL.",
         "{base_url} 上的 {who} 没有模型 {model}（{status}）{said} 请检查模型名称和服务地址。",
     ),
+    "provider.no_model.ollama": (
+        "{who} has no model {model} ({status}){said} Download it with `ollama pull {name}`, "
+        "or pick another model.",
+        "{who} 没有模型 {model}（{status}）{said} 请用 `ollama pull {name}` 下载它，或选择其他模型。",
+    ),
     "provider.overloaded": (
         "{who} is overloaded ({status}){said} Try again in a moment.",
         "{who} 当前过载（{status}）{said} 请稍后重试。",
@@ -595,6 +600,13 @@ _SENTENCES: dict[str, tuple[str, str]] = {
         "{who} sent a stream event that is not valid JSON. Try again; if it keeps happening, "
         "the server or a proxy in between is mangling the stream.",
         "{who} 发送的数据流事件不是有效的 JSON。请重试；如果一直这样，说明服务器或中间的代理破坏了数据流。",
+    ),
+    "provider.bad_json.body": (
+        "{who} sent an answer that is not the JSON its API sends. Try again; if it keeps "
+        "happening, the server at the base URL (or a proxy in between) does not answer as "
+        "this API does.",
+        "{who} 发送的回答不是其 API 应有的 JSON。请重试；如果一直这样，说明服务地址上的服务器"
+        "（或中间的代理）没有按这个 API 的方式回答。",
     ),
     "provider.bad_tool_arguments": (
         "{who} sent arguments for the tool {name} that are not a whole JSON object, so the "

@@ -226,7 +226,7 @@ class ErrorWording:
             # read timeout, which was never reached.
             limit = self._timeout.connect if isinstance(exc, httpx.ConnectTimeout) else None
             limit = limit if limit is not None else self._timeout.pool
-            err: ProviderError = ProviderTimeoutError(
+            raise ProviderTimeoutError(
                 key="provider.connect_timeout",
                 params={
                     "provider": self.named,
@@ -234,29 +234,26 @@ class ErrorWording:
                     "seconds": f"{limit or 0:g}",
                 },
                 provider=self.provider,
-            )
-            err.retryable = True
-            raise err from exc
+                retryable=True,
+            ) from exc
         except httpx.TimeoutException as exc:
             limit = self._timeout.write if isinstance(exc, httpx.WriteTimeout) else None
             limit = limit if limit is not None else self._timeout.read
             raise self._waited_past("provider.timeout", limit or 0) from exc
         except httpx.ConnectError as exc:
-            err = ProviderConnectionError(
+            raise ProviderConnectionError(
                 key=connect_key,
                 params={"provider": self.named, "base_url": self.shown_url},
                 provider=self.provider,
-            )
-            err.retryable = True
-            raise err from exc
+                retryable=True,
+            ) from exc
         except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:
-            err = ProviderConnectionError(
+            raise ProviderConnectionError(
                 key="provider.connection_broke",
                 params={"provider": self.named},
                 provider=self.provider,
-            )
-            err.retryable = True
-            raise err from exc
+                retryable=True,
+            ) from exc
         except httpx.DecodingError as exc:
             raise ProviderResponseError(
                 key="provider.undecodable", params={"who": self.who}, provider=self.provider
@@ -275,13 +272,12 @@ class ErrorWording:
         """
         if exc.key != "provider.connection_broke":
             return exc
-        err = ProviderConnectionError(
+        return ProviderConnectionError(
             key="provider.connect.no_answer",
             params={"provider": self.named, "base_url": self.shown_url},
             provider=self.provider,
+            retryable=True,
         )
-        err.retryable = True
-        return err
 
     # -- the limits ----------------------------------------------------------------------
 
@@ -304,24 +300,37 @@ class ErrorWording:
     def _waited_past(self, key: str, seconds: float) -> ProviderError:
         """A timeout (``key``) after ``seconds``; retried only before any output, as every
         retry is."""
-        err = ProviderTimeoutError(
-            key=key, params={"who": self.who, "seconds": f"{seconds:g}"}, provider=self.provider
+        return ProviderTimeoutError(
+            key=key,
+            params={"who": self.who, "seconds": f"{seconds:g}"},
+            provider=self.provider,
+            retryable=True,
         )
-        err.retryable = True
-        return err
 
     # -- what the server said ------------------------------------------------------------
 
     def status(
-        self, status: int, detail: str, headers: Mapping[str, str], code: str | None = None
+        self,
+        status: int,
+        detail: str,
+        headers: Mapping[str, str],
+        code: str | None = None,
+        *,
+        no_model: str = "provider.no_model",
     ) -> ProviderError:
-        """The error for an HTTP error status, worded for a person."""
+        """The error for an HTTP error status, worded for a person.
+
+        ``no_model`` is the catalog sentence for a 404 (an unknown model), which an adapter
+        may replace with one that says how its servers get a model (Ollama: ``ollama pull``);
+        it has the same parameters, ``name`` being the model's id unquoted.
+        """
         detail = self.scrub(detail)
         params: dict[str, Any] = {
             "who": self.who,
             "status": status,
             "said": f": {detail.rstrip('.')}." if detail else ".",
             "model": repr(self._model),
+            "name": self._model,
             "base_url": self.shown_url,
         }
         retry_after = parse_retry_after(headers)
@@ -333,39 +342,42 @@ class ErrorWording:
             params["seconds"] = f"{retry_after:.0f}"
             params["at"] = f"{datetime.fromtimestamp(at, UTC):%H:%M:%S}"
             until = "_until"
-        err: ProviderError
         if status in (401, 403):
             refused = "provider.key_refused" if status == 401 else "provider.access_denied"
-            err = ProviderAuthError(
-                key=refused, params=params, status=status, provider=self.provider
+            return ProviderAuthError(
+                key=refused,
+                params=params,
+                status=status,
+                provider=self.provider,
+                retry_after=retry_after,
             )
-            retryable = False
-        elif status == 429:
+        if status == 429:
             quota = code == "insufficient_quota"
-            if quota:
-                retryable = False
-            err = ProviderRateLimitError(
+            return ProviderRateLimitError(
                 key="provider.quota" if quota else f"provider.rate_limited{until}",
                 params=params,
                 status=status,
                 provider=self.provider,
                 retry_after=retry_after,
                 action=ErrorAction.CHECK_ACCOUNT if quota else None,
+                retryable=retryable and not quota and not too_long,
             )
+        if status == 404:
+            key, action = no_model, ErrorAction.CHECK_MODEL
+        elif retryable:
+            busy = "provider.overloaded" if status == 529 else "provider.server_error"
+            key, action = busy + until, ErrorAction.WAIT
         else:
-            if status == 404:
-                key, action = "provider.no_model", ErrorAction.CHECK_MODEL
-            elif retryable_status(status):
-                busy = "provider.overloaded" if status == 529 else "provider.server_error"
-                key, action = busy + until, ErrorAction.WAIT
-            else:
-                key, action = "provider.rejected", ErrorAction.CHECK_MODEL
-            err = ProviderStatusError(
-                key=key, params=params, status=status, provider=self.provider, action=action
-            )
-        err.retryable = retryable and not too_long
-        err.retry_after = retry_after  # type: ignore[attr-defined]
-        return err
+            key, action = "provider.rejected", ErrorAction.CHECK_MODEL
+        return ProviderStatusError(
+            key=key,
+            params=params,
+            status=status,
+            provider=self.provider,
+            action=action,
+            retryable=retryable and not too_long,
+            retry_after=retry_after,
+        )
 
     def in_stream(
         self, detail: str, *, context_full: bool = False, transient: bool = False
@@ -385,26 +397,24 @@ class ErrorWording:
             )
         # Whether what arrived was kept is not known here: the agent stores it, and the
         # host says so only when it was (MESSAGE_APPENDED).
-        err = ProviderResponseError(
+        return ProviderResponseError(
             key="provider.error_in_stream",
             params={"who": self.who, "detail": text.rstrip(".")},
             provider=self.provider,
+            retryable=transient,
         )
-        err.retryable = transient
-        return err
 
     def ended_early(self, response: httpx.Response | None = None) -> ProviderError:
         """The error for a stream that ended without its stop; an empty one is its own."""
         if response is not None and not response.num_bytes_downloaded:
             return self.empty_stream()
-        err = ProviderConnectionError(
+        return ProviderConnectionError(
             key="provider.ended_early",
             params={"who": self.who},
             provider=self.provider,
             action=ErrorAction.RESUME,
+            retryable=True,  # only ever before any output
         )
-        err.retryable = True  # only ever before any output
-        return err
 
     def empty_stream(self, reason: str | ProviderError = "") -> ProviderError:
         """The error for a ``200 OK`` whose body was empty: nothing arrived, nothing is kept.
@@ -424,9 +434,16 @@ class ErrorWording:
         )
 
     def bad_json(self) -> ProviderError:
-        """The error for a stream event or a body that is not the JSON it must be."""
+        """The error for a stream event that is not the JSON it must be."""
         return ProviderResponseError(
             key="provider.bad_json", params={"who": self.who}, provider=self.provider
+        )
+
+    def bad_body(self) -> ProviderError:
+        """The error for a whole body (an unstreamed answer, a model list) that is not the
+        JSON object its API sends, or holds a part of the wrong kind."""
+        return ProviderResponseError(
+            key="provider.bad_json.body", params={"who": self.who}, provider=self.provider
         )
 
     def web_page(self) -> ProviderError:

@@ -18,6 +18,13 @@ What every answer gathers (its text, its reasoning, its tool calls) is kept by t
 and `StreamParser.completed` assembles the step from it (`_step`). `json_object` is the parse
 of one event: the C scanner's fast path for the common case, the slow path for bytes and
 leading whitespace, and the adapter's malformed-stream error for the rest.
+
+A whole body (an answer sent where a stream was asked for, the unstreamed repeat after an
+empty stream, a model list) is parsed by `json_body`, and each part of it the adapter
+reads by `shaped`: every API answers with an object whose parts are objects, lists and
+strings, and a server that sends a list, a number or a string where one of those belongs
+gets the bad-body sentence (``provider.bad_json.body``), never an ``AttributeError`` from
+the middle of a parser.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from typing import Any, Generic, TypeVar
 
 import httpx
 
+from ..errors import ProviderError
 from ..messages import Usage
 from ..model import ModelEvent
 from ..stop import StopInfo
@@ -37,7 +45,15 @@ from ._errors import ErrorWording
 from ._step import completed
 from ._tool_calls import ToolCallAccumulator
 
-__all__ = ["EmptyBody", "StreamParser", "events_per_read", "json_object", "loads"]
+__all__ = [
+    "EmptyBody",
+    "StreamParser",
+    "events_per_read",
+    "json_body",
+    "json_object",
+    "listed_objects",
+    "shaped",
+]
 
 log = logging.getLogger("engine.providers")
 
@@ -153,34 +169,46 @@ class StreamParser(Generic[T]):
         )
 
 
-def json_object(data: str | bytes, words: ErrorWording) -> dict[str, Any]:
-    """Parse one event's JSON object, or raise the adapter's malformed-stream error."""
+def json_object(data: str | bytes, words: ErrorWording, *, body: bool = False) -> dict[str, Any]:
+    """Parse one event's JSON object, or raise the adapter's malformed-stream error (its
+    bad-body error when ``body``: the line is a whole body sent as ``application/json``)."""
     try:
         value, end = _raw_decode(data)  # type: ignore[arg-type]
     except (ValueError, TypeError):
-        value = _loads_slowly(data, words)
+        value = _loads_slowly(data, words, body)
     else:
         if end != len(data) and not data[end:].isspace():
-            raise words.bad_json()
+            raise words.bad_body() if body else words.bad_json()
     if not isinstance(value, dict):
-        raise words.bad_json()
+        raise words.bad_body() if body else words.bad_json()
     return value
 
 
-def loads(data: str | bytes, words: ErrorWording) -> Any:
-    """Parse one body's or event's JSON, whatever it holds, or raise the malformed error."""
-    try:
-        value, end = _raw_decode(data)  # type: ignore[arg-type]
-    except (ValueError, TypeError):
-        return _loads_slowly(data, words)
-    if end != len(data) and not data[end:].isspace():
-        raise words.bad_json()
-    return value
+def json_body(data: str | bytes, words: ErrorWording) -> dict[str, Any]:
+    """Parse a whole body's JSON object, or raise the adapter's bad-body error."""
+    return json_object(data, words, body=True)
 
 
-def _loads_slowly(data: str | bytes, words: ErrorWording) -> Any:
+def shaped(value: Any, kind: type[T], bad: Callable[[], ProviderError]) -> T | None:
+    """A part of a body that must be a ``kind`` when it is there: None when it is absent
+    (or null), ``bad()`` raised when it is anything else."""
+    if value is None or isinstance(value, kind):
+        return value
+    raise bad()
+
+
+def listed_objects(data: Mapping[str, Any], field: str) -> list[dict[str, Any]]:
+    """The objects listed under ``field`` of a model list: none when it holds no list, and
+    an entry that is not an object is skipped (the good ones are still offered)."""
+    items = data.get(field)
+    if not isinstance(items, list):
+        return []
+    return [item for item in items if isinstance(item, dict)]
+
+
+def _loads_slowly(data: str | bytes, words: ErrorWording, body: bool) -> Any:
     """Bytes, leading whitespace, or a real error to report."""
     try:
         return json.loads(data)
     except ValueError as exc:
-        raise words.bad_json() from exc
+        raise (words.bad_body() if body else words.bad_json()) from exc

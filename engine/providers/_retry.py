@@ -75,10 +75,9 @@ def retry_wait(exc: ProviderError, attempt: int, max_attempts: int, backoff: flo
         backoff: the first backoff in seconds; it doubles per attempt, capped at 8 s, less up
             to a quarter of jitter. A ``retry_after`` the error carries is waited instead.
     """
-    if not getattr(exc, "retryable", False) or attempt >= max_attempts:
+    if not exc.retryable or attempt >= max_attempts:
         return None
-    retry_after = getattr(exc, "retry_after", None)
-    if retry_after is not None:
-        return float(retry_after)
+    if exc.retry_after is not None:
+        return float(exc.retry_after)
     wait = min(backoff * 2 ** (attempt - 1), _MAX_BACKOFF)
     return float(wait * (1.0 - 0.25 * random.random()))

@@ -8,6 +8,9 @@ be sent back with the thinking, so it is kept in ``AssistantMessage.provider_dat
 redacted thinking (kept whole, likewise) and tool use (arguments as ``input_json_delta``
 fragments, the first often ``""``; a tool without parameters may send only ``""``).
 
+A server that ignores ``stream`` answers with one whole message (``application/json``): it is
+told to the same parser as the events that would have brought it (`_Events.whole`).
+
 History goes out with alternating roles: consecutive user-role turns (tool results followed by
 an internal message) merge into one; thinking without a signature and empty text blocks are
 dropped, because the API rejects both.
@@ -18,6 +21,7 @@ shared (`base` says where).
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -35,7 +39,8 @@ from ..messages import (
 from ..model import ModelEvent, ModelRequest
 from ..stop import StopInfo, StopReason
 from ._errors import CONTEXT_WORDS, ErrorWording
-from ._parsing import StreamParser, json_object
+from ._limits import read_whole
+from ._parsing import StreamParser, json_body, json_object, listed_objects, shaped
 from .base import HTTPModel, ModelInfo, tool_fields
 from .sse import EventTooLarge, ServerSentEvent, aiter_sse
 
@@ -64,6 +69,9 @@ _THINKING_BUDGETS: dict[str, int] = {"low": 1024, "medium": 4096, "high": 16384}
 _DEFAULT_MAX_TOKENS = 8192
 
 API_VERSION = "2023-06-01"
+
+#: how an unstreamed message is told to the stream parser, an event at a time
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 def _usage(data: Mapping[str, Any], previous: Usage | None = None) -> Usage:
@@ -197,14 +205,14 @@ class AnthropicModel(HTTPModel):
     def _models_url(self) -> str:
         return self._endpoint("/v1/models", limit="1000")
 
-    def _models(self, data: Any) -> list[ModelInfo]:
+    def _models(self, data: Mapping[str, Any]) -> list[ModelInfo]:
         """The API lists models newest first; that order is kept."""
-        items = data.get("data") or [] if isinstance(data, dict) else []
-        return [
-            ModelInfo(item["id"], item.get("display_name") or item["id"])
-            for item in items
-            if item.get("id")
-        ]
+        found = []
+        for item in listed_objects(data, "data"):
+            id, shown = item.get("id"), item.get("display_name")
+            if id and isinstance(id, str):
+                found.append(ModelInfo(id, shown if shown and isinstance(shown, str) else id))
+        return found
 
     def _context_raw(self, status: int, code: str | None, message: str) -> str | None:
         if status in (400, 413) and _is_context_error(code, message):
@@ -215,7 +223,16 @@ class AnthropicModel(HTTPModel):
 
     def _parse(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
         events = _Events(self._errors, self.name, response, max_size=self.max_event_size)
+        if response.headers.get("content-type", "").startswith("application/json"):
+            return self._parse_whole(response, events)  # the server ignored "stream"
         return events.events(aiter_sse(response, event_names=False, max_size=self.max_event_size))
+
+    async def _parse_whole(
+        self, response: httpx.Response, events: _Events
+    ) -> AsyncIterator[list[ModelEvent]]:
+        """The events of one whole message, sent where a stream was asked for."""
+        content = await read_whole(response, self.max_event_size)  # a body may never end
+        yield events.whole(json_body(content, self._errors))
 
 
 # ---------------------------------------------------------------------------- stream parsing
@@ -328,6 +345,72 @@ class _Events(StreamParser[ServerSentEvent]):
                     transient=error.get("type") in _TRANSIENT_ERRORS,
                 )
         return False
+
+    def whole(self, data: Mapping[str, Any]) -> list[ModelEvent]:
+        """The events of an unstreamed answer: a whole ``message`` (or an ``error``), the
+        completed step last.
+
+        The message is told to `feed` as the stream of events that would have brought it,
+        so one parser reads both. Each part read must be of its kind (`shaped`): one that is
+        not, or a body that is neither a message nor an error, is the bad-body error.
+        """
+        bad = self.words.bad_body
+        if data.get("type") == "error":
+            shaped(data.get("error"), dict, bad)
+            stream: list[dict[str, Any]] = [dict(data)]
+        elif data.get("type") == "message":
+            stream = self._as_stream(data)
+        else:
+            raise bad()
+        out: list[ModelEvent] = []
+        self.feed([ServerSentEvent(data=_JSON.encode(event)) for event in stream], out)
+        return out + self.end()
+
+    def _as_stream(self, message: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The stream events that bring ``message`` (its parts checked on the way)."""
+        bad = self.words.bad_body
+        usage = shaped(message.get("usage"), dict, bad)
+        stream: list[dict[str, Any]] = [
+            {"type": "message_start", "message": {"usage": usage} if usage else {}}
+        ]
+        for index, each in enumerate(shaped(message.get("content"), list, bad) or ()):
+            block = shaped(each, dict, bad) or {}
+            kind = block.get("type")
+            if kind == "text":
+                text = shaped(block.get("text"), str, bad) or ""
+                start: dict[str, Any] = {"type": "text", "text": text}
+                deltas = []
+            elif kind == "thinking":
+                start = {"type": "thinking", "thinking": "", "signature": ""}
+                deltas = [
+                    {"type": "thinking_delta", "thinking": shaped(block.get("thinking"), str, bad)},
+                    {
+                        "type": "signature_delta",
+                        "signature": shaped(block.get("signature"), str, bad),
+                    },
+                ]
+            elif kind == "redacted_thinking":
+                start = {"type": kind, "data": shaped(block.get("data"), str, bad) or ""}
+                deltas = []
+            elif kind == "tool_use":
+                start = {
+                    "type": kind,
+                    "id": shaped(block.get("id"), str, bad),
+                    "name": shaped(block.get("name"), str, bad),
+                }
+                arguments = _JSON.encode(shaped(block.get("input"), dict, bad) or {})
+                deltas = [{"type": "input_json_delta", "partial_json": arguments}]
+            else:
+                continue  # a kind of block this adapter does not read, streamed or not
+            stream.append({"type": "content_block_start", "index": index, "content_block": start})
+            stream += [
+                {"type": "content_block_delta", "index": index, "delta": delta} for delta in deltas
+            ]
+        delta = {
+            "stop_reason": shaped(message.get("stop_reason"), str, bad) or "end_turn",
+            "stop_sequence": shaped(message.get("stop_sequence"), str, bad),
+        }
+        return [*stream, {"type": "message_delta", "delta": delta}, {"type": "message_stop"}]
 
     def end(self) -> list[ModelEvent]:
         """The completed step; raises for a stream that ended without its stop reason."""

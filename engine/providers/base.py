@@ -42,7 +42,7 @@ from ..model import ModelEvent, ModelOptions, ModelRequest, ToolSpec
 from ..redaction import install_url_filter
 from ._errors import QUOTE_LIMIT, ErrorWording, error_fields, redactor_for
 from ._limits import DEFAULT_IDLE_TIMEOUT, ERROR_BODY_LIMIT, read_whole, read_within
-from ._parsing import EmptyBody, loads
+from ._parsing import EmptyBody, json_body
 from ._retry import parse_retry_after, retry_wait
 from ._step import context_full
 from ._tool_calls import ToolCallAccumulator
@@ -312,7 +312,7 @@ class HTTPModel:
                     message, code = error_fields(body)
                     raise self._status_error(response.status_code, message, response.headers, code)
                 content = await read_whole(response, self.max_event_size, self.idle_timeout)
-        return self._models(loads(content, self._errors))
+        return self._models(json_body(content, self._errors))
 
     def _error_response(self, response: httpx.Response, body: bytes) -> ModelEvent:
         """The stored step for a context-length response; otherwise raise the status error.
@@ -353,7 +353,8 @@ class HTTPModel:
         """Yield the step's events, a list per network read; the last is the completed one."""
         raise NotImplementedError
 
-    def _models(self, data: Any) -> list[ModelInfo]:
+    def _models(self, data: Mapping[str, Any]) -> list[ModelInfo]:
+        """The models in a model list's body (a JSON object; `_parsing.listed_objects`)."""
         raise NotImplementedError
 
     def _context_raw(self, status: int, code: str | None, message: str) -> str | None:

@@ -5,7 +5,9 @@ Each line is one JSON object: ``{"message": {"content", "thinking"?, "tool_calls
 and the token counts (``prompt_eval_count``, ``eval_count``). Tool calls arrive whole, with
 arguments as an object and often without an id (one is made up so results can answer them).
 An error arrives as a line ``{"error": "..."}``, in a 200 stream or as an error status.
-Lines are split on ``\\n`` only (sse.aiter_ndjson_lines), never on U+2028.
+Lines are split on ``\\n`` only (sse.aiter_ndjson_lines), never on U+2028. An unstreamed
+answer (a server that ignored ``stream``) is one such last line holding all of the answer,
+sent as ``application/json``, and is read the same way.
 
 Order (house style): tables, error mapping, request building, stream parsing; the rest is
 shared (`base` says where).
@@ -33,7 +35,7 @@ from ..messages import (
 from ..model import ModelEvent, ModelRequest
 from ..stop import StopInfo, StopReason
 from ._errors import CONTEXT_WORDS, ErrorWording
-from ._parsing import StreamParser, json_object
+from ._parsing import StreamParser, json_object, listed_objects, shaped
 from .base import HTTPModel, ModelInfo, tool_fields
 from .sse import aiter_ndjson_lines
 
@@ -152,13 +154,10 @@ class OllamaModel(HTTPModel):
     def _status_error(
         self, status: int, detail: str, headers: Mapping[str, str], code: str | None = None
     ) -> ProviderError:
-        if status == 404 and "not found" in detail:
-            err = super()._status_error(status, detail, headers, code)
-            err.args = (
-                f"Ollama has no model {self.model!r} ({self._errors.scrub(detail)}). Download it with "
-                f"`ollama pull {self.model}`, or pick another model.",
+        if status == 404 and "not found" in detail:  # a model never pulled: say how
+            return self._errors.status(
+                status, detail, headers, code, no_model="provider.no_model.ollama"
             )
-            return err
         return super()._status_error(status, detail, headers, code)
 
     _stream_headers: ClassVar[dict[str, str]] = {"Accept": "application/x-ndjson"}
@@ -169,16 +168,14 @@ class OllamaModel(HTTPModel):
     def _models_url(self) -> str:
         return self._endpoint("/api/tags")
 
-    def _models(self, data: Any) -> list[ModelInfo]:
-        items = data.get("models") or [] if isinstance(data, dict) else []
-        return sorted(
-            (
-                ModelInfo(item.get("model") or item["name"], item.get("name") or item["model"])
-                for item in items
-                if item.get("name") or item.get("model")
-            ),
-            key=lambda info: info.id,
-        )
+    def _models(self, data: Mapping[str, Any]) -> list[ModelInfo]:
+        found = []
+        for item in listed_objects(data, "models"):
+            names = [item.get(field) for field in ("model", "name")]
+            model, name = [n if n and isinstance(n, str) else None for n in names]
+            if model or name:
+                found.append(ModelInfo(model or name or "", name or model or ""))
+        return sorted(found, key=lambda info: info.id)
 
     def _context_raw(self, status: int, code: str | None, message: str) -> str | None:
         return "context_length" if status == 400 and CONTEXT_WORDS.search(message) else None
@@ -194,30 +191,40 @@ class OllamaModel(HTTPModel):
 
 
 class _Lines(StreamParser[str]):
-    """The lines of one streamed answer."""
+    """The lines of one streamed answer, or the one object of an unstreamed one.
+
+    A line, or a part of it, that is not the JSON it must be is the malformed-stream error;
+    in a whole body (sent as ``application/json``) the bad-body one.
+    """
 
     def __init__(self, words: ErrorWording, model: str, response: httpx.Response) -> None:
         super().__init__(words, model, response)
         self.tool_count = 0  # the calls seen so far, each a whole call in Ollama's stream
         self.done = False
+        self.whole = response.headers.get("content-type", "").startswith("application/json")
+        self.bad = words.bad_body if self.whole else words.bad_json
 
     def feed(self, batch: list[str], out: list[ModelEvent]) -> bool:
         """Add one read's lines to ``out``; True at the last line (``"done": true``), whose
         event is the completed step."""
+        bad = self.bad
         for line in batch:
-            data = json_object(line, self.words)
+            data = json_object(line, self.words, body=self.whole)
             if data.get("error"):
                 detail = str(data["error"])
                 raise self.words.in_stream(detail, context_full=bool(CONTEXT_WORDS.search(detail)))
-            message = data.get("message") or {}
-            if message.get("thinking"):
-                self.reasoning.append(message["thinking"])
-                out.append(ModelEvent.reasoning(message["thinking"]))
-            if message.get("content"):
-                self.text.append(message["content"])
-                out.append(ModelEvent.text(message["content"]))
-            for call in message.get("tool_calls") or ():
-                function = call.get("function") or {}
+            message = shaped(data.get("message"), dict, bad) or {}
+            thinking = shaped(message.get("thinking"), str, bad)
+            if thinking:
+                self.reasoning.append(thinking)
+                out.append(ModelEvent.reasoning(thinking))
+            content = shaped(message.get("content"), str, bad)
+            if content:
+                self.text.append(content)
+                out.append(ModelEvent.text(content))
+            for each in shaped(message.get("tool_calls"), list, bad) or ():
+                call = shaped(each, dict, bad) or {}
+                function = shaped(call.get("function"), dict, bad) or {}
                 arguments = function.get("arguments")
                 if not isinstance(arguments, str):
                     arguments = json.dumps(arguments or {}, ensure_ascii=False)
@@ -232,7 +239,7 @@ class _Lines(StreamParser[str]):
                 )
                 self.tool_count += 1
             if data.get("done"):
-                raw = data.get("done_reason") or "stop"
+                raw = shaped(data.get("done_reason"), str, bad) or "stop"
                 stop = StopInfo(_STOP_REASONS.get(raw, StopReason.OTHER), raw=raw)
                 out.append(self.completed(stop, _usage(data)))
                 self.done = True

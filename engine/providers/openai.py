@@ -33,7 +33,7 @@ from ..model import ModelEvent, ModelRequest
 from ..stop import StopInfo, StopReason
 from ._errors import CONTEXT_WORDS, ErrorWording, error_fields
 from ._limits import ERROR_BODY_LIMIT, WHOLE_ANSWER_FACTOR, read_whole, read_within
-from ._parsing import EmptyBody, StreamParser, json_object, loads
+from ._parsing import EmptyBody, StreamParser, json_body, json_object, listed_objects, shaped
 from .base import HTTPModel, ModelInfo, tool_fields
 from .sse import ServerSentEvent, aiter_sse
 
@@ -53,8 +53,10 @@ _STOP_REASONS: dict[str, StopReason] = {
 
 def _usage(data: Mapping[str, Any]) -> Usage:
     """Map ``usage`` (prompt/completion tokens and their details) onto `Usage`."""
-    prompt = data.get("prompt_tokens_details") or {}
-    completion = data.get("completion_tokens_details") or {}
+    prompt = data.get("prompt_tokens_details")
+    prompt = prompt if isinstance(prompt, dict) else {}
+    completion = data.get("completion_tokens_details")
+    completion = completion if isinstance(completion, dict) else {}
     return Usage(
         input_tokens=int(data.get("prompt_tokens") or 0),
         output_tokens=int(data.get("completion_tokens") or 0),
@@ -175,12 +177,9 @@ class OpenAIChatModel(HTTPModel):
     def _models_url(self) -> str:
         return self._endpoint("/models")
 
-    def _models(self, data: Any) -> list[ModelInfo]:
-        items = data.get("data") or [] if isinstance(data, dict) else []
-        return sorted(
-            (ModelInfo(item["id"], item["id"]) for item in items if item.get("id")),
-            key=lambda info: info.id,
-        )
+    def _models(self, data: Mapping[str, Any]) -> list[ModelInfo]:
+        ids = [item.get("id") for item in listed_objects(data, "data")]
+        return [ModelInfo(id, id) for id in sorted(id for id in ids if id and isinstance(id, str))]
 
     def _context_raw(self, status: int, code: str | None, message: str) -> str | None:
         if status in (400, 413) and _is_context_error(code, message):
@@ -198,7 +197,7 @@ class OpenAIChatModel(HTTPModel):
     async def _parse_whole(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
         """The events of one whole completion, sent where a stream was asked for."""
         content = await read_whole(response, self.max_event_size)  # a body may never end
-        yield _Chunks(self._errors, self.name, response).whole(loads(content, self._errors))
+        yield _Chunks(self._errors, self.name, response).whole(json_body(content, self._errors))
 
     async def _answer_empty_stream(self, response: httpx.Response) -> list[ModelEvent]:
         """After a ``200 OK`` with an empty body: the same request once with stream=false.
@@ -246,7 +245,7 @@ class OpenAIChatModel(HTTPModel):
             raise self._errors.empty_stream(status) from status  # said in the window's language
         if not again.headers.get("content-type", "").startswith("application/json"):
             raise self._errors.empty_stream()
-        return _Chunks(self._errors, self.name, again).whole(loads(content, self._errors))
+        return _Chunks(self._errors, self.name, again).whole(json_body(content, self._errors))
 
 
 # ---------------------------------------------------------------------------- stream parsing
@@ -331,31 +330,53 @@ class _Chunks(StreamParser[ServerSentEvent]):
         return [self._step(self.finish)]
 
     def whole(self, data: Mapping[str, Any]) -> list[ModelEvent]:
-        """The events of a non-streamed ``chat.completion`` body, the completed step last."""
+        """The events of a non-streamed ``chat.completion`` body, the completed step last.
+
+        Each part read must be of its kind (`shaped`): one that is not is the bad-body
+        error, before any event is made.
+        """
         if data.get("error"):
             detail, code = error_fields(_json(data).encode())
             raise self.words.in_stream(detail, context_full=_is_context_error(code, detail))
-        choice = (data.get("choices") or [{}])[0]
-        message = choice.get("message") or {}
-        out: list[ModelEvent] = []
+        bad = self.words.bad_body
+        choice = shaped((shaped(data.get("choices"), list, bad) or [{}])[0], dict, bad) or {}
+        message = shaped(choice.get("message"), dict, bad) or {}
         reasoning = message.get("reasoning_content") or message.get("reasoning") or ""
-        if reasoning:
+        text = shaped(message.get("content"), str, bad) or ""
+        refusal = shaped(message.get("refusal"), str, bad)
+        finish = shaped(choice.get("finish_reason"), str, bad) or "stop"
+        usage = shaped(data.get("usage"), dict, bad)
+        calls = []
+        for call in shaped(message.get("tool_calls"), list, bad) or ():
+            call = shaped(call, dict, bad) or {}
+            function = shaped(call.get("function"), dict, bad) or {}
+            arguments = function.get("arguments")
+            if isinstance(arguments, dict):  # some servers send the object itself
+                arguments = _json(arguments)
+            calls.append(
+                (
+                    shaped(call.get("id"), str, bad),
+                    shaped(function.get("name"), str, bad),
+                    shaped(arguments, str, bad) or "",
+                )
+            )
+        out: list[ModelEvent] = []
+        if shaped(reasoning, str, bad):
             self.reasoning.append(reasoning)
             out.append(ModelEvent.reasoning(reasoning))
-        text = message.get("content") or ""
         if text:
             self.text.append(text)
             out.append(ModelEvent.text(text))
-        for index, call in enumerate(message.get("tool_calls") or ()):
-            out.append(self._call(index, call))
-        if message.get("refusal"):
-            self.refusal.append(message["refusal"])
-        self.usage = _usage(data["usage"]) if data.get("usage") else None
-        out.append(self._step(choice.get("finish_reason") or "stop"))
+        for index, (id, name, arguments) in enumerate(calls):
+            out.append(self.tools.add(index, id, name, arguments))
+        if refusal:
+            self.refusal.append(refusal)
+        self.usage = _usage(usage) if usage else None
+        out.append(self._step(finish))
         return out
 
     def _call(self, index: int, call: Mapping[str, Any]) -> ModelEvent:
-        """Record a tool call's fragment (all of it, in a whole completion)."""
+        """Record a streamed tool call's fragment."""
         function = call.get("function") or {}
         return self.tools.add(
             index, call.get("id"), function.get("name"), function.get("arguments") or ""

@@ -25,6 +25,7 @@ from engine.errors import (
 from engine.messages import UserMessage
 from engine.model import ModelEventKind, ModelRequest
 from engine.providers.base import parse_retry_after
+from tests.support.language import english_words
 from tests.support.provider_server import Fault, ScriptedCall, Turn
 
 OK = Turn(text="Recovered.")
@@ -80,6 +81,37 @@ async def test_retry_after_http_date_beyond_the_cap(server, make_adapter) -> Non
     assert len(server.chat_requests()) == 1
     assert info.value.status == 503
     assert "Try again in 7" in str(info.value)  # about 7200 seconds
+
+
+@pytest.mark.parametrize(
+    ("turn", "retryable", "retry_after"),
+    [
+        (Turn(status=503, retry_after="2"), True, 2.0),
+        (Turn(status=503, retry_after="3600"), False, 3600.0),  # past the cap: not retried
+        (Turn(status=500), True, None),
+        (Turn(status=400), False, None),
+        (Turn(status=401, retry_after="2"), False, 2.0),  # a refused key is never retried
+    ],
+)
+async def test_a_status_error_says_whether_and_when_to_retry(
+    server, make_adapter, turn, retryable, retry_after
+) -> None:
+    server.script(turn)
+    with pytest.raises(ProviderStatusError) as info:
+        await run(make_adapter("openai", max_attempts=1, retry_after_cap=60))
+    assert (info.value.retryable, info.value.retry_after) == (retryable, retry_after)
+
+
+def test_provider_errors_take_retryable_and_retry_after_when_built() -> None:
+    # Given at construction, keyword-only, defaulted: never set on the error afterwards.
+    plain = ProviderResponseError("bad")
+    assert (plain.retryable, plain.retry_after) == (False, None)
+    status = ProviderStatusError("busy", status=503, retryable=True, retry_after=2.5)
+    assert (status.retryable, status.retry_after, status.status) == (True, 2.5, 503)
+    limited = ProviderRateLimitError("slow down", retry_after=9.0, retryable=True)
+    assert (limited.retryable, limited.retry_after, limited.status) == (True, 9.0, 429)
+    with pytest.raises(TypeError):
+        ProviderTimeoutError("late", "the provider")  # everything but the message by name
 
 
 def test_parse_retry_after_forms() -> None:
@@ -147,8 +179,22 @@ async def test_bad_request_is_not_retried(server, make_adapter, protocol) -> Non
 
 async def test_unknown_ollama_model_says_how_to_pull_it(server, make_adapter) -> None:
     server.script(Turn(status=404, error="model 'llama9' not found"))
-    with pytest.raises(ProviderStatusError, match="ollama pull llama9"):
+    with pytest.raises(ProviderStatusError, match="ollama pull llama9") as info:
         await run(make_adapter("ollama", model="llama9"))
+    error = info.value
+    assert error.action is ErrorAction.CHECK_MODEL and not error.retryable
+    # A catalog sentence (before, English words pasted over the error's own): the same in
+    # English whichever way it is asked for, and Chinese in Chinese.
+    assert error.key == "provider.no_model.ollama"
+    assert error.sentence("en") == str(error)
+    assert str(error) == (
+        "Ollama has no model 'llama9' (404): model 'llama9' not found. "
+        "Download it with `ollama pull llama9`, or pick another model."
+    )
+    chinese = error.sentence("zh_CN")
+    assert "ollama pull llama9" in chinese and "下载" in chinese
+    said = "model 'llama9' not found"
+    assert english_words(chinese, said, "ollama pull llama9", "Ollama", "'llama9'") == []
 
 
 def closed_port() -> int:

@@ -3,64 +3,27 @@ per token, as the loopback server sends it, is read from the socket in a few lar
 instead of one network read per token — and every event still arrives, in order.
 
 The reads are counted on the real connection: httpcore's own network backend, wrapped to
-count the reads it makes on the socket.
+count the reads it makes on the socket (tests/support/counting.py).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
 
-import httpcore
 import httpx
 
 from engine.messages import UserMessage
 from engine.model import ModelRequest
 from engine.providers import OpenAIChatModel
 from engine.providers.sse import aiter_sse
+from tests.support.counting import CountingBackend, counting_transport
 from tests.support.provider_server import ProviderServer, Turn
 
 EVENTS = 1000
 
 
-class CountingStream(httpcore.AsyncNetworkStream):
-    def __init__(self, inner: httpcore.AsyncNetworkStream, counter: CountingBackend) -> None:
-        self._inner = inner
-        self._counter = counter
-
-    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:  # noqa: ASYNC109
-        self._counter.reads += 1
-        return await self._inner.read(max_bytes, timeout)
-
-    async def write(self, buffer: bytes, timeout: float | None = None) -> None:  # noqa: ASYNC109
-        await self._inner.write(buffer, timeout)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    def get_extra_info(self, info: str) -> Any:
-        return self._inner.get_extra_info(info)
-
-
-class CountingBackend(httpcore.AsyncNetworkBackend):
-    """httpcore's AnyIO backend, counting the socket reads of the connections it opens."""
-
-    def __init__(self) -> None:
-        self._inner = httpcore.AnyIOBackend()
-        self.reads = 0
-
-    async def connect_tcp(self, *args: Any, **kwargs: Any) -> httpcore.AsyncNetworkStream:
-        return CountingStream(await self._inner.connect_tcp(*args, **kwargs), self)
-
-    async def sleep(self, seconds: float) -> None:
-        await self._inner.sleep(seconds)
-
-
 def counting_client(backend: CountingBackend) -> httpx.AsyncClient:
-    transport = httpx.AsyncHTTPTransport()
-    # httpx has no public hook for the network backend; its pool takes one.
-    transport._pool = httpcore.AsyncConnectionPool(network_backend=backend)
-    return httpx.AsyncClient(transport=transport)
+    return httpx.AsyncClient(transport=counting_transport(backend))
 
 
 async def test_a_trickling_stream_arrives_in_a_few_large_batches() -> None:
