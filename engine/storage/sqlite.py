@@ -82,13 +82,13 @@ from ..messages import (
     message_to_json,
 )
 from ..text import clean, clean_data
-from .archive import ConversationArchive
 from .drafts import DELETE_REQUEST_DRAFT, READ_DRAFT, settle_draft, upsert_draft
 from .files import create_private, make_private, storage_error
 from .integrity import WRITER_COLUMNS, CheckStop, Pause, gone_writers, run_check, writer_row
 from .lease import Lease, LeaseHolder, ProcessIdentity, holder_is_gone
 from .migrations import TOOL_STARTS_MIGRATION, Progress, check_sqlite, prepare_database
 from .search import MessageSearch, casefold
+from .transfer import ConversationTransfer
 from .tree import (
     FROM_ACTIVE,
     FROM_ID,
@@ -124,7 +124,7 @@ class SessionInfo:
     unreadable: str | None = None
 
 
-class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
+class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationTransfer):
     """Conversations, their messages (a tree of versions) and their leases in one SQLite file.
 
     Args:

@@ -1,5 +1,8 @@
 """Whole conversations out of the file and into it: what export reads and import writes.
 
+The files these go to and come from are `engine.archive`'s (named apart: this module only
+reads and writes the rows).
+
 Export (`engine.archive.export`) reads a conversation as it is stored — every message of
 every branch with its ``seq``, ``parent_seq`` and ``request_id``, the session row, its tool
 start records — in pages of `PAGE_SIZE` messages, each page one read on the storage's single
@@ -56,7 +59,7 @@ __all__ = [
     "PAGE_SIZE",
     "ArchivedMessage",
     "ArchivedSession",
-    "ConversationArchive",
+    "ConversationTransfer",
     "imported_metadata",
 ]
 
@@ -163,7 +166,7 @@ class ArchivedMessage:
     message: Message
 
 
-class ConversationArchive:
+class ConversationTransfer:
     """The export reads and the import write of `SQLiteSessionStorage` (a mixin over its
     read/write machinery)."""
 
