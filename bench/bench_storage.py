@@ -18,17 +18,31 @@ does not grow with the history, nor with its branches). Also printed, not a targ
 against a 10-message session, which returns five times the rows and so mostly measures
 decoding 50 messages instead of 10. The append rates are reported only (they are the disk's
 fsync rate).
+
+* Writes while reads run (`_contention`): on a copy of the large profile (`bench.profiles`:
+  100,000 messages, about 150 MB), a streaming request's writes — a draft save, then an
+  append, 40 of each, paced as a request writes them — while a search that scans every
+  message (a query of two letters no message holds) runs again and again and an export
+  (JSON, 10 conversations of 500 messages: a read a page) runs beside it. Printed: the
+  longest and the median append and draft save, with the store as shipped (reads on their
+  own connections) and with every read through the writer (the design before them: the
+  core's ``reads_on_writer``, a switch for this benchmark only), in alternating rounds;
+  baseline: the same writes with nothing else running, in the same rounds. Target: with
+  the split, the longest append and draft save under that load within 3x of the longest
+  with none (without it, each write waits for a whole scan).
 """
 
 from __future__ import annotations
 
 import asyncio
+import shutil
 import sqlite3
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
+from engine.archive import export_conversations
 from engine.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage, message_to_json
 from engine.storage import SQLiteSessionStorage
 
@@ -167,6 +181,111 @@ async def _tail_medians(path: Path) -> dict[tuple[str, int], float]:
         await storage.close()
 
 
+_LOAD_OPS = 40  #: draft saves and appends, each, per round and design
+_LOAD_ROUNDS = 3
+_LOAD_PACE = 0.02  #: seconds between two writes of the request (it streams meanwhile)
+_SCAN_QUERY = "qz"  #: two letters no message of the profile holds: every search scans all
+_EXPORTED = 10  #: conversations of 500 messages in each export
+_LOAD_TARGET = 3.0
+
+
+async def _request_writes(storage: SQLiteSessionStorage, sid: str) -> tuple[list[float], list[float]]:
+    """Seconds of each draft save and each append of a request that streams `_LOAD_OPS` steps."""
+    drafts: list[float] = []
+    appends: list[float] = []
+    await storage.append(sid, "r", UserMessage(content="Tell me a long story."))
+    for n in range(_LOAD_OPS):
+        draft = AssistantMessage(content="An answer arriving token by token. " * 20)
+        start = time.perf_counter()
+        await storage.save_draft(sid, f"r{n}", draft)
+        drafts.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        await storage.append(sid, f"r{n}", AssistantMessage(content=draft.content + "Done."))
+        appends.append(time.perf_counter() - start)
+        await asyncio.sleep(_LOAD_PACE)  # pacing, as a stream's writes come
+    return drafts, appends
+
+
+async def _reads_meanwhile(
+    storage: SQLiteSessionStorage, folder: Path, stop: asyncio.Event
+) -> tuple[int, int]:
+    """Scan searches and exports, each again and again until `stop`; how many of each ran."""
+    ids = (await storage.archived_session_ids())[:_EXPORTED]
+    done = [0, 0]
+
+    async def scans() -> None:
+        while not stop.is_set():
+            assert await storage.search_messages(_SCAN_QUERY) == []
+            done[0] += 1
+
+    async def exports() -> None:
+        while not stop.is_set():
+            await export_conversations(storage, folder / "export.json", "json", ids)
+            done[1] += 1
+
+    await asyncio.gather(scans(), exports())
+    return done[0], done[1]
+
+
+async def _contention(folder: Path) -> dict[str, dict[str, list[float]]]:
+    """Per design ("split", "writer", "idle"): every draft save's and append's seconds."""
+    from bench.profiles import DB_FILE, large_profile
+
+    path = folder / "loaded.sqlite3"
+    shutil.copyfile(await asyncio.to_thread(large_profile) / DB_FILE, path)
+    times: dict[str, dict[str, list[float]]] = {
+        d: {"draft": [], "append": []} for d in ("split", "writer", "idle")
+    }
+    for round_ in range(_LOAD_ROUNDS):
+        for design in ("split", "writer"):
+            storage = SQLiteSessionStorage(path)
+            storage._core.reads_on_writer = design == "writer"
+            try:
+                await storage.search_messages(_SCAN_QUERY)  # warm the cache
+                drafts, appends = await _request_writes(storage, f"idle-{design}-{round_}")
+                times["idle"]["draft"] += drafts
+                times["idle"]["append"] += appends
+                stop = asyncio.Event()
+                reads = asyncio.ensure_future(_reads_meanwhile(storage, folder, stop))
+                await asyncio.sleep(0.2)  # let both get going
+                drafts, appends = await _request_writes(storage, f"load-{design}-{round_}")
+                stop.set()
+                scans, exports = await reads
+                assert scans and exports, "the reads did not run beside the writes"
+                times[design]["draft"] += drafts
+                times[design]["append"] += appends
+            finally:
+                await storage.close()
+    return times
+
+
+def _print_contention(times: dict[str, dict[str, list[float]]], missed: list[str]) -> None:
+    for what in ("append", "draft"):
+        idle = max(times["idle"][what])
+        for design, label in (("split", "readers apart (shipped)"), ("writer", "reads on the writer")):
+            samples = times[design][what]
+            ratio = max(samples) / idle
+            print(
+                f"{what} while a 100,000-message scan and an export run, {label}: longest "
+                f"{max(samples) * 1e3:.1f} ms, median {statistics.median(samples) * 1e3:.1f} ms "
+                f"vs longest {idle * 1e3:.1f} ms with nothing else running (ratio {ratio:.2f})"
+            )
+            if design == "split" and ratio > _LOAD_TARGET:
+                missed.append(
+                    f"the longest {what} under reads was {ratio:.2f}x the longest without "
+                    f"(target {_LOAD_TARGET}x)"
+                )
+        longest = max(times["writer"][what]) / max(times["split"][what])
+        median = statistics.median(times["writer"][what]) / statistics.median(
+            times["split"][what]
+        )
+        print(
+            f"{what}, reads on the writer / readers apart: longest {longest:.1f}x, median "
+            f"{median:.1f}x (with nothing else running, median "
+            f"{statistics.median(times['idle'][what]) * 1e3:.1f} ms)"
+        )
+
+
 async def _run() -> list[str]:
     missed: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -212,6 +331,7 @@ async def _run() -> list[str]:
         # A branched tree: the same path length, thousands of messages off it.
         line(10, "short", gated=True, session="branched")
         line(50, "medium", gated=True, session="branched")
+        _print_contention(await _contention(folder), missed)
     return missed
 
 

@@ -6,11 +6,11 @@ ChatGPT's data export) and backup.
 (`engine.archive.importer`), each conversation handed to storage whole as an
 `ImportedConversation` (`engine.archive.records`), keeping of its metadata only what
 `IMPORT_KEEPS` names (an imported system prompt waits as `IMPORTED_SYSTEM_PROMPT` until the
-person accepts it; see `engine.storage.archive`). ``python -m engine.export`` and
+person accepts it; see `engine.storage.transfer`). ``python -m engine.export`` and
 ``python -m engine.archive import`` do the same from a terminal.
 """
 
-from ..storage.archive import IMPORT_KEEPS, IMPORTED_SYSTEM_PROMPT, imported_metadata
+from ..storage.transfer import IMPORT_KEEPS, IMPORTED_SYSTEM_PROMPT, imported_metadata
 from .export import ExportFormat, ExportProgress, ExportReport, export_conversations
 from .importer import ImportProgress, ImportReport, import_file
 from .records import ImportedConversation, ImportedMessage, ImportSkip

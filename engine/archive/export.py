@@ -18,7 +18,7 @@
 Invariants:
 
 * Nothing is built whole in memory: messages are read a page at a time
-  (`engine.storage.archive`), formatted, and written in chunks of about `CHUNK_BYTES`.
+  (`engine.storage.transfer`), formatted, and written in chunks of about `CHUNK_BYTES`.
 * Formatting and writing run in a worker thread, one hop a page, so the window's loop keeps
   running; `progress` is called on the caller's loop between pages.
 * The target is written whole or not at all: the export goes to a temporary file beside it
@@ -63,8 +63,8 @@ from ..messages import (
 )
 from ..redaction import Redactor
 from ..sentences import ErrorAction, Phrase, describe_stop
-from ..storage.archive import ArchivedMessage, ArchivedSession
 from ..storage.backup import is_database_file
+from ..storage.transfer import ArchivedMessage, ArchivedSession
 from ._inert import SAFE_SCHEMES, SCHEME, Inert
 from ._thread import in_thread
 

@@ -269,7 +269,7 @@ def _copy(
     try:
         try:
             # One read transaction for the whole copy: one snapshot of the file, and no
-            # restart when the storage's connection writes between two steps.
+            # restart when the storage's writer writes between two steps.
             ro.execute("BEGIN")
             ro.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
         except sqlite3.Error as exc:

@@ -9,7 +9,7 @@ the conversation list. It runs:
   ``writers`` table (schema 6) inside its first write's transaction — who it is, as a lease
   names its holder (`engine.storage.lease.ProcessIdentity`) — and deletes its row when it
   closes. A row whose process is gone (killed, crashed, a reboot after a power cut) is an
-  unclean exit: `SQLiteSessionStorage.integrity_check_due` says so. Judged by the process,
+  unclean exit: `Integrity.integrity_check_due` says so. Judged by the process,
   not by a flag, so two processes sharing the file never mistake each other for a crash,
   and a reused pid is told apart by its start time. The rows of gone processes are deleted
   only once a check that began after they were read has passed: a check cut short (the app
@@ -17,18 +17,22 @@ the conversation list. It runs:
   told again at every start until it is restored. A process that never wrote left no row:
   it cannot have damaged the file. A row of another machine (a shared folder) is never
   judged gone: its processes cannot be seen from here.
-* on request (`SQLiteSessionStorage.check_integrity`: the window's Help menu);
+* on request (`Integrity.check_integrity`: the window's Help menu);
 * on backup and restore (`engine.storage.backup`): the copy, and the backup to restore.
 
 The check opens its own read-only connection in a worker thread: in WAL mode it reads one
-snapshot of the file while the storage's connection keeps reading and writing. A check can
-be stopped from another thread at any moment (`CheckStop`: ``sqlite3_interrupt``).
+snapshot of the file while the storage's connections keep reading and writing. A check can
+be stopped from another thread at any moment (`CheckStop`: ``sqlite3_interrupt``); closing
+the store stops those running (`Integrity.stop_checks`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import logging
+import secrets
 import sqlite3
 import threading
 import time
@@ -36,13 +40,17 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+import aiosqlite
+
 from ..errors import CorruptDatabaseError
+from .core import StorageCore
 from .files import storage_error
 from .lease import ProcessIdentity, process_alive
 
 __all__ = [
     "WRITER_COLUMNS",
     "CheckStop",
+    "Integrity",
     "Pause",
     "check_file",
     "gone_writers",
@@ -53,6 +61,8 @@ __all__ = [
 #: called from the checking thread as the check begins, and now and then while it runs (a
 #: host can wait there; tests hold a check with it)
 Pause = Callable[[], None]
+
+_log = logging.getLogger(__name__)
 
 #: SQLite virtual machine steps between two calls of `Pause` (SQLite's b-tree walk is one
 #: step: most of a check happens between two calls)
@@ -160,3 +170,84 @@ def gone_writers(rows: Iterable[Any], here: ProcessIdentity) -> list[str]:
 def writer_row(token: str, here: ProcessIdentity) -> tuple[Any, ...]:
     """The ``writers`` row recording this storage: (token, host, boot_id, pid, started, since)."""
     return (token, here.host, here.boot_id, here.pid, here.process_started, time.time())
+
+
+class Integrity:
+    """The SQLite store's part that knows when the file needs its full check, and runs it.
+
+    It records the store in ``writers`` inside the core's first write transaction, and
+    deletes that row as the core closes (see the module docstring).
+
+    Args:
+        core: the store's core.
+        host: the host name to record instead of the machine's (tests play a second one).
+    """
+
+    def __init__(self, core: StorageCore, host: str | None = None) -> None:
+        self._core = core
+        self._host = host
+        self._token = secrets.token_hex(16)  #: this store's row of ``writers``
+        self._checks: set[CheckStop] = set()  #: the running checks
+        core.in_first_write(self._record)
+        core.when_closing(self._forget)
+
+    async def integrity_check_due(self) -> bool:
+        """Whether a process that wrote to this file ended without closing it (killed,
+        crashed, a power cut) and no full check has passed since: then run `check_integrity`.
+
+        One small read; opens the file if it is not open yet.
+        """
+        return bool(await self._gone_writers())
+
+    async def check_integrity(self, *, pause: Pause | None = None) -> bool:
+        """Read every page of the file (SQLite's full check) on a separate read-only
+        connection in a worker thread, while the store keeps working.
+
+        Cancelling the caller stops the check. Once a check passes, the unclean exits seen
+        before it began are forgotten (`integrity_check_due` is False again).
+
+        Args:
+            pause: called from the checking thread as the check begins and now and then.
+
+        Returns:
+            True when the file passed; False when the check was stopped first (`close`).
+
+        Raises:
+            CorruptDatabaseError: the file is damaged (the first problem SQLite names).
+            StorageError: the file could not be read.
+        """
+        gone = await self._gone_writers()  # those this check covers: read before it begins
+        passed = await run_check(self._core.path, self._checks, pause)
+        if passed and gone:
+
+            async def forget(db: aiosqlite.Connection) -> None:
+                await db.execute(
+                    "DELETE FROM writers WHERE token IN (SELECT value FROM json_each(?))",
+                    (json.dumps(gone),),
+                )
+
+            await self._core.write(forget)
+        return passed
+
+    def stop_checks(self) -> None:
+        """Stop the running checks now (their callers see them stopped): the store closes."""
+        for check in list(self._checks):
+            check.stop()
+
+    async def _gone_writers(self) -> list[str]:
+        rows = await self._core.read(f"SELECT {WRITER_COLUMNS} FROM writers")
+        return gone_writers(rows, ProcessIdentity.current(self._host))
+
+    async def _record(self, db: aiosqlite.Connection) -> None:
+        await db.execute(
+            "INSERT OR REPLACE INTO writers VALUES (?, ?, ?, ?, ?, ?)",
+            writer_row(self._token, ProcessIdentity.current(self._host)),
+        )
+
+    async def _forget(self, db: aiosqlite.Connection) -> None:
+        """Delete this store's ``writers`` row: it closes cleanly. A failure (a full disk)
+        only leaves the row, and the next start checks the file once more."""
+        try:
+            await db.execute("DELETE FROM writers WHERE token = ?", (self._token,))
+        except sqlite3.Error:
+            _log.warning("could not record the clean close of %s", self._core.path, exc_info=True)

@@ -12,15 +12,15 @@ Whether a row still blocks a newcomer is decided here, by `holder_is_gone`, live
 * a holder on another host is alive until its heartbeat (never its ``acquired_at``) is older
   than ``stale_after``: that is the only case staleness decides.
 
-Every append made under a lease is fenced (`SQLiteSessionStorage.append`): the token is
-checked in the write's own transaction, so a holder that lost its lease — stopped past the
-staleness limit, then taken over from another host — cannot add a single message after the
-new holder's; it gets `LeaseLostError` instead.
+Every append made under a lease is fenced (`fence`, inside the append's transaction): the
+token is checked in the write's own transaction, so a holder that lost its lease — stopped
+past the staleness limit, then taken over from another host — cannot add a single message
+after the new holder's; it gets `LeaseLostError` instead.
 
 A second request in the same process is refused like any other: its row names a live pid.
-The acquiring transaction itself (``BEGIN IMMEDIATE``) lives in `SQLiteSessionStorage`;
-a `Lease` keeps the row fresh with an owned heartbeat task and deletes it on `release`,
-only while the token is still its own.
+The acquiring transaction itself (``BEGIN IMMEDIATE``) lives in `engine.storage.leases`; a
+`Lease` keeps the row fresh with an owned heartbeat task and deletes it on `release`, only
+while the token is still its own.
 
 Process start time is the raw ``starttime`` field of ``/proc/<pid>/stat`` (clock ticks since
 boot) on Linux and None elsewhere; raw ticks rather than wall-clock seconds because the boot
@@ -38,9 +38,21 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..sentences import sentence
+import aiosqlite
 
-__all__ = ["Lease", "LeaseHolder", "ProcessIdentity", "holder_is_gone", "process_alive"]
+from ..errors import LeaseLostError
+from ..sentences import sentence
+from .rows import HOLDER_COLUMNS
+
+__all__ = [
+    "Lease",
+    "LeaseHolder",
+    "LeasePolicy",
+    "ProcessIdentity",
+    "fence",
+    "holder_is_gone",
+    "process_alive",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -122,9 +134,47 @@ def process_alive(pid: int, started: float | None = None) -> bool:
     return started is None or ticks == started
 
 
+@dataclass(frozen=True, slots=True)
+class LeasePolicy:
+    """How a storage judges and keeps leases."""
+
+    stale_after: float  #: seconds after which another host's silent holder is gone
+    heartbeat_interval: float  #: seconds between heartbeats of a held lease
+    host: str | None = None  #: the host name to record instead of the machine's (tests)
+
+    def here(self) -> ProcessIdentity:
+        """This process, as its leases name it."""
+        return ProcessIdentity.current(self.host)
+
+    def is_gone(self, holder: LeaseHolder) -> bool:
+        """Whether `holder` no longer blocks a newcomer, judged now (`holder_is_gone`)."""
+        return holder_is_gone(
+            holder, now=time.time(), stale_after=self.stale_after, here=self.here()
+        )
+
+
+async def fence(db: aiosqlite.Connection, lease: Lease) -> None:
+    """Inside a write: raise `LeaseLostError` unless `lease`'s row is still its own.
+
+    ``BEGIN IMMEDIATE`` holds the write lock from the start of the transaction, so no
+    takeover can come between this check and the write that follows it.
+    """
+    rows = list(
+        await db.execute_fetchall(
+            f"SELECT token, {HOLDER_COLUMNS} FROM leases WHERE session_id = ?",
+            (lease.session_id,),
+        )
+    )
+    if rows and rows[0][0] == lease.token:
+        return
+    lease.mark_lost()
+    holder = LeaseHolder(*rows[0][1:]) if rows else None
+    raise LeaseLostError(lease.session_id, holder)
+
+
 class _LeaseStore(Protocol):
-    async def _refresh_lease(self, session_id: str, token: str) -> bool: ...
-    async def _delete_lease(self, lease: Lease) -> None: ...
+    async def refresh_lease(self, session_id: str, token: str) -> bool: ...
+    async def delete_lease(self, lease: Lease) -> None: ...
 
 
 class Lease:
@@ -199,7 +249,7 @@ class Lease:
         self._heartbeat.cancel()
         # The delete is a shielded write; a heartbeat write still in flight is harmless
         # before or after it (it matches on the token).
-        await self._store._delete_lease(self)
+        await self._store.delete_lease(self)
         await self.stop_heartbeat()
 
     async def stop_heartbeat(self) -> None:
@@ -220,7 +270,7 @@ class Lease:
             # A timer, not synchronisation: the heartbeat's period.
             await asyncio.sleep(self._interval)
             try:
-                still_ours = await self._store._refresh_lease(self.session_id, self._token)
+                still_ours = await self._store.refresh_lease(self.session_id, self._token)
             except asyncio.CancelledError:
                 raise
             except Exception:

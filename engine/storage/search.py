@@ -32,9 +32,10 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..text import clean
+from .core import StorageCore
 from .tree import FROM_ACTIVE, path_sql
 
 __all__ = [
@@ -131,8 +132,8 @@ def _match_expression(terms: Iterable[str]) -> str:
 
 
 def casefold(value: object) -> str | None:
-    """SQL ``casefold(x)``: Python's full case folding, for every script (registered on the
-    storage's connection)."""
+    """SQL ``casefold(x)``: Python's full case folding, for every script (registered on
+    every connection of the storage)."""
     return value.casefold() if isinstance(value, str) else None
 
 
@@ -163,11 +164,11 @@ class TitleQuery:
 
 
 class MessageSearch:
-    """The search operations of `SQLiteSessionStorage` (a mixin over its read machinery)."""
+    """The search of the SQLite store: reads only, on the core's read connections (a search
+    that scans never delays a write)."""
 
-    if TYPE_CHECKING:
-
-        async def _read(self, sql: str, params: Any) -> list[Any]: ...
+    def __init__(self, core: StorageCore) -> None:
+        self._core = core
 
     async def search_messages(
         self, query: str, *, limit: int = 50, session_id: str | None = None
@@ -191,7 +192,7 @@ class MessageSearch:
         params: dict[str, Any] = {"limit": limit}
         where = [f"m.type IN {_MESSAGE_TYPES!r}"]
         for number, term in enumerate(short_terms):
-            # casefold() is Python's, registered on the connection (SQLite's lower() folds
+            # casefold() is Python's, registered on every connection (SQLite's lower() folds
             # ASCII only, so "Über" would never meet "über").
             params[f"s{number}"] = term.casefold()
             where.append(f"instr(casefold({_TEXT}), :s{number}) > 0")
@@ -214,7 +215,7 @@ class MessageSearch:
                 + " AND ".join(where)
                 + " ORDER BY m.rowid DESC LIMIT :limit"
             )
-        rows = await self._read(sql, params)
+        rows = await self._core.read(sql, params)
         pattern = _pattern(terms)
         on_path = await self._on_active_path(rows)
         hits = []
@@ -251,7 +252,7 @@ class MessageSearch:
         for number, term in enumerate(terms):  # `TitleQuery.matches`, in SQL
             params[f"t{number}"] = term
             where.append(f"instr(casefold(title), :t{number}) > 0")
-        rows = await self._read(
+        rows = await self._core.read(
             "SELECT id FROM sessions WHERE "
             + " AND ".join(where)
             + " ORDER BY updated_at DESC, rowid DESC LIMIT :limit",
@@ -262,7 +263,7 @@ class MessageSearch:
     async def path_depth(self, session_id: str, seq: int) -> int | None:
         """How many messages of the active path lie from the active leaf up to (and
         including) message `seq`; None when `seq` is not on the active path."""
-        rows = await self._read(
+        rows = await self._core.read(
             """
             WITH RECURSIVE up(seq, depth) AS (
                 SELECT active_seq, 1 FROM sessions WHERE id = :sid
@@ -283,7 +284,7 @@ class MessageSearch:
         None when the path is shorter."""
         if depth < 1:
             return None
-        rows = await self._read(
+        rows = await self._core.read(
             path_sql(start=FROM_ACTIVE, columns="path.seq, path.depth")
             + " LIMIT 1",
             {"sid": session_id, "limit": depth},
@@ -296,7 +297,7 @@ class MessageSearch:
             by_session.setdefault(row[1], []).append(int(row[2]))
         found: set[tuple[str, int]] = set()
         for sid, seqs in by_session.items():
-            result = await self._read(
+            result = await self._core.read(
                 _ON_PATH, {"sid": sid, "lowest": min(seqs), "seqs": json.dumps(seqs)}
             )
             found.update((sid, int(r[0])) for r in result)

@@ -1,131 +1,64 @@
 """`SQLiteSessionStorage`: conversations in one SQLite file, durable message by message.
 
-Invariants:
+The storage is a facade over parts composed around one core; each part is given the core
+(and the other parts it needs) and holds no connection of its own:
 
-* ONE aiosqlite connection, opened lazily on first use after `prepare_database` has checked
-  the file read-only (a refused file is never changed) and migrated it. WAL,
-  ``synchronous=FULL`` by default (every committed message survives a power cut), a
-  ``busy_timeout`` for other processes' writers, foreign keys on.
-* Every operation runs under one asyncio lock, so the transactions of concurrent coroutines
-  on the single connection never interleave. Every write is one ``BEGIN IMMEDIATE``
-  transaction: one per message, or one for a batch stored all or none (`append_many`).
-* A started write finishes even if its caller is cancelled: it runs as an owned task the
-  caller awaits through `engine._finish.finish`; on cancellation the caller waits for the
-  write to complete, then gets `CancelledError`, or the write's own error if it failed (a
-  message that was not stored is never reported as kept). (A write abandoned half-way would
-  leave the shared connection inside an open transaction.)
-* Messages of a session are numbered 1, 2, 3... (``seq``) in append order, and form a tree:
-  each has a parent, the session an active leaf (`engine.storage.tree`). The history is the
-  path from the root to the active leaf; `load_tail` walks up it one primary-key lookup a
-  message, so its cost does not grow with the history or the number of branches. An append
-  goes under the active leaf (or under the parent it names: a new version) and becomes it,
-  in the append's own transaction. Opening the file mends a path an older version's killed
-  edit left cut short (`mended`).
-* Reading and `append` never take the lease; only `acquire_lease` does. An append made with
-  ``lease=`` is fenced: the lease's token is checked in the append's own transaction, and a
-  lease another process took over gets `LeaseLostError`, never a row after the new holder's.
-* The file is private (folder 0700, file 0600) and a file that cannot be written is refused
-  before SQLite opens it; see `engine.storage.files`.
-* One unreadable conversation row hides nothing else: it is listed with ``unreadable`` set.
-* While a step streams, its request keeps a draft of it (`save_draft`; see
-  `engine.storage.drafts`). Appending a request's assistant message deletes that request's
-  draft in the same transaction; acquiring the lease turns a draft left by a gone holder
-  into the message it was; `load_draft` shows such a draft without writing.
-* The first write transaction also records this storage in ``writers`` (deleted by `close`):
-  a row left by a process that is gone is an unclean exit, after which the full integrity
-  check runs (`integrity_check_due`, `check_integrity`; `engine.storage.integrity`). Opening
-  never reads more than the file's header and schema.
-* Just before a tool call runs, its request records that it started (`record_tool_start`,
-  fenced like an append). These records are not messages: no history reader returns them;
-  resume reads them (`started_tool_calls`) to tell a call that never started from one that
-  may have run. Files older than those records say nothing about earlier calls
-  (`tool_starts_recorded_since`).
+* `engine.storage.core.StorageCore`: the connections and the transactions. One writer (every
+  write one ``BEGIN IMMEDIATE`` transaction under its lock, finished even if its caller is
+  cancelled) and a few read connections: WAL readers never wait behind a write, so a search
+  that scans or an export page never delays an append or a draft.
+* `Sessions` (`engine.storage.sessions`): the conversations' rows.
+* `History` (`engine.storage.history`): appends, fenced by the lease when given one, and the
+  history's reads.
+* `MessageTree` (`engine.storage.tree`): versions, branches, forks; the paths a killed
+  process cut short are mended when the file opens.
+* `Drafts` (`engine.storage.drafts`): a streaming step's draft and the tool start records.
+* `Leases` (`engine.storage.leases`): taking, keeping and giving back session leases.
+* `MessageSearch` (`engine.storage.search`): full-text search of every message.
+* `ConversationTransfer` (`engine.storage.transfer`): whole conversations out (an export's
+  pages) and in (an import's one transaction).
+* `Integrity` (`engine.storage.integrity`): the ``writers`` row, and the full check after an
+  unclean exit or on request.
+
+Reading and `append` never take the lease; only `acquire_lease` does. The file is private
+(folder 0700, file 0600) and a file that cannot be written is refused before SQLite opens it
+(`engine.storage.files`); opening never reads more than the file's header and schema
+(`engine.storage.migrations`).
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import json
-import logging
 import os
-import secrets
-import sqlite3
-import time
-import uuid
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any
 
-import aiosqlite
+from ..extensions import Root, StoredMessage
+from ..messages import AssistantMessage, Message
+from .core import StorageCore, Synchronous
+from .drafts import Drafts
+from .history import History
+from .integrity import Integrity, Pause
+from .lease import Lease, LeaseHolder, LeasePolicy
+from .leases import Leases
+from .migrations import Progress
+from .rows import SessionInfo
+from .search import MessageSearch, SearchHit, casefold
+from .sessions import Sessions
+from .transfer import PAGE_SIZE, ArchivedMessage, ArchivedSession, ConversationTransfer
+from .tree import MendedPath, MessageTree
 
-from .._finish import finish
-from ..errors import (
-    AgentBusyError,
-    CorruptDatabaseError,
-    ErrorAction,
-    LeaseLostError,
-    MessageNotFoundError,
-    SessionExistsError,
-    StorageError,
-    UnknownMessageTypeError,
-)
-from ..extensions import ROOT, Root, StoredMessage
-from ..messages import (
-    AssistantMessage,
-    Message,
-    UserMessage,
-    compact_json_in_turns,
-    message_from_json,
-    message_to_dict,
-    message_to_json,
-)
-from ..text import clean, clean_data
-from .archive import ConversationArchive
-from .drafts import DELETE_REQUEST_DRAFT, READ_DRAFT, settle_draft, upsert_draft
-from .files import create_private, make_private, storage_error
-from .integrity import WRITER_COLUMNS, CheckStop, Pause, gone_writers, run_check, writer_row
-from .lease import Lease, LeaseHolder, ProcessIdentity, holder_is_gone
-from .migrations import TOOL_STARTS_MIGRATION, Progress, check_sqlite, prepare_database
-from .search import MessageSearch, casefold
-from .tree import (
-    FROM_ACTIVE,
-    FROM_ID,
-    FROM_PARENT_OF,
-    PARENT_SEQ,
-    MendedPath,
-    MessageTree,
-    path_sql,
-)
+if TYPE_CHECKING:
+    # engine.archive imports the storage: the record's type only, here.
+    from ..archive.records import ImportedConversation
 
-__all__ = ["SQLiteSessionStorage", "SessionInfo"]
-
-_log = logging.getLogger(__name__)
-_T = TypeVar("_T")
-
-_TITLE_LENGTH = 60
-_BUSY_TIMEOUT = 5.0  # seconds another process's write transaction may make us wait
-
-Synchronous = Literal["OFF", "NORMAL", "FULL", "EXTRA"]
+__all__ = ["SQLiteSessionStorage", "SessionInfo", "Synchronous"]
 
 
-@dataclass(frozen=True, slots=True)
-class SessionInfo:
-    """One conversation as listed: its id, title and times (seconds since the epoch)."""
-
-    id: str
-    title: str | None  #: None until set, or taken from the first user message
-    created_at: float
-    updated_at: float  #: bumped by every append; the conversation list sorts on it
-    metadata: dict[str, Any] = field(default_factory=dict)
-    #: None when the row reads well; else what in it is damaged (its fields then hold what
-    #: could be read: an unreadable title is None, unreadable metadata is empty)
-    unreadable: str | None = None
-
-
-class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
+class SQLiteSessionStorage:
     """Conversations, their messages (a tree of versions) and their leases in one SQLite file.
+
+    Each method is its part's (the module docstring lists them); see there for the details.
 
     Args:
         path: the database file; it and its folder are created if missing.
@@ -151,111 +84,70 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
             raise ValueError(f"synchronous must be OFF, NORMAL, FULL or EXTRA, not {synchronous!r}")
         if lease_stale_after <= 0:
             raise ValueError("lease_stale_after must be a positive number of seconds")
-        self.path = Path(path)
-        self.synchronous = synchronous
-        self.lease_stale_after = float(lease_stale_after)
-        self.heartbeat_interval = float(
-            heartbeat_interval if heartbeat_interval is not None else lease_stale_after / 3
+        self._policy = LeasePolicy(
+            stale_after=float(lease_stale_after),
+            heartbeat_interval=float(
+                heartbeat_interval if heartbeat_interval is not None else lease_stale_after / 3
+            ),
+            host=lease_host,
         )
-        self.lease_host = lease_host
-        #: called with the fraction done (0..1) while opening the file runs a long migration
-        #: (building the search index of an older file), from the thread that migrates
-        self.on_migration_progress: Progress | None = None
-        self._db: aiosqlite.Connection | None = None
-        self._opening: asyncio.Task[aiosqlite.Connection] | None = None
-        self._lock = asyncio.Lock()
-        self._writes: set[asyncio.Task[Any]] = set()
-        self._leases: set[Lease] = set()
-        self._tool_starts_since: float | None = None  #: read once (see tool_starts_recorded_since)
-        self._mended: tuple[MendedPath, ...] = ()  #: what opening the file mended
-        #: this storage's row of ``writers`` (see engine.storage.integrity); True once written
-        self._writer_token = secrets.token_hex(16)
-        self._writer_recorded = False
-        self._checks: set[CheckStop] = set()  #: the running integrity checks
-        self._closed = False  #: close() has begun (writes already started still complete)
-        self._finished = False  #: close() has closed the connection: nothing more runs
+        core = StorageCore(Path(path), synchronous=synchronous, functions={"casefold": casefold})
+        self._core = core
+        self._sessions = Sessions(core)
+        self._tree = MessageTree(core, self._policy)
+        self._history = History(core, self._tree)
+        self._drafts = Drafts(core, self._tree, self._policy)
+        self._leases = Leases(core, self._policy)
+        self._search = MessageSearch(core)
+        self._transfer = ConversationTransfer(core)
+        self._integrity = Integrity(core, lease_host)
 
     def __repr__(self) -> str:
         return f"<SQLiteSessionStorage {str(self.path)!r}>"
 
-    # ------------------------------------------------------------------ lifecycle
+    @property
+    def path(self) -> Path:
+        """The database file."""
+        return self._core.path
+
+    @property
+    def synchronous(self) -> Synchronous:
+        """SQLite's ``synchronous`` setting of the writer."""
+        return self._core.synchronous
+
+    @property
+    def lease_stale_after(self) -> float:
+        """Seconds after which a lease whose heartbeat stopped is taken over."""
+        return self._policy.stale_after
+
+    @property
+    def heartbeat_interval(self) -> float:
+        """Seconds between heartbeats of a held lease."""
+        return self._policy.heartbeat_interval
+
+    @property
+    def lease_host(self) -> str | None:
+        """The host name recorded in this storage's leases instead of the machine's."""
+        return self._policy.host
+
+    @property
+    def on_migration_progress(self) -> Progress | None:
+        """Called with the fraction done (0..1) while opening the file runs a long migration
+        (building the search index of an older file), from the thread that migrates."""
+        return self._core.on_migration_progress
+
+    @on_migration_progress.setter
+    def on_migration_progress(self, progress: Progress | None) -> None:
+        self._core.on_migration_progress = progress
 
     async def close(self) -> None:
-        """Release held leases, let writes in progress finish, close the file. Idempotent."""
-        if self._closed:
+        """Release held leases, stop running checks, let writes in progress finish and reads
+        in progress end, close the file. Idempotent."""
+        if not self._core.begin_close():
             return
-        self._closed = True
-        for lease in list(self._leases):
-            with contextlib.suppress(StorageError):
-                await lease.release()
-        for check in list(self._checks):
-            check.stop()  # a running check ends now (its caller sees it stopped)
-        while self._writes:
-            await asyncio.gather(*self._writes, return_exceptions=True)
-        if self._opening is not None and self._db is None:
-            with contextlib.suppress(Exception, asyncio.CancelledError):
-                self._db = await self._opening
-        async with self._lock:  # after any read in progress
-            db, self._db = self._db, None
-            self._finished = True
-            if db is not None:
-                if self._writer_recorded:
-                    await self._forget_writer(db)
-                await db.close()
-
-    async def _forget_writer(self, db: aiosqlite.Connection) -> None:
-        """Delete this storage's ``writers`` row: it closes cleanly. A failure (a full disk)
-        only leaves the row, and the next start checks the file once more."""
-        try:
-            await db.execute("DELETE FROM writers WHERE token = ?", (self._writer_token,))
-        except sqlite3.Error:
-            _log.warning("could not record the clean close of %s", self.path, exc_info=True)
-
-    async def _connection(self) -> aiosqlite.Connection:
-        if self._db is not None:
-            return self._db
-        if self._finished:
-            raise StorageError(key="storage.closed", params={"path": str(self.path)})
-        if self._opening is None:
-            self._opening = asyncio.get_running_loop().create_task(self._open())
-        opening = self._opening
-        try:
-            # Shielded: a caller cancelled mid-open must not leave a half-opened connection.
-            db = await asyncio.shield(opening)
-        except asyncio.CancelledError:
-            raise
-        except BaseException:
-            if self._opening is opening:
-                self._opening = None  # let a later call try again (the file may be fixed)
-            raise
-        if self._finished:  # close() ran meanwhile and closed this very connection
-            raise StorageError(key="storage.closed", params={"path": str(self.path)})
-        self._db = db
-        return db
-
-    async def _open(self) -> aiosqlite.Connection:
-        # One trip to a worker thread for the file's checks, and one statement for the
-        # settings: each trip waits for the event loop's turn (a window's start-up is busy).
-        await asyncio.to_thread(self._prepare_file)
-        db = await aiosqlite.connect(self.path, isolation_level=None, timeout=_BUSY_TIMEOUT)
-        try:
-            with self._translate():
-                await db.executescript(
-                    f"PRAGMA journal_mode = WAL; PRAGMA synchronous = {self.synchronous}; "
-                    f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT * 1000)}; PRAGMA foreign_keys = ON;"
-                )
-                await db.create_function("casefold", 1, casefold, deterministic=True)
-            self._mended = tuple(await self._mend(db))
-        except BaseException:
-            await db.close()
-            raise
-        return db
-
-    def _prepare_file(self) -> None:
-        create_private(self.path)
-        check_sqlite()
-        prepare_database(self.path, busy_timeout=_BUSY_TIMEOUT, progress=self.on_migration_progress)
-        make_private(self.path)
+        await self._leases.release_all()
+        self._integrity.stop_checks()
+        await self._core.close()
 
     # ------------------------------------------------------------------ sessions
 
@@ -265,104 +157,28 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
         title: str | None = None,
         metadata: Mapping[str, Any] | None = None,
     ) -> SessionInfo:
-        """Create an empty conversation (with a fresh id when `session_id` is None).
-
-        Raises:
-            SessionExistsError: a conversation with this id already exists.
-        """
-        sid = session_id if session_id is not None else uuid.uuid4().hex
-        meta = clean_data(dict(metadata or {}))
-        title = clean(title) if title is not None else None
-        now = time.time()
-
-        async def body(db: aiosqlite.Connection) -> SessionInfo:
-            if await db.execute_fetchall("SELECT 1 FROM sessions WHERE id = ?", (sid,)):
-                raise SessionExistsError(sid)
-            await db.execute(
-                "INSERT INTO sessions (id, title, created_at, updated_at, metadata) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (sid, title, now, now, json.dumps(meta, ensure_ascii=False)),
-            )
-            return SessionInfo(sid, title, now, now, meta)
-
-        return await self._write(body)
+        """Create an empty conversation (`Sessions.create_session`)."""
+        return await self._sessions.create_session(session_id, title, metadata)
 
     async def get_session(self, session_id: str) -> SessionInfo | None:
-        """Return the conversation, or None when there is none with this id."""
-        rows = await self._read(
-            f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?",
-            (session_id,),
-        )
-        return self._session_info(rows[0]) if rows else None
+        """The conversation, or None (`Sessions.get_session`)."""
+        return await self._sessions.get_session(session_id)
 
     async def list_sessions(self) -> list[SessionInfo]:
-        """Return every conversation, the most recently updated first."""
-        rows = await self._read(
-            f"SELECT {_SESSION_COLUMNS} FROM sessions ORDER BY updated_at DESC, rowid DESC",
-            (),
-        )
-        return [self._session_info(row) for row in rows]
+        """Every conversation, the most recently updated first (`Sessions.list_sessions`)."""
+        return await self._sessions.list_sessions()
 
     async def rename_session(self, session_id: str, title: str | None) -> None:
-        """Set the conversation's title (None clears it).
-
-        Raises:
-            StorageError: there is no conversation with this id.
-        """
-        title = clean(title) if title is not None else None
-
-        async def body(db: aiosqlite.Connection) -> None:
-            cursor = await db.execute(
-                "UPDATE sessions SET title = ? WHERE id = ?", (title, session_id)
-            )
-            if cursor.rowcount == 0:
-                raise self._missing(session_id)
-
-        await self._write(body)
+        """Set the conversation's title (`Sessions.rename_session`)."""
+        await self._sessions.rename_session(session_id, title)
 
     async def update_metadata(self, session_id: str, mapping: Mapping[str, Any]) -> dict[str, Any]:
-        """Merge `mapping` into the conversation's metadata; a key mapped to None is removed.
-
-        Returns the metadata as stored afterwards.
-
-        Raises:
-            StorageError: there is no conversation with this id.
-        """
-        changes = clean_data(dict(mapping))
-
-        async def body(db: aiosqlite.Connection) -> dict[str, Any]:
-            rows = list(
-                await db.execute_fetchall(
-                    "SELECT CAST(metadata AS BLOB) FROM sessions WHERE id = ?", (session_id,)
-                )
-            )
-            if not rows:
-                raise self._missing(session_id)
-            merged = self._json_object(rows[0][0], session_id)
-            for key, value in changes.items():
-                if value is None:
-                    merged.pop(key, None)
-                else:
-                    merged[key] = value
-            await db.execute(
-                "UPDATE sessions SET metadata = ? WHERE id = ?",
-                (json.dumps(merged, ensure_ascii=False), session_id),
-            )
-            return merged
-
-        return await self._write(body)
+        """Merge into the conversation's metadata (`Sessions.update_metadata`)."""
+        return await self._sessions.update_metadata(session_id, mapping)
 
     async def delete_session(self, session_id: str) -> None:
-        """Delete the conversation, its messages and its lease. Deleting none is no error."""
-
-        async def body(db: aiosqlite.Connection) -> None:
-            await db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
-            await db.execute("DELETE FROM leases WHERE session_id = ?", (session_id,))
-            await db.execute("DELETE FROM tool_starts WHERE session_id = ?", (session_id,))
-            await db.execute("DELETE FROM imports WHERE session_id = ?", (session_id,))
-            await db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
-
-        await self._write(body)
+        """Delete the conversation and all of it (`Sessions.delete_session`)."""
+        await self._sessions.delete_session(session_id)
 
     # ------------------------------------------------------------------ messages
 
@@ -375,73 +191,10 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
         lease: Lease | None = None,
         parent: str | Root | None = None,
     ) -> int:
-        """Store `message` under the active leaf (or under `parent`), which it becomes, in
-        its own transaction.
-
-        Creates the conversation if missing, bumps its ``updated_at`` and, while it has no
-        title, takes one from the first line of a user message. An assistant message
-        replaces the request's draft, if any, in the same transaction. Once called, the
-        write completes even if the caller is cancelled.
-
-        Args:
-            lease: the lease the appending request holds on this session, if any. The write
-                then happens only while the lease's row is still its own (checked in the
-                same transaction); a raw append without one is not fenced.
-            parent: the message to store it under (`ROOT`: as a new root) instead of the
-                active leaf: a new version and the move of the path to it are one write.
-
-        Returns:
-            The message's sequence number in the conversation (1 for the first).
-
-        Raises:
-            LeaseLostError: `lease` was taken over by another process; nothing was written.
-            MessageNotFoundError: there is no message `parent`; nothing was written.
-        """
-        if lease is not None and lease.session_id != session_id:
-            raise ValueError(f"the lease is for {lease.session_id!r}, not {session_id!r}")
-        body_json = (await self._encoded([message]))[0]
-        title = _title_from(message) if isinstance(message, UserMessage) else None
-        replaces_draft = isinstance(message, AssistantMessage)
-
-        async def body(db: aiosqlite.Connection) -> int:
-            if lease is not None:
-                await self._fence(db, lease)
-            under = await self._parent_seq(db, session_id, parent)
-            # Two statements (each a round trip to the connection's thread): the session
-            # row is created or touched, keeping a title it has; then the message takes
-            # the next seq. RETURNING needs SQLite 3.35 (2021).
-            now = time.time()
-            await db.execute(
-                "INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at, "
-                "title = COALESCE(sessions.title, excluded.title)",
-                (session_id, title, now, now),
-            )
-            rows = list(
-                await db.execute_fetchall(
-                    "INSERT INTO messages "
-                    "(session_id, seq, request_id, id, type, created_at, body, parent_seq) "
-                    "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, "
-                    f"{PARENT_SEQ} FROM messages WHERE session_id = ? RETURNING seq",
-                    (
-                        session_id,
-                        request_id,
-                        message.id,
-                        message.type_name,
-                        message.created_at,
-                        body_json,
-                        *under,
-                        session_id,
-                    ),
-                )
-            )
-            seq = int(next(iter(rows))[0])
-            await db.execute("UPDATE sessions SET active_seq = ? WHERE id = ?", (seq, session_id))
-            if replaces_draft:
-                await db.execute(DELETE_REQUEST_DRAFT, (session_id, request_id))
-            return seq
-
-        return await self._write(body)
+        """Store one message in its own transaction; its seq (`History.append`)."""
+        return await self._history.append(
+            session_id, request_id, message, lease=lease, parent=parent
+        )
 
     async def append_many(
         self,
@@ -451,159 +204,29 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
         *,
         lease: Lease | None = None,
     ) -> list[int]:
-        """Store ``messages`` one under the other, below the active leaf, in ONE transaction:
-        all of them or none (the answers to a step's many tool calls, say).
-
-        Each message is stored as `append` would store it (the session created or touched,
-        a title from the first user message while it has none, a request's draft replaced
-        by an assistant message), and the last becomes the active leaf. Once called, the
-        write completes even if the caller is cancelled.
-
-        Returns:
-            The messages' sequence numbers, in order.
-
-        Raises:
-            LeaseLostError: `lease` was taken over by another process; nothing was written.
-        """
-        if lease is not None and lease.session_id != session_id:
-            raise ValueError(f"the lease is for {lease.session_id!r}, not {session_id!r}")
-        if not messages:
-            return []
-        rows = list(zip(messages, await self._encoded(messages), strict=True))
-        title = next(
-            (_title_from(m) for m in messages if isinstance(m, UserMessage) and _title_from(m)),
-            None,
-        )
-        replaces_draft = any(isinstance(m, AssistantMessage) for m in messages)
-
-        async def body(db: aiosqlite.Connection) -> list[int]:
-            if lease is not None:
-                await self._fence(db, lease)
-            now = time.time()
-            await db.execute(
-                "INSERT INTO sessions (id, title, created_at, updated_at) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at, "
-                "title = COALESCE(sessions.title, excluded.title)",
-                (session_id, title, now, now),
-            )
-            found = list(
-                await db.execute_fetchall(
-                    "SELECT (SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id = ?), "
-                    "(SELECT active_seq FROM sessions WHERE id = ?)",
-                    (session_id, session_id),
-                )
-            )
-            last, parent = found[0]
-            seqs = list(range(int(last) + 1, int(last) + 1 + len(rows)))
-            await db.executemany(
-                "INSERT INTO messages "
-                "(session_id, seq, request_id, id, type, created_at, body, parent_seq) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        session_id,
-                        seq,
-                        request_id,
-                        message.id,
-                        message.type_name,
-                        message.created_at,
-                        body_json,
-                        parent if seq == seqs[0] else seq - 1,
-                    )
-                    for seq, (message, body_json) in zip(seqs, rows, strict=True)
-                ],
-            )
-            await db.execute(
-                "UPDATE sessions SET active_seq = ? WHERE id = ?", (seqs[-1], session_id)
-            )
-            if replaces_draft:
-                await db.execute(DELETE_REQUEST_DRAFT, (session_id, request_id))
-            return seqs
-
-        return await self._write(body)
-
-    async def _encoded(self, messages: Sequence[Message]) -> list[str]:
-        """The messages' stored JSON. A large batch (thousands of tool calls or answers) is
-        encoded with turns for the event loop between its parts: in one piece it would
-        stall the host for a tenth of a second or more.
-
-        Raises:
-            StorageError: a value cannot be written as JSON (e.g. such provider_data).
-        """
-        encoded: list[str] = []
-        try:
-            for number, message in enumerate(messages, 1):
-                if isinstance(message, AssistantMessage) and len(message.tool_calls) >= 256:
-                    data = message_to_dict(message)
-                    encoded.append(await compact_json_in_turns(data, split="tool_calls"))
-                else:
-                    encoded.append(message_to_json(message))
-                if number % 200 == 0:
-                    await asyncio.sleep(0)
-        except (TypeError, ValueError) as exc:  # e.g. provider_data that is not JSON
-            raise StorageError(
-                key="storage.unwritable_value", params={"path": str(self.path), "detail": str(exc)}
-            ) from exc
-        return encoded
+        """Store messages in one transaction, all or none (`History.append_many`)."""
+        return await self._history.append_many(session_id, request_id, messages, lease=lease)
 
     async def load(self, session_id: str, *, leaf: str | Root | None = None) -> list[Message]:
-        """Return the conversation's history, the active path, oldest first ([] for an
-        unknown id). Messages on other branches are not in it.
-
-        Args:
-            leaf: read the path from the root to this message instead (``[]`` for `ROOT`).
-
-        Raises:
-            UnknownMessageTypeError: a stored message is of a type this version cannot read.
-            MessageNotFoundError: there is no message `leaf`.
-        """
-        if leaf is ROOT:
-            return []
-        params: dict[str, Any] = {"sid": session_id, "limit": 2**62}
-        start = FROM_ACTIVE
-        if leaf is not None:
-            start, params["leaf"] = FROM_ID, leaf
-        rows = await self._read(path_sql(start=start, columns=_ROW_COLUMNS), params)
-        if leaf is not None and not rows:
-            raise MessageNotFoundError(session_id, leaf, str(self.path))
-        return [self._stored(row, session_id).message for row in rows]
+        """The history (the active path, or the path to `leaf`), oldest first
+        (`History.load`)."""
+        return await self._history.load(session_id, leaf=leaf)
 
     async def load_tail(
         self, session_id: str, limit: int, before_seq: int | None = None
     ) -> list[StoredMessage]:
-        """Return the last `limit` messages of the active path (of the path above
-        `before_seq`, if given: that message's ancestors), oldest first.
-
-        One primary-key lookup a message, walking up from the leaf: the cost depends on
-        `limit`, not on the length of the conversation or its branches. Page backwards by
-        passing the first returned ``seq`` as the next `before_seq`.
-
-        Raises:
-            UnknownMessageTypeError: a stored message is of a type this version cannot read.
-        """
-        if limit <= 0:
-            return []
-        params: dict[str, Any] = {"sid": session_id, "limit": limit}
-        start = FROM_ACTIVE
-        if before_seq is not None:
-            start, params["before"] = FROM_PARENT_OF, before_seq
-        rows = await self._read(path_sql(start=start, columns=_ROW_COLUMNS), params)
-        return [self._stored(row, session_id) for row in rows]
+        """The last `limit` messages of the path, oldest first (`History.load_tail`)."""
+        return await self._history.load_tail(session_id, limit, before_seq)
 
     async def count_messages(self, session_id: str) -> int:
-        """Return how many messages the history (the active path) holds (0 for an unknown
-        id); its cost is the path's length."""
-        rows = await self._read(
-            path_sql(start=FROM_ACTIVE, columns="COUNT(*)"), {"sid": session_id, "limit": 2**62}
-        )
-        return int(rows[0][0])
+        """How many messages the active path holds (`History.count_messages`)."""
+        return await self._history.count_messages(session_id)
 
     async def count_all_messages(self, session_id: str) -> int:
-        """Return how many messages the conversation holds on every branch."""
-        rows = await self._read("SELECT COUNT(*) FROM messages WHERE session_id = ?", (session_id,))
-        return int(rows[0][0])
+        """How many messages the conversation holds on every branch."""
+        return await self._history.count_all_messages(session_id)
 
-    # ------------------------------------------------------------------ drafts
+    # ------------------------------------------------------------------ drafts, tool starts
 
     async def save_draft(
         self,
@@ -614,433 +237,152 @@ class SQLiteSessionStorage(MessageTree, MessageSearch, ConversationArchive):
         *,
         parent: str | Root | None = None,
     ) -> bool:
-        """Keep `message` as the session's draft (what its streaming step has shown so far).
-
-        One UPSERT in its own transaction. `message` is stored as the message the draft
-        becomes if its writer dies (see `engine.storage.drafts`), under the active leaf of
-        this moment or under `parent` (a regenerated answer's question). With a lease
-        `token`, the draft is written only while that token still holds the session's lease.
-
-        Returns:
-            False when `token` no longer holds the lease (nothing was written).
-
-        Raises:
-            MessageNotFoundError: there is no message `parent`; nothing was written.
-        """
-
-        async def body(db: aiosqlite.Connection) -> bool:
-            under = await self._parent_seq(db, session_id, parent)
-            return await upsert_draft(
-                db, session_id, request_id, token, message, time.time(), under
-            )
-
-        return await self._write(body)
+        """Keep what a streaming step has shown so far (`Drafts.save_draft`)."""
+        return await self._drafts.save_draft(session_id, request_id, message, token, parent=parent)
 
     async def load_draft(self, session_id: str) -> StoredMessage | None:
-        """Return the draft a gone holder left, as the message it will become; or None.
-
-        A draft whose writer still holds the session's lease (alive, same token) is that
-        request's business and is not returned. The record's ``seq`` is the one the message
-        will get. Reads only.
-
-        Raises:
-            CorruptDatabaseError: the draft is unreadable.
-        """
-        rows = await self._read(READ_DRAFT, (session_id,))
-        if not rows:
-            return None
-        request_id, token, body, last_seq, lease_token, *holder_fields = rows[0]
-        if lease_token is not None and lease_token == token:
-            holder = LeaseHolder(*holder_fields)
-            if not holder_is_gone(
-                holder,
-                now=time.time(),
-                stale_after=self.lease_stale_after,
-                here=ProcessIdentity.current(self.lease_host),
-            ):
-                return None
-        return self._stored(((last_seq or 0) + 1, request_id, body), session_id)
-
-    # ------------------------------------------------------------------ tool starts
+        """The draft a gone holder left, as the message it becomes (`Drafts.load_draft`)."""
+        return await self._drafts.load_draft(session_id)
 
     async def record_tool_start(
         self, session_id: str, tool_call_id: str, *, lease: Lease | None = None
     ) -> None:
-        """Record, durably, that the tool call `tool_call_id` is about to run.
-
-        One transaction, fenced by `lease` like `append`; once called, the write completes
-        even if the caller is cancelled. Recording a call twice keeps one row. The session
-        must exist (its assistant message asking for the call is stored first).
-
-        Raises:
-            LeaseLostError: `lease` was taken over by another process; nothing was written
-                (and the tool must not run).
-        """
-        if lease is not None and lease.session_id != session_id:
-            raise ValueError(f"the lease is for {lease.session_id!r}, not {session_id!r}")
-
-        async def body(db: aiosqlite.Connection) -> None:
-            if lease is not None:
-                await self._fence(db, lease)
-            await db.execute(
-                "INSERT INTO tool_starts (session_id, tool_call_id, started_at) VALUES (?, ?, ?) "
-                "ON CONFLICT (session_id, tool_call_id) DO UPDATE SET started_at = "
-                "excluded.started_at",
-                (session_id, tool_call_id, time.time()),
-            )
-
-        await self._write(body)
+        """Record that a tool call is about to run (`Drafts.record_tool_start`)."""
+        await self._drafts.record_tool_start(session_id, tool_call_id, lease=lease)
 
     async def started_tool_calls(self, session_id: str, ids: Iterable[str]) -> set[str]:
-        """Return which of the tool call `ids` of the session have a start record."""
-        # One JSON array parameter, however many ids (SQLite limits the number of parameters).
-        rows = await self._read(
-            "SELECT tool_call_id FROM tool_starts WHERE session_id = ? AND tool_call_id IN "
-            "(SELECT value FROM json_each(?))",
-            (session_id, json.dumps(list(ids))),
-        )
-        return {str(row[0]) for row in rows}
+        """Which of these tool calls have a start record (`Drafts.started_tool_calls`)."""
+        return await self._drafts.started_tool_calls(session_id, ids)
 
     async def tool_starts_recorded_since(self) -> float:
-        """The time (``time.time()``) from which this file records every tool start.
-
-        A call asked for before it (in a file written by an older version) may have run
-        without a record, so only a call asked for after it is known not to have started
-        when it has none.
-        """
-        if self._tool_starts_since is None:
-            rows = await self._read(
-                "SELECT applied_at FROM schema_migrations WHERE name = ?", (TOOL_STARTS_MIGRATION,)
-            )
-            self._tool_starts_since = float(rows[0][0])
-        return self._tool_starts_since
+        """When this file began recording every tool start
+        (`Drafts.tool_starts_recorded_since`)."""
+        return await self._drafts.tool_starts_recorded_since()
 
     # ------------------------------------------------------------------ integrity
 
     async def integrity_check_due(self) -> bool:
-        """Whether a process that wrote to this file ended without closing it (killed,
-        crashed, a power cut) and no full check has passed since: then run `check_integrity`.
-
-        One small read; opens the file if it is not open yet.
-        """
-        return bool(await self._gone_writers())
+        """Whether an unclean exit calls for the full check
+        (`Integrity.integrity_check_due`)."""
+        return await self._integrity.integrity_check_due()
 
     async def check_integrity(self, *, pause: Pause | None = None) -> bool:
-        """Read every page of the file (SQLite's full check) on a separate read-only
-        connection in a worker thread, while this storage keeps working.
-
-        Cancelling the caller stops the check. Once a check passes, the unclean exits seen
-        before it began are forgotten (`integrity_check_due` is False again).
-
-        Args:
-            pause: called from the checking thread as the check begins and now and then.
-
-        Returns:
-            True when the file passed; False when the check was stopped first (`close`).
-
-        Raises:
-            CorruptDatabaseError: the file is damaged (the first problem SQLite names).
-            StorageError: the file could not be read.
-        """
-        gone = await self._gone_writers()  # those this check covers: read before it begins
-        passed = await run_check(self.path, self._checks, pause)
-        if passed and gone:
-
-            async def forget(db: aiosqlite.Connection) -> None:
-                await db.execute(
-                    "DELETE FROM writers WHERE token IN (SELECT value FROM json_each(?))",
-                    (json.dumps(gone),),
-                )
-
-            await self._write(forget)
-        return passed
-
-    async def _gone_writers(self) -> list[str]:
-        rows = await self._read(f"SELECT {WRITER_COLUMNS} FROM writers", ())
-        return gone_writers(rows, ProcessIdentity.current(self.lease_host))
+        """Read every page of the file, in the background (`Integrity.check_integrity`)."""
+        return await self._integrity.check_integrity(pause=pause)
 
     # ------------------------------------------------------------------ leases
 
     async def lease_holder(self, session_id: str) -> LeaseHolder | None:
-        """Return who holds the session's lease, or None when an acquirer would get it."""
-        rows = await self._read(
-            f"SELECT {_HOLDER_COLUMNS} FROM leases WHERE session_id = ?", (session_id,)
-        )
-        if not rows:
-            return None
-        holder = LeaseHolder(*rows[0])
-        gone = holder_is_gone(
-            holder,
-            now=time.time(),
-            stale_after=self.lease_stale_after,
-            here=ProcessIdentity.current(self.lease_host),
-        )
-        return None if gone else holder
+        """Who holds the session's lease, or None (`Leases.lease_holder`)."""
+        return await self._leases.lease_holder(session_id)
 
     async def acquire_lease(self, session_id: str) -> Lease:
-        """Take the session's lease for one request; `Lease.release()` gives it back.
+        """Take the session's lease for one request (`Leases.acquire_lease`)."""
+        return await self._leases.acquire_lease(session_id)
 
-        A draft left by a holder that is gone becomes the assistant message it was, in the
-        same transaction (see `engine.storage.drafts`).
+    # ------------------------------------------------------------------ the tree
 
-        Raises:
-            AgentBusyError: a live holder (another process, or another request of this
-                one) has it; ``.holder`` is its `LeaseHolder`.
-        """
-        token = secrets.token_hex(16)
-        here = ProcessIdentity.current(self.lease_host)
+    async def mended(self) -> tuple[MendedPath, ...]:
+        """The paths opening this file put back (`MessageTree.mended`)."""
+        return await self._tree.mended()
 
-        async def body(db: aiosqlite.Connection) -> LeaseHolder:
-            now = time.time()
-            rows = list(
-                await db.execute_fetchall(
-                    f"SELECT {_HOLDER_COLUMNS} FROM leases WHERE session_id = ?", (session_id,)
-                )
-            )
-            if rows:
-                current = LeaseHolder(*rows[0])
-                if not holder_is_gone(
-                    current, now=now, stale_after=self.lease_stale_after, here=here
-                ):
-                    raise AgentBusyError(session_id, current)
-            await db.execute(
-                "INSERT OR REPLACE INTO leases (session_id, host, boot_id, pid, "
-                "process_started, token, acquired_at, heartbeat_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    session_id,
-                    here.host,
-                    here.boot_id,
-                    here.pid,
-                    here.process_started,
-                    token,
-                    now,
-                    now,
-                ),
-            )
-            await settle_draft(db, session_id)
-            return LeaseHolder(here.host, here.boot_id, here.pid, here.process_started, now, now)
+    async def branch_from(
+        self, session_id: str, message_id: str | None, *, lease: Lease | None = None
+    ) -> None:
+        """Make a message the active leaf (`MessageTree.branch_from`)."""
+        await self._tree.branch_from(session_id, message_id, lease=lease)
 
-        task = self._spawn(self._transaction(body))
-        try:
-            holder = await finish(task)
-        except asyncio.CancelledError:
-            # The row may be written by now; nobody would ever release it, and it names
-            # this live process, so it would block the session until we exit. Undo it.
-            if not task.cancelled() and task.exception() is None:
-                await self._undo_lease(session_id, token)
-            raise
-        lease = Lease(self, session_id, token, holder, self.heartbeat_interval)
-        self._leases.add(lease)
-        return lease
+    async def switch_to(
+        self, session_id: str, message_id: str, *, lease: Lease | None = None
+    ) -> str:
+        """Make the newest leaf under a message active; its id (`MessageTree.switch_to`)."""
+        return await self._tree.switch_to(session_id, message_id, lease=lease)
 
-    async def _undo_lease(self, session_id: str, token: str) -> None:
-        """Delete a lease row taken for a caller that was cancelled meanwhile. A failure is
-        logged, not raised: the caller's cancellation is what it hears (the row then names
-        this process and is taken over once it exits)."""
-        try:
-            await self._write(_delete_row(session_id, token))
-        except StorageError:
-            _log.warning("A lease taken for a cancelled caller was not undone", exc_info=True)
+    async def parent_of(self, session_id: str, message_id: str) -> tuple[str | None, str]:
+        """A message's parent id and its type name (`MessageTree.parent_of`)."""
+        return await self._tree.parent_of(session_id, message_id)
 
-    async def _fence(self, db: aiosqlite.Connection, lease: Lease) -> None:
-        """Inside a write: raise `LeaseLostError` unless `lease`'s row is still its own.
+    async def siblings(self, session_id: str, message_id: str) -> list[str]:
+        """A message and its siblings, oldest first (`MessageTree.siblings`)."""
+        return await self._tree.siblings(session_id, message_id)
 
-        ``BEGIN IMMEDIATE`` holds the write lock from the start of the transaction, so no
-        takeover can come between this check and the write that follows it.
-        """
-        rows = list(
-            await db.execute_fetchall(
-                f"SELECT token, {_HOLDER_COLUMNS} FROM leases WHERE session_id = ?",
-                (lease.session_id,),
-            )
-        )
-        if rows and rows[0][0] == lease.token:
-            return
-        lease.mark_lost()
-        holder = LeaseHolder(*rows[0][1:]) if rows else None
-        raise LeaseLostError(lease.session_id, holder)
+    async def versions(self, session_id: str, seqs: Iterable[int]) -> dict[int, tuple[int, int]]:
+        """Each message's place among its siblings (`MessageTree.versions`)."""
+        return await self._tree.versions(session_id, seqs)
 
-    async def _refresh_lease(self, session_id: str, token: str) -> bool:
-        async def body(db: aiosqlite.Connection) -> bool:
-            cursor = await db.execute(
-                "UPDATE leases SET heartbeat_at = ? WHERE session_id = ? AND token = ?",
-                (time.time(), session_id, token),
-            )
-            return cursor.rowcount > 0
-
-        return await self._write(body)
-
-    async def _delete_lease(self, lease: Lease) -> None:
-        self._leases.discard(lease)
-        await self._write(_delete_row(lease.session_id, lease.token))
-
-    # ------------------------------------------------------------------ machinery
-
-    async def _read(self, sql: str, params: tuple[Any, ...] | Mapping[str, Any]) -> list[Any]:
-        db = await self._connection()
-        async with self._lock:
-            with self._translate():
-                return list(await db.execute_fetchall(sql, params))
-
-    async def _write(self, body: Callable[[aiosqlite.Connection], Awaitable[_T]]) -> _T:
-        return await finish(self._spawn(self._transaction(body)))
-
-    async def _transaction(self, body: Callable[[aiosqlite.Connection], Awaitable[_T]]) -> _T:
-        db = await self._connection()
-        async with self._lock:
-            with self._translate():
-                await db.execute("BEGIN IMMEDIATE")
-                try:
-                    if not self._writer_recorded:
-                        await db.execute(
-                            "INSERT OR REPLACE INTO writers VALUES (?, ?, ?, ?, ?, ?)",
-                            writer_row(self._writer_token, ProcessIdentity.current(self.lease_host)),
-                        )
-                    result = await body(db)
-                except BaseException:
-                    # A full disk or an I/O error mid-statement has already rolled the
-                    # transaction back; a second ROLLBACK would raise "no transaction is
-                    # active" and hide the real error.
-                    if db.in_transaction:
-                        try:
-                            await db.execute("ROLLBACK")
-                        except sqlite3.Error:
-                            # The body's error says what happened; a failed rollback
-                            # (the file went away) must not replace it.
-                            _log.warning("rollback failed in %s", self.path, exc_info=True)
-                    raise
-                await db.execute("COMMIT")
-                self._writer_recorded = True
-                return result
-
-    def _spawn(self, coro: Awaitable[_T]) -> asyncio.Task[_T]:
-        task: asyncio.Task[_T] = asyncio.ensure_future(coro)
-        self._writes.add(task)
-        task.add_done_callback(self._writes.discard)
-        return task
-
-    @contextlib.contextmanager
-    def _translate(self) -> Iterator[None]:
-        """Turn SQLite's errors into `StorageError`s that name the file."""
-        try:
-            yield
-        except (UnicodeError, OverflowError, sqlite3.InterfaceError) as exc:
-            # Values SQLite cannot take (text that is not storable, a number too large): a
-            # write that did not happen is a StorageError, never a silent drop.
-            raise StorageError(
-                key="storage.unwritable_value", params={"path": str(self.path), "detail": str(exc)}
-            ) from exc
-        except sqlite3.DatabaseError as exc:
-            raise storage_error(exc, self.path) from exc
-
-    def _stored(self, row: Any, session_id: str) -> StoredMessage:
-        seq, request_id, body = row
-        try:
-            # Read as bytes: text that is not UTF-8 made sqlite3 raise a generic error at
-            # fetch time, naming neither the file nor the damage.
-            if isinstance(body, bytes):
-                body = body.decode("utf-8")
-            message = message_from_json(body)
-        except UnknownMessageTypeError as exc:
-            raise UnknownMessageTypeError(exc.type_name, str(self.path)) from exc
-        except (ValueError, KeyError, TypeError) as exc:
-            raise CorruptDatabaseError(
-                str(self.path), f"message {seq} of conversation {session_id!r} is unreadable"
-            ) from exc
-        return StoredMessage(seq, request_id, message)
-
-    def _session_info(self, row: Any) -> SessionInfo:
-        """Build the row's `SessionInfo`; a damaged field is reported, not raised."""
-        raw_id, raw_title, title_type, created_at, updated_at, raw_metadata = row
-        damaged: list[str] = []
-        sid, _ = _decoded(raw_id)
-        title, readable = _decoded(raw_title)
-        if title_type not in ("text", "null") or not readable:
-            # A title that is not text is dropped; text that is not UTF-8 is shown with
-            # replacement characters, and the row is marked.
-            damaged.append("its title")
-            title = title if title_type == "text" else None
-        times: list[float] = []
-        for name, value in (("creation time", created_at), ("update time", updated_at)):
-            if isinstance(value, int | float) and not isinstance(value, bool):
-                times.append(float(value))
-            else:
-                damaged.append(f"its {name}")
-                times.append(0.0)
-        metadata, readable = _decoded(raw_metadata)
-        try:
-            if not readable:
-                raise CorruptDatabaseError(str(self.path), "metadata that is not UTF-8")
-            meta = self._json_object(metadata or "", str(sid))
-        except CorruptDatabaseError:
-            damaged.append("its settings (metadata)")
-            meta = {}
-        unreadable = (" and ".join(damaged) + " could not be read") if damaged else None
-        return SessionInfo(str(sid), title, times[0], times[1], meta, unreadable)
-
-    def _json_object(self, text: str | bytes | None, session_id: str) -> dict[str, Any]:
-        try:
-            value = json.loads(text or "{}")
-        except (ValueError, TypeError):
-            value = None
-        if not isinstance(value, dict):
-            raise CorruptDatabaseError(
-                str(self.path), f"the metadata of conversation {session_id!r} is unreadable"
-            )
-        return value
-
-    def _missing(self, session_id: str) -> StorageError:
-        return StorageError(
-            key="storage.missing",
-            params={"session_id": repr(session_id), "path": str(self.path)},
-            action=ErrorAction.NONE,
+    async def fork_session(
+        self,
+        session_id: str,
+        message_id: str,
+        *,
+        new_session_id: str | None = None,
+        title: str | None = None,
+    ) -> str:
+        """A new conversation holding the path to a message (`MessageTree.fork_session`)."""
+        return await self._tree.fork_session(
+            session_id, message_id, new_session_id=new_session_id, title=title
         )
 
+    # ------------------------------------------------------------------ search
 
-_HOLDER_COLUMNS = "host, boot_id, pid, process_started, acquired_at, heartbeat_at"
-#: a message row as `_stored` reads it
-_ROW_COLUMNS = "m.seq, m.request_id, CAST(m.body AS BLOB)"
+    async def search_messages(
+        self, query: str, *, limit: int = 50, session_id: str | None = None
+    ) -> list[SearchHit]:
+        """Messages holding every term, newest first (`MessageSearch.search_messages`)."""
+        return await self._search.search_messages(query, limit=limit, session_id=session_id)
 
-#: a conversation's row, its text as bytes: sqlite3 raises at fetch time on text that is not
-#: UTF-8, and one such row would hide every conversation (`_session_info` marks it instead)
-_SESSION_COLUMNS = (
-    "CAST(id AS BLOB), CAST(title AS BLOB), typeof(title), created_at, updated_at, "
-    "CAST(metadata AS BLOB)"
-)
+    async def find_on_path(self, session_id: str, query: str) -> list[SearchHit]:
+        """The shown messages holding every term, in order (`MessageSearch.find_on_path`)."""
+        return await self._search.find_on_path(session_id, query)
 
+    async def search_titles(self, query: str, *, limit: int = 50) -> list[str]:
+        """Conversations whose title holds every term (`MessageSearch.search_titles`)."""
+        return await self._search.search_titles(query, limit=limit)
 
-def _decoded(value: Any) -> tuple[str | None, bool]:
-    """``value`` (bytes read with CAST AS BLOB, or None) as text, and whether it was UTF-8."""
-    if value is None:
-        return None, True
-    if not isinstance(value, bytes):
-        return str(value), True
-    try:
-        return value.decode("utf-8"), True
-    except UnicodeDecodeError:
-        return value.decode("utf-8", errors="replace"), False
+    async def path_depth(self, session_id: str, seq: int) -> int | None:
+        """How far up the active path a message is (`MessageSearch.path_depth`)."""
+        return await self._search.path_depth(session_id, seq)
 
+    async def path_seq_at(self, session_id: str, depth: int) -> int | None:
+        """The message `depth` steps up the active path (`MessageSearch.path_seq_at`)."""
+        return await self._search.path_seq_at(session_id, depth)
 
-def _delete_row(session_id: str, token: str) -> Callable[[aiosqlite.Connection], Awaitable[None]]:
-    async def body(db: aiosqlite.Connection) -> None:
-        await db.execute(
-            "DELETE FROM leases WHERE session_id = ? AND token = ?", (session_id, token)
-        )
+    # ------------------------------------------------------------------ export and import
 
-    return body
+    async def archived_session_ids(self) -> list[str]:
+        """Every conversation's id, the oldest first (`ConversationTransfer`)."""
+        return await self._transfer.archived_session_ids()
 
+    async def archived_session(self, session_id: str) -> ArchivedSession | None:
+        """The conversation's row and tool start records (`ConversationTransfer`)."""
+        return await self._transfer.archived_session(session_id)
 
-def _title_from(message: UserMessage) -> str | None:
-    """Return the first non-blank line of the message, cut to about 60 characters."""
-    for line in message.content.splitlines():
-        line = " ".join(line.split())
-        if line:
-            if len(line) <= _TITLE_LENGTH:
-                return line
-            cut = line[: _TITLE_LENGTH - 1]
-            space = cut.rfind(" ")
-            if space >= _TITLE_LENGTH // 2:
-                cut = cut[:space]
-            return cut.rstrip(" ,.;:") + "…"
-    return None
+    async def count_every_message(self, session_ids: Sequence[str]) -> int:
+        """How many messages these conversations hold on every branch."""
+        return await self._transfer.count_every_message(session_ids)
+
+    async def count_other_versions(self, session_id: str) -> int:
+        """How many versions the conversation has besides the one it shows."""
+        return await self._transfer.count_other_versions(session_id)
+
+    async def active_path_seqs(self, session_id: str) -> list[int]:
+        """The seqs of the active path, root first."""
+        return await self._transfer.active_path_seqs(session_id)
+
+    def archived_messages(
+        self, session_id: str, *, page_size: int = PAGE_SIZE
+    ) -> AsyncGenerator[list[ArchivedMessage], None]:
+        """Every message of every branch, a page at a time
+        (`ConversationTransfer.archived_messages`)."""
+        return self._transfer.archived_messages(session_id, page_size=page_size)
+
+    def archived_path(
+        self, session_id: str, seqs: Sequence[int], *, page_size: int = PAGE_SIZE
+    ) -> AsyncGenerator[list[ArchivedMessage], None]:
+        """The messages of `seqs`, a page at a time (`ConversationTransfer.archived_path`)."""
+        return self._transfer.archived_path(session_id, seqs, page_size=page_size)
+
+    async def import_conversation(self, conversation: ImportedConversation) -> str | None:
+        """Store an imported conversation whole, in one transaction; its id, or None when
+        it was there already (`ConversationTransfer.import_conversation`)."""
+        return await self._transfer.import_conversation(conversation)

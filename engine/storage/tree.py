@@ -32,20 +32,15 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+
+import aiosqlite
 
 from ..errors import MessageNotFoundError, SessionExistsError, StorageError
 from ..extensions import ROOT, Root
-from .lease import LeaseHolder, ProcessIdentity, holder_is_gone
-
-if TYPE_CHECKING:
-    import aiosqlite
-
-    from .lease import Lease
+from .core import StorageCore
+from .lease import Lease, LeaseHolder, LeasePolicy, fence
 
 __all__ = [
     "FROM_ACTIVE",
@@ -59,7 +54,6 @@ __all__ = [
     "path_sql",
 ]
 
-_T = TypeVar("_T")
 _log = logging.getLogger(__name__)
 
 #: a message's seq and parent by its id, the newest if an id was ever written twice
@@ -128,7 +122,7 @@ FROM_PARENT_OF = (
 )
 
 #: the parent_seq an insert gives a new message or draft: three parameters, as
-#: `MessageTree._parent_seq` returns them (whether a parent is named, its seq, the session)
+#: `MessageTree.parent_seq` returns them (whether a parent is named, its seq, the session)
 PARENT_SEQ = "CASE WHEN ? THEN ? ELSE (SELECT active_seq FROM sessions WHERE id = ?) END"
 
 #: the conversations a process left holding (it was killed, or its machine stopped) whose
@@ -218,74 +212,60 @@ async def _mend(
 
 
 class MessageTree:
-    """The tree operations of `SQLiteSessionStorage` (a mixin over its read/write machinery).
+    """The tree operations of the SQLite store, on the core's connections.
 
-    Message ids name messages here (the window and the engine know ids, not seqs).
+    Message ids name messages here (the window and the engine know ids, not seqs). When the
+    file opens, the paths a killed process left cut short are put back (`mended`).
     """
 
-    path: Path
-    lease_host: str | None
-    lease_stale_after: float
-    _mended: tuple[MendedPath, ...]  #: what opening the file mended
+    def __init__(self, core: StorageCore, policy: LeasePolicy) -> None:
+        self._core = core
+        self._policy = policy
+        self._mended: tuple[MendedPath, ...] = ()  #: what opening the file mended
+        core.when_opened(self._mend)
 
-    if TYPE_CHECKING:
-
-        async def _connection(self) -> aiosqlite.Connection: ...
-
-        def _translate(self) -> AbstractContextManager[None]: ...
-
-        async def _read(self, sql: str, params: Any) -> list[Any]: ...
-
-        async def _write(self, body: Callable[[aiosqlite.Connection], Awaitable[_T]]) -> _T: ...
-
-        async def _fence(self, db: aiosqlite.Connection, lease: Lease) -> None: ...
-
-    async def _mend(self, db: aiosqlite.Connection) -> list[MendedPath]:
+    async def _mend(self, db: aiosqlite.Connection) -> None:
         """When the file opens: put back the paths a killed process left cut short."""
-        here = ProcessIdentity.current(self.lease_host)
-        now = time.time()
-
-        def gone(holder: LeaseHolder) -> bool:
-            return holder_is_gone(holder, now=now, stale_after=self.lease_stale_after, here=here)
-
         try:
-            with self._translate():
-                return await mend_paths(db, gone)
+            with self._core.translate():
+                self._mended = tuple(await mend_paths(db, self._policy.is_gone))
         except StorageError:
             # The file still opens: the path stays as it was until the next open mends it.
-            _log.warning("could not mend the paths cut short in %s", self.path, exc_info=True)
-            return []
+            _log.warning("could not mend the cut-short paths of %s", self._core.path, exc_info=True)
 
     async def mended(self) -> tuple[MendedPath, ...]:
         """The conversations whose path opening this file put back: a process killed while
         it changed the path (an older version's edit or regenerate) had left it cut short
         (the empty path over stored messages, or ending above newer messages). Each path now
         ends on the newest leaf below where it ended. Opens the file if it is not yet."""
-        await self._connection()
+        await self._core.writer()
         return self._mended
 
-    async def _parent_seq(
+    async def parent_seq(
         self, db: aiosqlite.Connection, session_id: str, parent: str | Root | None
     ) -> tuple[bool, int | None, str]:
-        """The parameters of `PARENT_SEQ` for a message stored under ``parent`` (None: the
-        active leaf; `ROOT`: none). Raises `MessageNotFoundError` for an unknown parent."""
+        """Inside a write: the parameters of `PARENT_SEQ` for a message stored under
+        ``parent`` (None: the active leaf; `ROOT`: none). Raises `MessageNotFoundError` for
+        an unknown parent."""
         if parent is None:
             return False, None, session_id
         if parent is ROOT:
             return True, None, session_id
-        seq, _parent, _kind = await self._seq_of(db, session_id, parent)
+        seq, _parent, _kind = await self.seq_of(db, session_id, parent)
         return True, seq, session_id
 
-    async def _seq_of(
+    async def seq_of(
         self, db: aiosqlite.Connection | None, session_id: str, message_id: str
     ) -> tuple[int, int | None, str]:
+        """The seq, parent seq and type name of message `message_id` (read on `db` inside
+        a write; None: on a read connection). Raises `MessageNotFoundError`."""
         sql = SEQ_OF_ID
         if db is None:
-            rows = await self._read(sql, (session_id, message_id))
+            rows = await self._core.read(sql, (session_id, message_id))
         else:
             rows = list(await db.execute_fetchall(sql, (session_id, message_id)))
         if not rows:
-            raise MessageNotFoundError(session_id, message_id, str(self.path))
+            raise MessageNotFoundError(session_id, message_id, str(self._core.path))
         seq, parent, kind = rows[0]
         return int(seq), (int(parent) if parent is not None else None), str(kind)
 
@@ -302,13 +282,13 @@ class MessageTree:
 
         async def body(db: aiosqlite.Connection) -> None:
             if lease is not None:
-                await self._fence(db, lease)
+                await fence(db, lease)
             seq = None
             if message_id is not None:
-                seq, _parent, _kind = await self._seq_of(db, session_id, message_id)
+                seq, _parent, _kind = await self.seq_of(db, session_id, message_id)
             await db.execute("UPDATE sessions SET active_seq = ? WHERE id = ?", (seq, session_id))
 
-        await self._write(body)
+        await self._core.write(body)
 
     async def switch_to(
         self, session_id: str, message_id: str, *, lease: Lease | None = None
@@ -323,14 +303,14 @@ class MessageTree:
 
         async def body(db: aiosqlite.Connection) -> str:
             if lease is not None:
-                await self._fence(db, lease)
-            seq, _parent, _kind = await self._seq_of(db, session_id, message_id)
+                await fence(db, lease)
+            seq, _parent, _kind = await self.seq_of(db, session_id, message_id)
             rows = list(await db.execute_fetchall(NEWEST_IN_SUBTREE, (seq, session_id, session_id)))
             leaf, leaf_id = int(rows[0][0]), str(rows[0][1])
             await db.execute("UPDATE sessions SET active_seq = ? WHERE id = ?", (leaf, session_id))
             return leaf_id
 
-        return await self._write(body)
+        return await self._core.write(body)
 
     async def parent_of(self, session_id: str, message_id: str) -> tuple[str | None, str]:
         """The id of the message's parent (None for a root) and the message's type name
@@ -339,10 +319,10 @@ class MessageTree:
         Raises:
             MessageNotFoundError: no such message in the conversation.
         """
-        _seq, parent, kind = await self._seq_of(None, session_id, message_id)
+        _seq, parent, kind = await self.seq_of(None, session_id, message_id)
         if parent is None:
             return None, kind
-        rows = await self._read(
+        rows = await self._core.read(
             "SELECT id FROM messages WHERE session_id = ? AND seq = ?", (session_id, parent)
         )
         return (str(rows[0][0]) if rows else None), kind
@@ -354,15 +334,15 @@ class MessageTree:
         Raises:
             MessageNotFoundError: no such message in the conversation.
         """
-        _seq, parent, _kind = await self._seq_of(None, session_id, message_id)
-        rows = await self._read(CHILDREN, (session_id, parent))
+        _seq, parent, _kind = await self.seq_of(None, session_id, message_id)
+        rows = await self._core.read(CHILDREN, (session_id, parent))
         return [str(row[1]) for row in rows]
 
     async def versions(self, session_id: str, seqs: Iterable[int]) -> dict[int, tuple[int, int]]:
         """For each of these messages (by seq), its place among its siblings and their count,
         ``{seq: (index from 0, count)}``, for messages that have siblings; one query."""
         wanted = json.dumps(sorted({int(s) for s in seqs}))
-        rows = await self._read(VERSIONS, (wanted, session_id))
+        rows = await self._core.read(VERSIONS, (wanted, session_id))
         return {int(seq): (int(index), int(count)) for seq, index, count in rows if count > 1}
 
     async def fork_session(
@@ -382,7 +362,7 @@ class MessageTree:
         new_id = new_session_id if new_session_id is not None else uuid.uuid4().hex
 
         async def body(db: aiosqlite.Connection) -> str:
-            seq, _parent, _kind = await self._seq_of(db, session_id, message_id)
+            seq, _parent, _kind = await self.seq_of(db, session_id, message_id)
             if await db.execute_fetchall("SELECT 1 FROM sessions WHERE id = ?", (new_id,)):
                 raise SessionExistsError(new_id)
             now = time.time()
@@ -420,7 +400,7 @@ class MessageTree:
             )
             return new_id
 
-        return await self._write(body)
+        return await self._core.write(body)
 
 
 def _tool_call_ids(kind: str, body: str | bytes) -> list[str]:

@@ -316,7 +316,7 @@ async def test_a_query_sqlite_refuses_is_a_query_error_never_a_storage_fault(
 
     await storage.append("a", "r", UserMessage(content="hello there"))
     with pytest.raises(QueryError) as caught:
-        await storage._read(
+        await storage._core.read(
             "SELECT rowid FROM message_index WHERE message_index MATCH ?", ('"hello',)
         )
     error = caught.value

@@ -273,7 +273,7 @@ async def test_connection_settings(db_path: Path) -> None:
     for mode, expected in (("FULL", 2), ("NORMAL", 1)):
         s = SQLiteSessionStorage(db_path, synchronous=mode)  # type: ignore[arg-type]
         try:
-            db = await s._connection()
+            db = await s._core.writer()
             assert list(await db.execute_fetchall("PRAGMA synchronous")) == [(expected,)]
             assert list(await db.execute_fetchall("PRAGMA foreign_keys")) == [(1,)]
             assert list(await db.execute_fetchall("PRAGMA busy_timeout"))[0][0] >= 1000
@@ -377,7 +377,7 @@ async def test_cancel_while_write_waits_for_another_writer(
     try:
         task = asyncio.create_task(storage.append("s", "blocked", UserMessage(content="late")))
         # The write has begun and waits on SQLite's lock.
-        await until(storage._lock.locked, "the write to start", seconds=5)
+        await until(storage._core._lock.locked, "the write to start", seconds=5)
         task.cancel()
         done, _ = await asyncio.wait({task}, timeout=0.05)
         assert not done, "a cancelled caller returned before its write finished"
@@ -427,7 +427,7 @@ async def test_extension_hooks(db_path: Path) -> None:
     finally:
         await ext.close()
         await ext.close()
-    assert ext.storage._closed
+    assert ext.storage._core.closing
 
 
 async def test_extension_shares_a_storage_without_closing_it(storage: SQLiteSessionStorage) -> None:

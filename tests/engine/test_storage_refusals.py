@@ -211,8 +211,7 @@ async def disk_filled(storage: SQLiteSessionStorage, mounted: bool) -> Any:
             filler.unlink()
 
         return free
-    db = storage._db
-    assert db is not None
+    db = await storage._core.writer()
     pages = (await db.execute_fetchall("PRAGMA page_count"))[0][0]
     await db.execute(f"PRAGMA max_page_count = {pages}")
 

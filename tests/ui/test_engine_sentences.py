@@ -128,8 +128,9 @@ async def test_a_cut_off_answer_that_could_not_be_stored_says_so(
     window.send_button.click()
     await until(lambda: _answers(window) and _answers(window)[-1].text, what="text arriving")
     storage = window.controller.storage
-    ((pages,),) = await storage._read("PRAGMA page_count", ())
-    await storage._read(f"PRAGMA max_page_count = {pages}", ())
+    writer = await storage._core.writer()  # the limit is a setting of the connection
+    ((pages,),) = await writer.execute_fetchall("PRAGMA page_count")
+    await writer.execute(f"PRAGMA max_page_count = {pages}")
     provider_server.release_stalls()
     await until(lambda: window.error_banner.isVisible(), what="the error")
 
@@ -144,7 +145,7 @@ async def test_a_cut_off_answer_that_could_not_be_stored_says_so(
     view = window.transcript.views()[window.transcript.model().items().index(answer)]
     assert view.status.text() == "⚠ The answer was cut off. What arrived could not be saved."
     # Nothing claims otherwise after a restart: the history has no partial answer.
-    await storage._read("PRAGMA max_page_count = 1073741823", ())
+    await writer.execute("PRAGMA max_page_count = 1073741823")
     assert [type(m) for m in await storage.load(window.controller.current)] == [UserMessage]
 
 

@@ -1,10 +1,13 @@
 """Whole conversations out of the file and into it: what export reads and import writes.
 
+The files these go to and come from are `engine.archive`'s; this part of the SQLite store
+(`ConversationTransfer`) only reads and writes the rows.
+
 Export (`engine.archive.export`) reads a conversation as it is stored — every message of
 every branch with its ``seq``, ``parent_seq`` and ``request_id``, the session row, its tool
-start records — in pages of `PAGE_SIZE` messages, each page one read on the storage's single
-connection. So a 100,000-message conversation never sits in memory at once, and the app's
-own writes go on between two pages (a message appended meanwhile comes in a later page, or
+start records — in pages of `PAGE_SIZE` messages, each page one read on a read connection of
+the store. So a 100,000-message conversation never sits in memory at once, and the app's
+own writes never wait for a page (a message appended meanwhile comes in a later page, or
 not at all: an export is of the conversation as it was when each page was read).
 
 Import (`engine.archive.importer`) stores one `ImportedConversation` whole, in ONE write
@@ -33,22 +36,22 @@ import asyncio
 import json
 import time
 import uuid
-from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
+
+import aiosqlite
 
 from ..errors import StorageError
 from ..messages import Message, message_to_json
 from ..text import clean, clean_data
+from .core import StorageCore
+from .rows import session_info, stored
 from .tree import FROM_ACTIVE, path_sql
 
 if TYPE_CHECKING:
-    import aiosqlite
-
+    # engine.archive imports this module (IMPORT_KEEPS): the record's type only, here.
     from ..archive.records import ImportedConversation
-    from ..extensions import StoredMessage
-    from .sqlite import SessionInfo
 
 __all__ = [
     "IMPORTED_SYSTEM_PROMPT",
@@ -56,13 +59,11 @@ __all__ = [
     "PAGE_SIZE",
     "ArchivedMessage",
     "ArchivedSession",
-    "ConversationArchive",
+    "ConversationTransfer",
     "imported_metadata",
 ]
 
-_T = TypeVar("_T")
-
-#: messages read per page while exporting (one read on the connection each)
+#: messages read per page while exporting (one read each)
 PAGE_SIZE = 500
 
 #: The metadata keys an import keeps, and the type of each value (docs/export-format.md):
@@ -102,8 +103,8 @@ def imported_metadata(metadata: Any) -> dict[str, Any]:
             break
     return kept
 
-# The session row as `SQLiteSessionStorage._session_info` reads it (text as bytes, so one
-# damaged row is reported rather than raising at fetch time), then the active leaf.
+# The session row as `rows.session_info` reads it (text as bytes, so one damaged row is
+# reported rather than raising at fetch time), then the active leaf.
 _SESSION_ROW = (
     "SELECT CAST(id AS BLOB), CAST(title AS BLOB), typeof(title), created_at, updated_at, "
     "CAST(metadata AS BLOB), active_seq FROM sessions WHERE id = ?"
@@ -163,37 +164,28 @@ class ArchivedMessage:
     message: Message
 
 
-class ConversationArchive:
-    """The export reads and the import write of `SQLiteSessionStorage` (a mixin over its
-    read/write machinery)."""
+class ConversationTransfer:
+    """The export reads and the import write of the SQLite store, on the core's
+    connections."""
 
-    path: Path
-
-    if TYPE_CHECKING:
-
-        async def _read(self, sql: str, params: Any) -> list[Any]: ...
-
-        async def _write(self, body: Callable[[aiosqlite.Connection], Awaitable[_T]]) -> _T: ...
-
-        def _stored(self, row: Any, session_id: str) -> StoredMessage: ...
-
-        def _session_info(self, row: Any) -> SessionInfo: ...
+    def __init__(self, core: StorageCore) -> None:
+        self._core = core
 
     # ------------------------------------------------------------------ export reads
 
     async def archived_session_ids(self) -> list[str]:
         """Every conversation's id, the oldest created first."""
-        rows = await self._read("SELECT id FROM sessions ORDER BY created_at, rowid", ())
+        rows = await self._core.read("SELECT id FROM sessions ORDER BY created_at, rowid", ())
         return [str(row[0]) for row in rows]
 
     async def archived_session(self, session_id: str) -> ArchivedSession | None:
         """The conversation's row and tool start records; None when there is none."""
-        rows = await self._read(_SESSION_ROW, (session_id,))
+        rows = await self._core.read(_SESSION_ROW, (session_id,))
         if not rows:
             return None
-        info = self._session_info(rows[0][:6])
+        info = session_info(rows[0][:6], self._core.path)
         active = rows[0][6]
-        starts = await self._read(
+        starts = await self._core.read(
             "SELECT tool_call_id, started_at FROM tool_starts WHERE session_id = ? "
             "ORDER BY started_at, tool_call_id",
             (session_id,),
@@ -211,7 +203,7 @@ class ConversationArchive:
 
     async def count_every_message(self, session_ids: Sequence[str]) -> int:
         """How many messages these conversations hold on every branch (one query)."""
-        rows = await self._read(
+        rows = await self._core.read(
             "SELECT COUNT(*) FROM messages WHERE session_id IN (SELECT value FROM json_each(?))",
             (json.dumps(list(session_ids)),),
         )
@@ -220,12 +212,12 @@ class ConversationArchive:
     async def count_other_versions(self, session_id: str) -> int:
         """How many versions the conversation has besides the one it shows: the messages
         with no child, the active leaf aside."""
-        rows = await self._read(_OTHER_LEAVES, {"sid": session_id})
+        rows = await self._core.read(_OTHER_LEAVES, {"sid": session_id})
         return int(rows[0][0])
 
     async def active_path_seqs(self, session_id: str) -> list[int]:
         """The seqs of the active path, root first (integers only: cheap to hold)."""
-        rows = await self._read(
+        rows = await self._core.read(
             path_sql(start=FROM_ACTIVE, columns="m.seq"), {"sid": session_id, "limit": 2**62}
         )
         return [int(row[0]) for row in rows]
@@ -241,7 +233,7 @@ class ConversationArchive:
         """
         after = 0
         while True:
-            rows = await self._read(_PAGE, (session_id, after, page_size))
+            rows = await self._core.read(_PAGE, (session_id, after, page_size))
             if not rows:
                 return
             yield [self._archived(row, session_id) for row in rows]
@@ -259,15 +251,15 @@ class ConversationArchive:
         """
         for start in range(0, len(seqs), page_size):
             wanted = json.dumps(list(seqs[start : start + page_size]))
-            rows = await self._read(_BY_SEQS, (wanted, session_id))
+            rows = await self._core.read(_BY_SEQS, (wanted, session_id))
             if rows:
                 yield [self._archived(row, session_id) for row in rows]
 
     def _archived(self, row: Any, session_id: str) -> ArchivedMessage:
         seq, parent, request_id, body = row
-        stored = self._stored((seq, request_id, body), session_id)
+        message = stored((seq, request_id, body), session_id, self._core.path).message
         return ArchivedMessage(
-            int(seq), int(parent) if parent is not None else None, str(request_id), stored.message
+            int(seq), int(parent) if parent is not None else None, str(request_id), message
         )
 
     # ------------------------------------------------------------------ import write
@@ -326,7 +318,7 @@ class ConversationArchive:
             )
             return sid
 
-        return await self._write(body)
+        return await self._core.write(body)
 
     def _import_rows(self, conversation: ImportedConversation) -> _ImportRows:
         """The rows `import_conversation` writes (blocking: in a thread when long)."""
@@ -335,7 +327,7 @@ class ConversationArchive:
         if problem is not None:
             raise StorageError(
                 key="archive.bad_tree",
-                params={"name": repr(name), "problem": problem, "path": str(self.path)},
+                params={"name": repr(name), "problem": problem, "path": str(self._core.path)},
             )
         sid = conversation.session_id or uuid.uuid4().hex
         try:
@@ -354,7 +346,7 @@ class ConversationArchive:
             ]
         except (TypeError, ValueError) as exc:  # e.g. provider_data that is not JSON
             raise StorageError(
-                key="storage.unwritable_value", params={"path": str(self.path), "detail": str(exc)}
+                key="storage.unwritable_value", params={"path": str(self._core.path), "detail": str(exc)}
             ) from exc
         return _ImportRows(
             sid=sid,
