@@ -47,20 +47,13 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QAction, QCloseEvent
 
     from .controller import Controller
+    from .errors import AnyAction, Kept
     from .model_catalog import ModelChoice
     from .search import WindowSearch
 
 __all__ = ["MainWindow"]
 
 log = logging.getLogger(__name__)
-
-
-# error actions after which Resume is all that helps: when the failure cut off an answer,
-# that answer's row says what happened and the banner stays hidden
-_SAID_BY_THE_ROW = frozenset({"resume", "wait", "check_connection"})
-
-# error actions the window answers with a link to its settings
-_SETTINGS_ACTIONS = frozenset({"settings", "check_key", "check_connection", "check_model"})
 
 
 class MainWindow(QMainWindow):
@@ -85,8 +78,6 @@ class MainWindow(QMainWindow):
         self.activations = 0  # times a second launch brought this window forward
         self._current_point: Any = None
         self._busy_text = ""  # "open in another window" instead of Resume, else ""
-        # (message, action, kept) the banner shows (see `Controller.errorChanged`)
-        self._error: tuple[str, str, str] = ("", "", "")
         self._has_prompt = False  # the conversation has a system prompt
         self._filtering = False  # the filter, not the person, is moving the list's selection
         self.search: WindowSearch | None = None  # once the widgets are built
@@ -209,6 +200,7 @@ class MainWindow(QMainWindow):
 
         from .models.sessions import SessionFilterModel
         from .widgets.composer import Composer
+        from .widgets.error_banner import ErrorBanner
         from .widgets.find_bar import FindBar
         from .widgets.model_picker import ModelPicker
         from .widgets.search_results import SearchResultsView
@@ -295,12 +287,7 @@ class MainWindow(QMainWindow):
         self.approval_label.setTextFormat(Qt.TextFormat.PlainText)
         self.approval_label.setVisible(False)
         self.transcript.add_footer_widget(self.approval_label)
-        self.error_banner = QLabel(self)
-        self.error_banner.setObjectName("errorBanner")
-        self.error_banner.setWordWrap(True)
-        self.error_banner.setTextFormat(Qt.TextFormat.RichText)
-        self.error_banner.setOpenExternalLinks(False)
-        self.error_banner.setVisible(False)
+        self.error_banner = ErrorBanner(self)
         self.transcript.add_footer_widget(self.error_banner)
         resume_row = QWidget(self)
         resume_row.setObjectName("resumeRow")
@@ -415,7 +402,7 @@ class MainWindow(QMainWindow):
         self.stop_button.clicked.connect(self._stop)
         self.resume_button.clicked.connect(self._resume)
         self.settings_button.clicked.connect(self.open_settings)
-        self.error_banner.linkActivated.connect(self._on_error_link)
+        self.error_banner.settingsWanted.connect(self.open_settings)
         self.storage_notice.restoreRequested.connect(lambda: self.archive_actions.restore())
         self.storage_notice.retryRequested.connect(
             lambda: self.controller.spawn(self.controller.retry_storage(), "try storage again")
@@ -480,8 +467,6 @@ class MainWindow(QMainWindow):
                 "Instructions the model gets with every message of this conversation (optional)"
             )
         )
-        self.error_banner.setAccessibleName(self.tr("Error"))
-        self._show_error()
         self.approval_label.setText(self.tr("Waiting for your answer about a tool"))
         self.resume_button.setText(self.tr("Resume"))
         self.resume_button.setAccessibleName(self.tr("Resume"))
@@ -607,7 +592,7 @@ class MainWindow(QMainWindow):
         self.delete_action.setEnabled(bool(session_id))
         if not session_id:
             self._on_resume("", None, "")
-            self._on_error("", "", "", "")
+            self.error_banner.hide_error()
             self.imported_prompt.show_prompt("")
 
     def _select_in_list(self, session_id: str) -> None:
@@ -682,76 +667,12 @@ class MainWindow(QMainWindow):
             return self.tr("The app stopped before the tool started, so it did not run.")
         return texts.get(point.kind, point.description)
 
-    def _on_error(self, session_id: str, message: str, action: str, kept: str = "") -> None:
+    def _on_error(self, session_id: str, message: str, action: AnyAction, kept: Kept) -> None:
         if session_id != (self.controller.current or ""):
             return
-        self._error = (message, action, kept)
-        self._show_error()
+        self.error_banner.show_error(message, action, kept)
         if message:
             self.transcript.scroll_to_bottom()
-
-    def _show_error(self) -> None:
-        message, action, kept = self._error
-        if kept in ("saved", "lost") and action in _SAID_BY_THE_ROW:
-            # The cut-off answer's row says what happened, and Resume is what helps: one
-            # notice, not three. The banner stays for errors that need something else.
-            message = ""
-        if not message:
-            self.error_banner.setVisible(False)
-            self.error_banner.clear()
-            return
-        # The engine's sentence (already in this language), then the window's own words:
-        # whether what arrived was kept — decided by whether it was stored — and what helps.
-        words = [message, self.kept_text(kept), self.action_text(action, unsent=kept == "unsent")]
-        plain = " ".join(w for w in words if w)
-        import html
-
-        from .markdown import tooltip_text
-
-        text = html.escape(plain)
-        if action in _SETTINGS_ACTIONS:
-            link = self.tr("Open settings")  # not inside the f-string: lupdate would miss it
-            text += f' &nbsp;<a href="settings">{html.escape(link)}</a>'
-        self.error_banner.setText(text)
-        self.error_banner.setToolTip(tooltip_text(plain))  # the provider's words: escaped
-        self.error_banner.setVisible(True)
-
-    def kept_text(self, kept: str) -> str:
-        """Whether what arrived of a cut-off answer was saved (the controller knows which)."""
-        if kept == "saved":
-            return self.tr("What arrived is saved.")
-        if kept == "lost":
-            return self.tr("What arrived could not be saved.")
-        if kept == "unsent":
-            return self.tr("Your message was not sent; it is still in the box below.")
-        return ""
-
-    def action_text(self, action: str, *, unsent: bool = False) -> str:
-        """The window's words for what helps after an error (the engine's `ErrorAction`);
-        ``unsent``: the message was not stored, so sending it again is what helps."""
-        if unsent and action in ("free_space", "check_folder", "resume"):
-            return {
-                "free_space": self.tr("Free some disk space, then press Send again."),
-                "check_folder": self.tr(
-                    "Check the data folder's permissions, then press Send again."
-                ),
-                "resume": self.tr("Press Send to try again."),
-            }[action]
-        texts = {
-            "resume": self.tr("Press Resume to carry on."),
-            "wait": self.tr("Then press Resume to carry on."),
-            "check_connection": self.tr("Then press Resume to carry on."),
-            "free_space": self.tr("Free some disk space, then press Resume."),
-            "check_folder": self.tr(
-                "Check the data folder and its permissions, then press Resume."
-            ),
-            "close_other": self.tr("Close the conversation in the other window first."),
-            "new_conversation": self.tr("Start a new conversation with New chat."),
-            "update_app": self.tr("Install a newer Continuo to open it."),
-            "restore_backup": self.tr("Restore the conversation file from a backup."),
-            "check_account": self.tr("Check your account on the provider's website."),
-        }
-        return texts.get(action, "")
 
     def _tell_language(self) -> None:
         """Give the controller the window's language, for the engine's sentences."""
@@ -810,7 +731,9 @@ class MainWindow(QMainWindow):
     def _on_problem(self, message: str) -> None:
         self.statusBar().showMessage(message, 15000)
 
-    def _on_storage_failed(self, message: str, action: str, path: str, at_start: bool) -> None:
+    def _on_storage_failed(
+        self, message: str, action: AnyAction, path: str, at_start: bool
+    ) -> None:
         # At start-up nothing could be listed: the notice takes the conversation's place.
         self.storage_notice.show_problem(message, action, path, page=at_start)
         self.transcript.setVisible(not self.storage_notice.is_page)
@@ -1061,10 +984,6 @@ class MainWindow(QMainWindow):
     def _open_find(self) -> None:
         if self.search is not None and self.controller.current:
             self.search.open_find()
-
-    def _on_error_link(self, link: str) -> None:
-        if link == "settings":
-            self.open_settings()
 
     def _rename_current(self) -> None:
         from PySide6.QtWidgets import QInputDialog
