@@ -33,6 +33,7 @@ from PySide6.QtCore import QObject, Signal
 
 from engine import (
     ErrorAction,
+    SessionInfo,
     SQLiteSessionExtension,
     SQLiteSessionStorage,
     StorageError,
@@ -45,7 +46,7 @@ from .conversations import PAGE_SIZE, Conversations
 from .errors import describe_error
 from .file_check import FileCheck
 from .model_catalog import ModelCatalog, ModelChoice, ModelFactory, threaded_builder
-from .models.sessions import SessionListModel
+from .models.sessions import SESSION_ID_ROLE, SessionListModel
 from .models.transcript import TranscriptModel
 from .request_runner import RequestRunner
 from .resume_points import ResumePoints
@@ -196,6 +197,10 @@ class Controller(QObject):
 
     def transcript(self, session_id: str) -> TranscriptModel:
         return self.conversations.transcript(session_id)
+
+    def session_info(self, session_id: str) -> SessionInfo | None:
+        """A listed conversation's entry (title, times, metadata), or None."""
+        return self.sessions.info(session_id)
 
     def find_tool(self, name: str) -> Any:
         """The tool the agent knows by ``name`` (a `Tool`: the app's or an MCP server's), or
@@ -402,6 +407,19 @@ class Controller(QObject):
 
     async def new_session(self) -> str:
         return await self.conversations.create()
+
+    async def open_empty(self) -> None:
+        """Open an empty conversation: the open or the newest one if it has no message yet
+        (repeated Ctrl+N does not pile up empty "New conversation" rows), else a new one."""
+        candidates = [self.current or ""]
+        if self.sessions.rowCount():
+            candidates.append(self.sessions.data(self.sessions.index(0, 0), SESSION_ID_ROLE))
+        for sid in candidates:
+            if sid and not self.is_running(sid) and not await self.storage.load_tail(sid, 1):
+                if sid != self.current:
+                    await self.open_session(sid)
+                return
+        await self.new_session()
 
     async def rename_session(self, session_id: str, title: str) -> None:
         await self.conversations.rename(session_id, title)

@@ -29,8 +29,8 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any, cast
 
 from engine import (
     Agent,
@@ -267,7 +267,10 @@ class RequestRunner:
                 events = agent.stream(text)
             else:
                 events = agent.stream_resume()
-            async with contextlib.aclosing(events) as stream:
+            # The agent's streams are async generators (typed as iterators): closed here.
+            async with contextlib.aclosing(
+                cast("AsyncGenerator[AgentEvent, None]", events)
+            ) as stream:
                 since = time.perf_counter()  # when the loop last had a turn
                 async for event in stream:
                     if time.perf_counter() - since > _FOLD_SLICE:

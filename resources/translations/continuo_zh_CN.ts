@@ -381,14 +381,40 @@
 <context>
     <name>Composer</name>
     <message>
-        <location filename="../../ui/widgets/composer.py" line="38"/>
+        <location filename="../../ui/widgets/composer.py" line="39"/>
         <source>Message</source>
         <translation>消息</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/composer.py" line="40"/>
+        <location filename="../../ui/widgets/composer.py" line="41"/>
         <source>Write a message… (Enter sends, Shift+Enter for a new line)</source>
         <translation>输入消息…（Enter 发送，Shift+Enter 换行）</translation>
+    </message>
+</context>
+<context>
+    <name>ComposerBar</name>
+    <message>
+        <location filename="../../ui/widgets/composer.py" line="123"/>
+        <location filename="../../ui/widgets/composer.py" line="124"/>
+        <source>Send</source>
+        <extracomment>Enter or Send: the text to send Esc in the composer, or Stop</extracomment>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/composer.py" line="125"/>
+        <source>Send (Enter)</source>
+        <translation>发送（Enter）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/composer.py" line="126"/>
+        <location filename="../../ui/widgets/composer.py" line="127"/>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/composer.py" line="129"/>
+        <source>Stop the answer (Esc)</source>
+        <translation>停止回答（Esc）</translation>
     </message>
 </context>
 <context>
@@ -425,9 +451,78 @@
         <translation>这个对话的记录有一部分已损坏（{reason}）。能读取的消息都已显示。</translation>
     </message>
     <message>
-        <location filename="../../ui/controller.py" line="493"/>
+        <location filename="../../ui/controller.py" line="511"/>
         <source>{title} (branch)</source>
         <translation>{title}（分支）</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationCommands</name>
+    <message>
+        <location filename="../../ui/conversation_commands.py" line="66"/>
+        <source>An answer is still coming; press Esc to stop it.</source>
+        <extracomment>the message given to the controller and not yet stored: the composer keeps it</extracomment>
+        <translation>回答仍在生成中；按 Esc 可停止。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/conversation_commands.py" line="123"/>
+        <source>Rename conversation</source>
+        <translation>重命名对话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/conversation_commands.py" line="124"/>
+        <source>Title:</source>
+        <translation>标题：</translation>
+    </message>
+    <message>
+        <location filename="../../ui/conversation_commands.py" line="159"/>
+        <source>Delete conversation</source>
+        <translation>删除对话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/conversation_commands.py" line="160"/>
+        <source>Delete “{title}”? This cannot be undone.</source>
+        <translation>删除“{title}”？此操作无法撤销。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/conversation_commands.py" line="163"/>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <location filename="../../ui/conversation_commands.py" line="184"/>
+        <source>Message copied</source>
+        <translation>已复制消息</translation>
+    </message>
+    <message>
+        <location filename="../../ui/conversation_commands.py" line="188"/>
+        <source>Wait for the answer to finish, or stop it, first.</source>
+        <translation>请先等待回答完成，或先停止它。</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationHeader</name>
+    <message>
+        <location filename="../../ui/widgets/header.py" line="38"/>
+        <location filename="../../ui/widgets/header.py" line="39"/>
+        <source>Settings</source>
+        <extracomment>shows the system prompt (`ui.widgets.system_prompt.SystemPromptEditor` runs it)</extracomment>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/header.py" line="40"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/header.py" line="41"/>
+        <source>The model that answers in this conversation</source>
+        <translation>在此对话中回答的模型</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/header.py" line="42"/>
+        <source>No model</source>
+        <translation>未选择模型</translation>
     </message>
 </context>
 <context>
@@ -748,32 +843,32 @@
 <context>
     <name>ImportedPromptBar</name>
     <message>
-        <location filename="../../ui/widgets/imported_prompt.py" line="89"/>
+        <location filename="../../ui/widgets/imported_prompt.py" line="91"/>
         <source>Imported with this conversation: a system prompt. It is not used until you accept it.</source>
         <translation>这个对话是连同一个系统提示一起导入的。在你接受之前，它不会被使用。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/imported_prompt.py" line="93"/>
+        <location filename="../../ui/widgets/imported_prompt.py" line="95"/>
         <source>Imported system prompt, not used</source>
         <translation>导入的系统提示（未使用）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/imported_prompt.py" line="94"/>
+        <location filename="../../ui/widgets/imported_prompt.py" line="96"/>
         <source>Use this prompt</source>
         <translation>使用这个提示</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/imported_prompt.py" line="96"/>
+        <location filename="../../ui/widgets/imported_prompt.py" line="98"/>
         <source>Every message of this conversation will be sent with these instructions.</source>
         <translation>这个对话的每条消息都会连同这些指令一起发送。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/imported_prompt.py" line="98"/>
+        <location filename="../../ui/widgets/imported_prompt.py" line="100"/>
         <source>Discard</source>
         <translation>丢弃</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/imported_prompt.py" line="99"/>
+        <location filename="../../ui/widgets/imported_prompt.py" line="101"/>
         <source>Imported system prompt</source>
         <translation>导入的系统提示</translation>
     </message>
@@ -850,320 +945,14 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="508"/>
+        <location filename="../../ui/main_window.py" line="357"/>
         <source>Continuo</source>
         <translation>Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="450"/>
-        <location filename="../../ui/main_window.py" line="451"/>
-        <source>New chat</source>
-        <translation>新对话</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="452"/>
-        <source>Start a new conversation (Ctrl+N)</source>
-        <translation>开始新的对话（Ctrl+N）</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="456"/>
-        <source>Conversations</source>
-        <translation>对话</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="457"/>
-        <source>Model</source>
-        <translation>模型</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="458"/>
-        <source>The model that answers in this conversation</source>
-        <translation>在此对话中回答的模型</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="459"/>
-        <source>No model</source>
-        <translation>未选择模型</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="481"/>
-        <source>Stop the answer (Esc)</source>
-        <translation>停止回答（Esc）</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="486"/>
-        <source>&amp;Find in this conversation</source>
-        <translation>在这个对话中查找(&amp;F)</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="487"/>
-        <source>&amp;Search all conversations</source>
-        <translation>搜索所有对话(&amp;S)</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="659"/>
-        <source>Resume writes the answer again.</source>
-        <translation>“继续”会重新写这个回答。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="660"/>
-        <source>Resume continues the answer.</source>
-        <translation>“继续”会接着写这个回答。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="711"/>
-        <source>System prompt</source>
-        <translation>系统提示词</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="460"/>
-        <source>Show the system prompt</source>
-        <translation>显示系统提示词</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="453"/>
-        <source>Search conversations</source>
-        <translation>搜索对话</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="454"/>
-        <source>Search conversation titles and messages</source>
-        <translation>搜索对话标题和消息</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="455"/>
-        <source>Messages found</source>
-        <translation>找到的消息</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="462"/>
-        <location filename="../../ui/main_window.py" line="463"/>
-        <source>Settings</source>
-        <translation>设置</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="464"/>
-        <source>System prompt for this conversation</source>
-        <translation>此对话的系统提示词</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="467"/>
-        <source>Instructions the model gets with every message of this conversation (optional)</source>
-        <translation>此对话中每条消息都会附带给模型的指示（可选）</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="470"/>
-        <source>Waiting for your answer about a tool</source>
-        <translation>正在等待你对工具的答复</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="471"/>
-        <location filename="../../ui/main_window.py" line="472"/>
-        <source>Resume</source>
-        <translation>继续</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="473"/>
-        <source>Why the conversation can be resumed</source>
-        <translation>为什么可以继续这段对话</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="475"/>
-        <location filename="../../ui/main_window.py" line="476"/>
-        <source>Send</source>
-        <translation>发送</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="477"/>
-        <source>Send (Enter)</source>
-        <translation>发送（Enter）</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="478"/>
-        <location filename="../../ui/main_window.py" line="479"/>
-        <source>Stop</source>
-        <translation>停止</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="482"/>
-        <source>&amp;New chat</source>
-        <translation>新对话(&amp;N)</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="483"/>
-        <source>&amp;Rename…</source>
-        <translation>重命名(&amp;R)…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="484"/>
-        <source>&amp;Delete…</source>
-        <translation>删除(&amp;D)…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="485"/>
-        <source>&amp;Settings…</source>
-        <translation>设置(&amp;S)…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="488"/>
-        <source>Write a &amp;message</source>
-        <translation>输入消息(&amp;M)</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="489"/>
-        <source>&amp;Quit</source>
-        <translation>退出(&amp;Q)</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="490"/>
-        <source>&amp;File</source>
-        <translation>文件(&amp;F)</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="492"/>
-        <source>&amp;Conversation</source>
-        <translation>对话(&amp;C)</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="493"/>
-        <source>&amp;About Continuo</source>
-        <translation>关于 Continuo(&amp;A)</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="494"/>
-        <source>&amp;Check the conversation file</source>
-        <translation>检查对话文件(&amp;C)</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="495"/>
-        <source>&amp;Help</source>
-        <translation>帮助(&amp;H)</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="512"/>
+        <location filename="../../ui/main_window.py" line="361"/>
         <source>{title} — Continuo</source>
         <translation>{title} — Continuo</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="523"/>
-        <source>No matches</source>
-        <translation>没有匹配的对话</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="528"/>
-        <source>Copied</source>
-        <translation>已复制</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="657"/>
-        <source>The model has not answered yet.</source>
-        <translation>模型尚未回答。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="658"/>
-        <source>The app stopped while a tool was running.</source>
-        <translation>工具运行期间应用停止了。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="667"/>
-        <source>The app stopped before the tool started, so it did not run.</source>
-        <translation>应用在工具启动前就停止了，所以工具没有运行。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="711"/>
-        <source>System prompt ●</source>
-        <translation>系统提示词 ●</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="743"/>
-        <location filename="../../ui/main_window.py" line="746"/>
-        <source>Checking the conversation file…</source>
-        <translation>正在检查对话文件…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="749"/>
-        <source>The conversation file was checked: no damage found.</source>
-        <translation>对话文件已检查完毕：未发现损坏。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="808"/>
-        <source>Message copied</source>
-        <translation>已复制消息</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="813"/>
-        <source>Wait for the answer to finish, or stop it, first.</source>
-        <translation>请先等待回答完成，或先停止它。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="851"/>
-        <source>An answer is still coming; press Esc to stop it.</source>
-        <translation>回答仍在生成中；按 Esc 可停止。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="891"/>
-        <source>The tool server {server} could not start, so its tools are not offered: {error}</source>
-        <translation>工具服务器 {server} 无法启动，因此不提供其工具：{error}</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="898"/>
-        <source>Starting the tool servers…</source>
-        <translation>正在启动工具服务器…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="921"/>
-        <source>Retrying in {delay} s, {attempt} of {attempts}…</source>
-        <translation>{delay} 秒后重试（第 {attempt} 次，共 {attempts} 次）…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="957"/>
-        <source>The conversations can now be searched.</source>
-        <translation>现在可以搜索对话了。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="960"/>
-        <source>Preparing the conversations for search: {percent}%…</source>
-        <translation>正在为搜索准备对话：{percent}%…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="969"/>
-        <source>Restored the conversation “{title}” to its newest messages (the app had stopped while changing it).</source>
-        <translation>已将对话“{title}”恢复到最新的消息（应用在修改它时停止了）。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="974"/>
-        <source>Restored a conversation to its newest messages (the app had stopped while changing it).</source>
-        <translation>已将一个对话恢复到最新的消息（应用在修改它时停止了）。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="979"/>
-        <source>Restored {count} conversations to their newest messages (the app had stopped while changing them).</source>
-        <translation>已将 {count} 个对话恢复到最新的消息（应用在修改它们时停止了）。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="997"/>
-        <source>Rename conversation</source>
-        <translation>重命名对话</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="998"/>
-        <source>Title:</source>
-        <translation>标题：</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="1035"/>
-        <source>Delete conversation</source>
-        <translation>删除对话</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="1036"/>
-        <source>Delete “{title}”? This cannot be undone.</source>
-        <translation>删除“{title}”？此操作无法撤销。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="1039"/>
-        <source>Delete</source>
-        <translation>删除</translation>
     </message>
 </context>
 <context>
@@ -1492,6 +1281,54 @@ Backup: {path}</source>
     </message>
 </context>
 <context>
+    <name>ResumeBar</name>
+    <message>
+        <location filename="../../ui/widgets/resume_bar.py" line="92"/>
+        <source>The model has not answered yet.</source>
+        <extracomment>the person pressed Resume the point shown (None: nothing to resume, or held elsewhere)</extracomment>
+        <translation>模型尚未回答。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/resume_bar.py" line="93"/>
+        <source>The app stopped while a tool was running.</source>
+        <translation>工具运行期间应用停止了。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/resume_bar.py" line="94"/>
+        <source>Resume writes the answer again.</source>
+        <translation>“继续”会重新写这个回答。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/resume_bar.py" line="95"/>
+        <source>Resume continues the answer.</source>
+        <translation>“继续”会接着写这个回答。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/resume_bar.py" line="102"/>
+        <source>The app stopped before the tool started, so it did not run.</source>
+        <translation>应用在工具启动前就停止了，所以工具没有运行。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/resume_bar.py" line="106"/>
+        <location filename="../../ui/widgets/resume_bar.py" line="107"/>
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/resume_bar.py" line="108"/>
+        <source>Why the conversation can be resumed</source>
+        <translation>为什么可以继续这段对话</translation>
+    </message>
+</context>
+<context>
+    <name>RetryLine</name>
+    <message>
+        <location filename="../../ui/widgets/retry_line.py" line="43"/>
+        <source>Retrying in {delay} s, {attempt} of {attempts}…</source>
+        <translation>{delay} 秒后重试（第 {attempt} 次，共 {attempts} 次）…</translation>
+    </message>
+</context>
+<context>
     <name>SearchHitsModel</name>
     <message>
         <location filename="../../ui/models/search_hits.py" line="95"/>
@@ -1789,6 +1626,89 @@ Backup: {path}</source>
     </message>
 </context>
 <context>
+    <name>Sidebar</name>
+    <message>
+        <location filename="../../ui/widgets/sidebar.py" line="115"/>
+        <source>No matches</source>
+        <extracomment>the person picked a conversation in the list: (its id)</extracomment>
+        <translation>没有匹配的对话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/sidebar.py" line="125"/>
+        <location filename="../../ui/widgets/sidebar.py" line="126"/>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/sidebar.py" line="127"/>
+        <source>Start a new conversation (Ctrl+N)</source>
+        <translation>开始新的对话（Ctrl+N）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/sidebar.py" line="128"/>
+        <source>Search conversations</source>
+        <translation>搜索对话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/sidebar.py" line="129"/>
+        <source>Search conversation titles and messages</source>
+        <translation>搜索对话标题和消息</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/sidebar.py" line="130"/>
+        <source>Messages found</source>
+        <translation>找到的消息</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/sidebar.py" line="131"/>
+        <source>Conversations</source>
+        <translation>对话</translation>
+    </message>
+</context>
+<context>
+    <name>StatusLine</name>
+    <message>
+        <location filename="../../ui/status_line.py" line="39"/>
+        <source>Copied</source>
+        <translation>已复制</translation>
+    </message>
+    <message>
+        <location filename="../../ui/status_line.py" line="43"/>
+        <source>The conversations can now be searched.</source>
+        <translation>现在可以搜索对话了。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/status_line.py" line="46"/>
+        <source>Preparing the conversations for search: {percent}%…</source>
+        <translation>正在为搜索准备对话：{percent}%…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/status_line.py" line="55"/>
+        <source>Restored the conversation “{title}” to its newest messages (the app had stopped while changing it).</source>
+        <translation>已将对话“{title}”恢复到最新的消息（应用在修改它时停止了）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/status_line.py" line="60"/>
+        <source>Restored a conversation to its newest messages (the app had stopped while changing it).</source>
+        <translation>已将一个对话恢复到最新的消息（应用在修改它时停止了）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/status_line.py" line="65"/>
+        <source>Restored {count} conversations to their newest messages (the app had stopped while changing them).</source>
+        <translation>已将 {count} 个对话恢复到最新的消息（应用在修改它们时停止了）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/status_line.py" line="77"/>
+        <source>The conversation file was checked: no damage found.</source>
+        <translation>对话文件已检查完毕：未发现损坏。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/status_line.py" line="83"/>
+        <source>Checking the conversation file…</source>
+        <translation>正在检查对话文件…</translation>
+    </message>
+</context>
+<context>
     <name>StorageNotice</name>
     <message>
         <location filename="../../ui/widgets/storage_notice.py" line="112"/>
@@ -1859,6 +1779,35 @@ Backup: {path}</source>
         <location filename="../../ui/widgets/storage_notice.py" line="154"/>
         <source>Restore from a backup…</source>
         <translation>从备份恢复…</translation>
+    </message>
+</context>
+<context>
+    <name>SystemPromptEditor</name>
+    <message>
+        <location filename="../../ui/widgets/system_prompt.py" line="61"/>
+        <source>System prompt ●</source>
+        <extracomment>the person changed the prompt and paused: (the text, stripped) the header&apos;s button that shows and hides the editor (made by the window, in the header&apos;s place in the Tab order)</extracomment>
+        <translation>系统提示词 ●</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/system_prompt.py" line="61"/>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/system_prompt.py" line="65"/>
+        <source>Show the system prompt</source>
+        <translation>显示系统提示词</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/system_prompt.py" line="67"/>
+        <source>System prompt for this conversation</source>
+        <translation>此对话的系统提示词</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/system_prompt.py" line="70"/>
+        <source>Instructions the model gets with every message of this conversation (optional)</source>
+        <translation>此对话中每条消息都会附带给模型的指示（可选）</translation>
     </message>
 </context>
 <context>
@@ -2061,6 +2010,25 @@ Backup: {path}</source>
         <location filename="../../ui/widgets/tool_server_menu.py" line="64"/>
         <source>Offer the tools of {server} here</source>
         <translation>在此提供 {server} 的工具</translation>
+    </message>
+</context>
+<context>
+    <name>ToolStatus</name>
+    <message>
+        <location filename="../../ui/tool_status.py" line="115"/>
+        <source>The tool server {server} could not start, so its tools are not offered: {error}</source>
+        <extracomment>under the last message while a card of the shown conversation waits</extracomment>
+        <translation>工具服务器 {server} 无法启动，因此不提供其工具：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_status.py" line="123"/>
+        <source>Starting the tool servers…</source>
+        <translation>正在启动工具服务器…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_status.py" line="140"/>
+        <source>Waiting for your answer about a tool</source>
+        <translation>正在等待你对工具的答复</translation>
     </message>
 </context>
 <context>
@@ -2276,6 +2244,74 @@ Backup: {path}</source>
         <location filename="../../ui/widgets/message_views.py" line="348"/>
         <source>Edit your message</source>
         <translation>编辑你的消息</translation>
+    </message>
+</context>
+<context>
+    <name>WindowMenus</name>
+    <message>
+        <location filename="../../ui/window_menus.py" line="101"/>
+        <source>&amp;New chat</source>
+        <translation>新对话(&amp;N)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/window_menus.py" line="102"/>
+        <source>&amp;Rename…</source>
+        <translation>重命名(&amp;R)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/window_menus.py" line="103"/>
+        <source>&amp;Delete…</source>
+        <translation>删除(&amp;D)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/window_menus.py" line="104"/>
+        <source>&amp;Settings…</source>
+        <translation>设置(&amp;S)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/window_menus.py" line="105"/>
+        <source>&amp;Find in this conversation</source>
+        <translation>在这个对话中查找(&amp;F)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/window_menus.py" line="106"/>
+        <source>&amp;Search all conversations</source>
+        <translation>搜索所有对话(&amp;S)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/window_menus.py" line="107"/>
+        <source>Write a &amp;message</source>
+        <translation>输入消息(&amp;M)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/window_menus.py" line="108"/>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/window_menus.py" line="109"/>
+        <source>&amp;About Continuo</source>
+        <translation>关于 Continuo(&amp;A)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/window_menus.py" line="110"/>
+        <source>&amp;Check the conversation file</source>
+        <translation>检查对话文件(&amp;C)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/window_menus.py" line="113"/>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/window_menus.py" line="114"/>
+        <source>&amp;Conversation</source>
+        <translation>对话(&amp;C)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/window_menus.py" line="115"/>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
     </message>
 </context>
 <context>
