@@ -23,7 +23,7 @@ run: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check engine ui tests bench packaging devtools
 	$(VENV)/bin/lint-imports --no-cache
-	$(VENV)/bin/mypy engine
+	$(VENV)/bin/mypy engine ui
 
 test: $(STAMP) lint
 	$(OFFSCREEN) $(PY) -m pytest -q -p no:cacheprovider

@@ -97,6 +97,7 @@ from .sentences import describe_stop
 from .stop import StopInfo, StopReason
 from .storage import (
     LeaseHolder,
+    MendedPath,
     SearchHit,
     SessionInfo,
     SQLiteSessionExtension,
@@ -144,6 +145,7 @@ __all__ = [
     "MCPServerStartError",
     "MCPTimeoutError",
     "MCPToolError",
+    "MendedPath",
     "Message",
     "MessageNotFoundError",
     "Model",

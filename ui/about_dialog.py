@@ -110,7 +110,7 @@ class AboutDialog(QDialog):
         self,
         data_dir: str | Path | None,
         parent: QWidget | None = None,
-        spawn: Callable[[Coroutine[Any, Any, Any], str], asyncio.Task[Any]] | None = None,
+        spawn: Callable[[Coroutine[Any, Any, Any], str], asyncio.Task[Any] | None] | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("aboutDialog")

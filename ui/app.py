@@ -149,7 +149,7 @@ def attach_controller(
     import asyncio
 
     from .controller import Controller
-    from .json_store import make_private_folder
+    from .folders import make_private_folder
 
     path = Path(data_dir)
     make_private_folder(path)

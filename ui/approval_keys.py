@@ -9,7 +9,8 @@ application only while a card of the shown conversation waits, so nothing else p
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent
@@ -18,24 +19,40 @@ from PySide6.QtWidgets import QApplication, QWidget
 from .models.items import ApprovalChoice
 
 if TYPE_CHECKING:
-    from .main_window import MainWindow
+    from .approvals import Approvals, PendingApproval
+    from .widgets.transcript_view import TranscriptView
 
 __all__ = ["EscapeDenies"]
 
 
 class EscapeDenies(QObject):
-    """Installed on the application while a card of the window's conversation waits."""
+    """Installed on the application while a card of the window's conversation waits.
 
-    def __init__(self, window: MainWindow) -> None:
+    Args:
+        window: the window whose Esc it takes (a dialog's or a menu's stays theirs).
+        transcript: the shown conversation's rows (a card there denies with its reason).
+        approvals: the questions waiting.
+        shown: the shown conversation's id ("" for none).
+    """
+
+    def __init__(
+        self,
+        window: QWidget,
+        transcript: TranscriptView,
+        approvals: Approvals,
+        shown: Callable[[], str],
+    ) -> None:
         super().__init__(window)
         self._window = window
+        self._transcript = transcript
+        self._approvals = approvals
+        self._shown = shown
         self._installed = False
 
     def update(self) -> None:
         """Follow whether a card of the shown conversation waits for the person."""
-        approvals = getattr(self._window.controller, "approvals", None)
-        sid = self._window.controller.current or ""
-        wanted = bool(sid) and approvals is not None and approvals.waiting(sid)
+        sid = self._shown()
+        wanted = bool(sid) and self._approvals.waiting(sid)
         app = QApplication.instance()
         if app is None or wanted == self._installed:
             return
@@ -69,18 +86,18 @@ class EscapeDenies(QObject):
         self._deny(question)
         return True
 
-    def _waiting(self) -> Any:
-        approvals = getattr(self._window.controller, "approvals", None)
-        sid = self._window.controller.current or ""
-        if approvals is None or not sid:
+    def _waiting(self) -> PendingApproval | None:
+        sid = self._shown()
+        if not sid:
             return None
         return next(
-            (q for q in approvals.pending() if q.session_id == sid and not q.answered), None
+            (q for q in self._approvals.pending() if q.session_id == sid and not q.answered),
+            None,
         )
 
-    def _deny(self, question: Any) -> None:
+    def _deny(self, question: PendingApproval) -> None:
         # Through the card when it is shown, so the reason typed in its box goes with it.
-        for view in self._window.transcript.views():
+        for view in self._transcript.views():
             item = getattr(view, "_item", None)
             if getattr(view, "waiting", False) and getattr(item, "approval", None) is question:
                 view.deny_waiting()

@@ -15,10 +15,11 @@ Stop, or closing   the request is cancelled while it waits: the engine answers t
 =================  ==========================================================================
 
 The app's own tools (not `MCPTool`) run without asking; so does an MCP tool the person
-always allows, and, with the "read_only" policy, one whose server's hints say read-only and
-nothing that contradicts it (`engine.messages.tool_effect`: a tool also marked destructive,
-or marked nothing at all, asks). Under the default policy ("ask") every MCP call asks. The
-card and the decision read the same `ToolInfo` (the one the engine keeps with the call).
+always allows, and, with the `ToolApproval.READ_ONLY` policy, one whose server's hints say
+read-only and nothing that contradicts it (`engine.messages.tool_effect`: a tool also marked
+destructive, or marked nothing at all, asks). Under the default policy (`ToolApproval.ASK`)
+every MCP call asks. The card and the decision read the same `ToolInfo` (the one the engine
+keeps with the call).
 `waitingChanged` tells the window a conversation waits for the person (its status line).
 """
 
@@ -36,6 +37,7 @@ from engine import Extension, RunContext, ToolCall, ToolDenial, ToolInfo
 from engine import ToolEffect as EngineToolEffect
 
 from .models.items import ApprovalChoice, ItemState, ToolEffect
+from .settings import ToolApproval
 
 if TYPE_CHECKING:
     from engine.mcp import MCPTool
@@ -136,7 +138,7 @@ class Approvals(QObject, Extension):
         if settings is not None and (
             settings.is_always_allowed(info.server, info.tool)
             or (
-                settings.tool_approval == "read_only"
+                settings.tool_approval == ToolApproval.READ_ONLY
                 and info.effect is EngineToolEffect.READ_ONLY
             )
         ):

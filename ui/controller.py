@@ -32,6 +32,8 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from engine import (
+    ErrorAction,
+    SessionInfo,
     SQLiteSessionExtension,
     SQLiteSessionStorage,
     StorageError,
@@ -41,26 +43,17 @@ from engine import (
 
 from .approvals import Approvals
 from .conversations import PAGE_SIZE, Conversations
-from .errors import KEPT_LOST, KEPT_SAVED, describe_error, error_text
+from .errors import describe_error
 from .file_check import FileCheck
 from .model_catalog import ModelCatalog, ModelChoice, ModelFactory, threaded_builder
-from .models.sessions import SessionListModel
+from .models.sessions import SESSION_ID_ROLE, SessionListModel
 from .models.transcript import TranscriptModel
 from .request_runner import RequestRunner
 from .resume_points import ResumePoints
 from .tasks import OwnedTasks
 from .tool_servers import OFF_KEY, ToolServers, offered_servers
 
-__all__ = [
-    "DB_FILE_NAME",
-    "KEPT_LOST",
-    "KEPT_SAVED",
-    "PAGE_SIZE",
-    "Controller",
-    "ModelChoice",
-    "describe_error",
-    "error_text",
-]
+__all__ = ["DB_FILE_NAME", "PAGE_SIZE", "Controller", "ModelChoice"]
 
 log = logging.getLogger(__name__)
 
@@ -74,9 +67,9 @@ class Controller(QObject):
     currentChanged = Signal(str, object)  # noqa: N815
     # (session id, ResumePoint or None, text when the lease is held elsewhere, else "")
     resumeChanged = Signal(str, object, str)  # noqa: N815
-    # (session id, message, action, kept) — message "" clears the banner; kept is
-    # `KEPT_SAVED`, `KEPT_LOST` or "" (nothing of an answer was cut off)
-    errorChanged = Signal(str, str, str, str)  # noqa: N815
+    # (session id, message, what helps: `ui.errors.AnyAction`, what was kept of a cut-off
+    # answer: `ui.errors.Kept`) — message "" clears the banner
+    errorChanged = Signal(str, str, object, object)  # noqa: N815
     busyChanged = Signal(str, bool)  # noqa: N815
     # the model picker's entries changed: (list[ModelChoice], the current choice or None)
     modelsChanged = Signal(object, object)  # noqa: N815
@@ -93,9 +86,10 @@ class Controller(QObject):
     messageStored = Signal(str, str)  # noqa: N815
     # (session id, `RetryInfo` or None): the provider is being tried again / no longer
     retryChanged = Signal(str, object)  # noqa: N815
-    # the conversation file cannot be used: (message, action, path, at start-up); message
-    # "" says it works again. At start-up nothing could be listed: the window shows a page.
-    storageFailed = Signal(str, str, str, bool)  # noqa: N815
+    # the conversation file cannot be used: (message, what helps: `ui.errors.AnyAction`, path,
+    # at start-up); message "" says it works again. At start-up nothing could be listed: the
+    # window shows a page.
+    storageFailed = Signal(str, object, str, bool)  # noqa: N815
     # a message given to `send`: (its text, whether it was stored). Until it is stored
     # the composer keeps it; one that was not stored (a full disk) stays there.
     inputStored = Signal(str, bool)  # noqa: N815
@@ -169,7 +163,7 @@ class Controller(QObject):
         if exc is None:
             if self._storage_failure is not None:
                 self._storage_failure = None
-                self.storageFailed.emit("", "", "", False)
+                self.storageFailed.emit("", ErrorAction.NONE, "", False)
             return
         if self._storage_failure is not None and self._storage_failure[1]:
             at_start = True  # still nothing listed: the page stays a page
@@ -203,6 +197,10 @@ class Controller(QObject):
 
     def transcript(self, session_id: str) -> TranscriptModel:
         return self.conversations.transcript(session_id)
+
+    def session_info(self, session_id: str) -> SessionInfo | None:
+        """A listed conversation's entry (title, times, metadata), or None."""
+        return self.sessions.info(session_id)
 
     def find_tool(self, name: str) -> Any:
         """The tool the agent knows by ``name`` (a `Tool`: the app's or an MCP server's), or
@@ -409,6 +407,19 @@ class Controller(QObject):
 
     async def new_session(self) -> str:
         return await self.conversations.create()
+
+    async def open_empty(self) -> None:
+        """Open an empty conversation: the open or the newest one if it has no message yet
+        (repeated Ctrl+N does not pile up empty "New conversation" rows), else a new one."""
+        candidates = [self.current or ""]
+        if self.sessions.rowCount():
+            candidates.append(self.sessions.data(self.sessions.index(0, 0), SESSION_ID_ROLE))
+        for sid in candidates:
+            if sid and not self.is_running(sid) and not await self.storage.load_tail(sid, 1):
+                if sid != self.current:
+                    await self.open_session(sid)
+                return
+        await self.new_session()
 
     async def rename_session(self, session_id: str, title: str) -> None:
         await self.conversations.rename(session_id, title)

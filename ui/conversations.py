@@ -17,10 +17,18 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication
 
-from engine import ContinuoError, StorageError
+from engine import ContinuoError, ErrorAction, StorageError
 from engine.archive import IMPORTED_SYSTEM_PROMPT
 
-from .errors import KEPT_UNSENT, NoProviderError, describe_error, error_record, error_text
+from .errors import (
+    Kept,
+    NoProviderError,
+    action_of,
+    describe_error,
+    error_record,
+    error_text,
+    kept_of,
+)
 from .models.sessions import SESSION_ID_ROLE
 from .models.transcript import TranscriptModel
 
@@ -185,16 +193,18 @@ class Conversations:
         c.catalog.select_for(metadata)
         if unreadable is not None:
             message, action = describe_error(unreadable, c.language)
-            c.errorChanged.emit(session_id, message, action, "")
+            c.errorChanged.emit(session_id, message, action, Kept.NONE)
             c.busyChanged.emit(session_id, c.is_running(session_id))
             c.resumeChanged.emit(session_id, None, "")
             return
         if info is not None and info.unreadable:  # the row is damaged, its messages are not
-            c.errorChanged.emit(session_id, unreadable_text(info.unreadable), "", "")
+            c.errorChanged.emit(
+                session_id, unreadable_text(info.unreadable), ErrorAction.NONE, Kept.NONE
+            )
         elif not c.is_running(session_id):
             self.show_kept_error(session_id)
         else:
-            c.errorChanged.emit(session_id, "", "", "")
+            c.errorChanged.emit(session_id, "", ErrorAction.NONE, Kept.NONE)
         c.busyChanged.emit(session_id, c.is_running(session_id))
         await c.resume_points.refresh(session_id)
         await c.remember_current(session_id)
@@ -281,7 +291,7 @@ class Conversations:
             else:
                 c.currentChanged.emit("", None)
                 c.resumeChanged.emit("", None, "")
-                c.errorChanged.emit("", "", "", "")
+                c.errorChanged.emit("", "", ErrorAction.NONE, Kept.NONE)
 
     async def set_system_prompt(self, text: str) -> None:
         sid = self.current
@@ -308,13 +318,15 @@ class Conversations:
                 c.systemPromptChanged.emit(imported)
             c.importedPromptChanged.emit("")
 
-    async def set_error(self, sid: str, exc: BaseException | None, kept: str = "") -> None:
+    async def set_error(
+        self, sid: str, exc: BaseException | None, kept: Kept = Kept.NONE
+    ) -> None:
         """Keep (and announce) a request's failure, or clear the kept one (``exc`` None)."""
         c = self._c
         if exc is None:
             if self.metadata(sid).get("last_error"):
                 await self.update_metadata(sid, {"last_error": None})
-            c.errorChanged.emit(sid, "", "", "")
+            c.errorChanged.emit(sid, "", ErrorAction.NONE, Kept.NONE)
             return
         record = error_record(exc, c.language, kept)
         try:
@@ -322,7 +334,7 @@ class Conversations:
         except ContinuoError as store_error:
             log.warning("could not keep the error: %s", store_error)
             self._metadata.setdefault(sid, {})["last_error"] = record
-        c.errorChanged.emit(sid, record["message"], record["action"], kept)
+        c.errorChanged.emit(sid, record["message"], action_of(record["action"]), kept)
 
     async def clear_error(self, sid: str) -> None:
         """A new request starts: the kept error was an earlier request's; forget it (a
@@ -332,7 +344,7 @@ class Conversations:
         except ContinuoError as exc:
             log.warning("could not clear the kept error: %s", exc)
             self._metadata.get(sid, {}).pop("last_error", None)
-            self._c.errorChanged.emit(sid, "", "", "")
+            self._c.errorChanged.emit(sid, "", ErrorAction.NONE, Kept.NONE)
 
     def kept_error(self, sid: str) -> dict[str, Any]:
         """The conversation's kept error record ({} when none, or when it said no provider
@@ -345,13 +357,13 @@ class Conversations:
     def show_kept_error(self, sid: str) -> None:
         """Announce the conversation's kept error (or none), in the current language."""
         record = self.kept_error(sid)
-        kept = str(record.get("kept", ""))
+        kept = kept_of(record.get("kept"))
         self._c.errorChanged.emit(
             sid,
             error_text(record, self._c.language) if record else "",
-            str(record.get("action", "")),
+            action_of(record.get("action")),
             # A message not stored was in the composer of the run that failed, not this one.
-            "" if kept == KEPT_UNSENT else kept,
+            Kept.NONE if kept is Kept.UNSENT else kept,
         )
 
 

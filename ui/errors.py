@@ -1,22 +1,44 @@
-"""What the window says about a failure: one `describe_error`, and the record a conversation
-keeps of its last error (``last_error`` in its metadata) so it can be said again later, in
-another language.
+"""What the window says about a failure, and the window's own errors.
+
+One `describe_error` turns any failure into a sentence for a person and what helps; the record
+a conversation keeps of its last error (``last_error`` in its metadata) lets it be said again
+later, in another language.
 
 A failure of the request (the provider, the network, the store) speaks with the engine's own
-sentence and `ErrorAction`. A failure of the window itself while it handled a request (a bug
-folding an event) is an `InternalError`: it says so, never that anything was saved, and its
-traceback goes to the log.
+sentence and `ErrorAction`. A query SQLite refused (`engine.QueryError`) is said as itself:
+only disk and file faults (`engine.StorageError`) speak of the disk or the file. A failure of
+the window itself while it handled a request (a bug folding an event) is an `InternalError`:
+it says so, never that anything was saved, and its traceback goes to the log.
+
+The window's own errors have one root, `WindowError`, beside the engine's `ContinuoError`
+(not under it: an engine error's sentence comes from the engine's catalog in every language,
+a window error's words are the window's, translated by Qt)::
+
+    WindowError
+     ├─ NoProviderError          no model provider is set up (what helps: Settings)
+     ├─ InternalError            the window failed while handling a request
+     └─ SettingsError            settings.json or a key could not be read or written (ui.settings)
+         ├─ SettingsFileError    settings.json is unreadable; it was not changed (ui.settings)
+         ├─ KeychainError        the system keychain refused a key (ui.settings)
+         └─ MCPFileError         mcp.json cannot be used as it is (ui.mcp_file)
+
+Values, not strings: what helps is an `ErrorAction` (the engine's) or a `WindowAction` (the
+window's own: "open Settings"), and what was kept of a cut-off answer is a `Kept`; both are
+read back from a kept record or a signal with `action_of` and `kept_of`.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
-from engine import ContinuoError, ErrorAction
-from engine.errors import (
+from engine import (
+    ContinuoError,
+    ErrorAction,
     ProviderAuthError,
     ProviderConnectionError,
     ProviderError,
@@ -28,23 +50,70 @@ from engine.errors import (
 from engine.sentences import Phrase, has_sentence, sentence
 
 __all__ = [
-    "KEPT_LOST",
-    "KEPT_SAVED",
-    "KEPT_UNSENT",
+    "AnyAction",
+    "BannerWords",
     "InternalError",
+    "Kept",
     "NoProviderError",
+    "WindowAction",
+    "WindowError",
+    "action_of",
+    "action_words",
+    "banner_words",
     "describe_error",
     "error_record",
     "error_text",
+    "kept_of",
+    "kept_words",
 ]
 
-# what was kept of the answer a failed request cut off (``last_error["kept"]``)
-KEPT_SAVED, KEPT_LOST = "saved", "lost"
-# the message the person sent was not stored: it is still in the composer (this run only)
-KEPT_UNSENT = "unsent"
+
+class WindowAction(StrEnum):
+    """What helps after a failure only the window meets (the engine's are `ErrorAction`)."""
+
+    OPEN_SETTINGS = "settings"  #: no provider is set up: add one in Settings
 
 
-class NoProviderError(ContinuoError):
+#: what helps after any failure the window says
+AnyAction = ErrorAction | WindowAction
+
+
+def action_of(value: object) -> AnyAction:
+    """What helps, read back from a kept record or a signal (`ErrorAction.NONE` when unknown)."""
+    if isinstance(value, ErrorAction | WindowAction):
+        return value
+    text = str(value or "")
+    for kind in (ErrorAction, WindowAction):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return ErrorAction.NONE
+
+
+class Kept(StrEnum):
+    """What was kept of the answer a failed request cut off (``last_error["kept"]``)."""
+
+    NONE = ""  #: no answer was cut off
+    SAVED = "saved"  #: what arrived was stored
+    LOST = "lost"  #: what arrived could not be stored
+    #: the person's message was not stored: it is still in the composer (that run only)
+    UNSENT = "unsent"
+
+
+def kept_of(value: object) -> Kept:
+    """A `Kept` read back from a kept record or a signal (`Kept.NONE` when unknown)."""
+    try:
+        return Kept(str(value or ""))
+    except ValueError:
+        return Kept.NONE
+
+
+class WindowError(Exception):
+    """The root of the window's own errors (see the module docstring)."""
+
+
+class NoProviderError(WindowError):
     """No model provider is configured: the person must add one in Settings."""
 
     def __init__(self) -> None:
@@ -56,56 +125,164 @@ class NoProviderError(ContinuoError):
         )
 
 
-class InternalError(Exception):
+class InternalError(WindowError):
     """The window failed while handling a request (its cause is the bug); the request's
     stream was closed, so the conversation is free again."""
 
 
 def describe_error(
     exc: BaseException, language: str = "en", *, where: str | None = None, secret: str | None = None
-) -> tuple[str, str]:
-    """Say what went wrong in plain words, in ``language``, and which action helps.
+) -> tuple[str, AnyAction]:
+    """Say what went wrong in plain words, in ``language``, and what helps.
 
     The engine's errors carry their own sentence (in any language) and an `ErrorAction`;
-    the window adds its own words for the action (`MainWindow`), so they are not here. With
-    ``where`` (the address a connection test in Settings tried) the sentence speaks of that
-    test instead. ``secret`` (the key tried) is blanked out in case a server echoed it back.
+    the window words what helps itself (`banner_words`). With ``where`` (the address a
+    connection test in Settings tried) the sentence speaks of that test instead. ``secret``
+    (the key tried) is blanked out in case a server echoed it back.
 
     Returns:
-        ``(message, action)``; action is an `ErrorAction` value (``"check_key"``,
-        ``"resume"``...), ``"settings"`` (no provider is set up) or ``""``.
+        ``(message, action)``: the action is the engine error's `ErrorAction`,
+        `WindowAction.OPEN_SETTINGS` (no provider is set up) or `ErrorAction.NONE`.
     """
     if where is not None:
-        message, action = _connection_test(exc, language, where), _action(exc)
+        message = _connection_test(exc, language, where)
+        action: AnyAction = exc.action if isinstance(exc, ContinuoError) else ErrorAction.NONE
     else:
         message, action = _request_failure(exc, language)
     return (message.replace(secret, "***") if secret else message), action
 
 
-def _action(exc: BaseException) -> str:
-    return exc.action.value if isinstance(exc, ContinuoError) else ""
-
-
-def _request_failure(exc: BaseException, language: str) -> tuple[str, str]:
+def _request_failure(exc: BaseException, language: str) -> tuple[str, AnyAction]:
     if isinstance(exc, NoProviderError):
-        return str(exc), "settings"
+        return str(exc), WindowAction.OPEN_SETTINGS
     if isinstance(exc, InternalError):
         cause = exc.__cause__ or exc
         if isinstance(cause, ContinuoError):  # the store failed: it says what and what helps
-            return cause.sentence(language), cause.action.value
+            return cause.sentence(language), cause.action
         return QCoreApplication.translate(
             "Controller",
             "Something went wrong inside the app ({name}); the details are in its log.",
-        ).format(name=type(cause).__name__), "resume"
+        ).format(name=type(cause).__name__), ErrorAction.RESUME
     if isinstance(exc, ContinuoError):
-        return exc.sentence(language), exc.action.value
+        # a disk or file fault (`StorageError`) says so; a query SQLite refused
+        # (`QueryError`) says it was the query's, never the disk's
+        return exc.sentence(language), exc.action
     if isinstance(exc, OSError):
         return QCoreApplication.translate(
             "Controller", "Could not reach the provider."
-        ), ErrorAction.CHECK_CONNECTION.value
+        ), ErrorAction.CHECK_CONNECTION
     return QCoreApplication.translate("Controller", "Something went wrong ({name}).").format(
         name=type(exc).__name__
-    ), "resume"
+    ), ErrorAction.RESUME
+
+
+# --------------------------------------------------------------------------- the error banner
+
+#: after these, Resume is all that helps: when the failure cut off an answer, that answer's
+#: row says what happened and the banner stays hidden
+_SAID_BY_THE_ROW = frozenset({ErrorAction.RESUME, ErrorAction.WAIT, ErrorAction.CHECK_CONNECTION})
+
+#: what helps after these is in the window's settings: the banner links to them
+_SETTINGS_ACTIONS = frozenset(
+    {
+        WindowAction.OPEN_SETTINGS,
+        ErrorAction.CHECK_KEY,
+        ErrorAction.CHECK_CONNECTION,
+        ErrorAction.CHECK_MODEL,
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class BannerWords:
+    """What the error banner under a conversation says (plain text, escaped when shown)."""
+
+    text: str  #: the engine's sentence, what was kept, what helps
+    link: str  #: the words of the link to the settings ("" for none)
+
+
+def banner_words(message: str, action: AnyAction, kept: Kept) -> BannerWords | None:
+    """The banner's words for a request's failure, or None when the banner stays hidden.
+
+    The engine's sentence (already in the window's language) comes first, then the window's
+    own words: whether what arrived was kept — decided by whether it was stored — and what
+    helps.
+    """
+    if kept in (Kept.SAVED, Kept.LOST) and action in _SAID_BY_THE_ROW:
+        # The cut-off answer's row says what happened, and Resume is what helps: one
+        # notice, not three. The banner stays for errors that need something else.
+        return None
+    if not message:
+        return None
+    words = [message, kept_words(kept), action_words(action, unsent=kept is Kept.UNSENT)]
+    link = (
+        QCoreApplication.translate("ErrorBanner", "Open settings")
+        if action in _SETTINGS_ACTIONS
+        else ""
+    )
+    return BannerWords(" ".join(w for w in words if w), link)
+
+
+def kept_words(kept: Kept) -> str:
+    """Whether what arrived of a cut-off answer was saved (the request runner knows which)."""
+    texts = {
+        Kept.SAVED: QCoreApplication.translate("ErrorBanner", "What arrived is saved."),
+        Kept.LOST: QCoreApplication.translate("ErrorBanner", "What arrived could not be saved."),
+        Kept.UNSENT: QCoreApplication.translate(
+            "ErrorBanner", "Your message was not sent; it is still in the box below."
+        ),
+    }
+    return texts.get(kept, "")
+
+
+def action_words(action: AnyAction, *, unsent: bool = False) -> str:
+    """The window's words for what helps after an error; ``unsent``: the message was not
+    stored, so sending it again is what helps."""
+    if unsent:
+        again: dict[AnyAction, str] = {
+            ErrorAction.FREE_SPACE: QCoreApplication.translate(
+                "ErrorBanner", "Free some disk space, then press Send again."
+            ),
+            ErrorAction.CHECK_FOLDER: QCoreApplication.translate(
+                "ErrorBanner", "Check the data folder's permissions, then press Send again."
+            ),
+            ErrorAction.RESUME: QCoreApplication.translate(
+                "ErrorBanner", "Press Send to try again."
+            ),
+        }
+        if action in again:
+            return again[action]
+    texts: dict[AnyAction, str] = {
+        ErrorAction.RESUME: QCoreApplication.translate("ErrorBanner", "Press Resume to carry on."),
+        ErrorAction.WAIT: QCoreApplication.translate(
+            "ErrorBanner", "Then press Resume to carry on."
+        ),
+        ErrorAction.CHECK_CONNECTION: QCoreApplication.translate(
+            "ErrorBanner", "Then press Resume to carry on."
+        ),
+        ErrorAction.FREE_SPACE: QCoreApplication.translate(
+            "ErrorBanner", "Free some disk space, then press Resume."
+        ),
+        ErrorAction.CHECK_FOLDER: QCoreApplication.translate(
+            "ErrorBanner", "Check the data folder and its permissions, then press Resume."
+        ),
+        ErrorAction.CLOSE_OTHER: QCoreApplication.translate(
+            "ErrorBanner", "Close the conversation in the other window first."
+        ),
+        ErrorAction.NEW_CONVERSATION: QCoreApplication.translate(
+            "ErrorBanner", "Start a new conversation with New chat."
+        ),
+        ErrorAction.UPDATE_APP: QCoreApplication.translate(
+            "ErrorBanner", "Install a newer Continuo to open it."
+        ),
+        ErrorAction.RESTORE_BACKUP: QCoreApplication.translate(
+            "ErrorBanner", "Restore the conversation file from a backup."
+        ),
+        ErrorAction.CHECK_ACCOUNT: QCoreApplication.translate(
+            "ErrorBanner", "Check your account on the provider's website."
+        ),
+    }
+    return texts.get(action, "")
 
 
 def _connection_test(exc: BaseException, language: str, base_url: str) -> str:
@@ -156,15 +333,16 @@ def _connection_test(exc: BaseException, language: str, base_url: str) -> str:
     return text
 
 
-def error_record(exc: BaseException, language: str, kept: str) -> dict[str, Any]:
-    """What ``last_error`` keeps: enough to say it again in another language."""
+def error_record(exc: BaseException, language: str, kept: Kept) -> dict[str, Any]:
+    """What ``last_error`` keeps: enough to say it again in another language (its action and
+    kept state as their values: `action_of` and `kept_of` read them back)."""
     message, action = describe_error(exc, language)
     record: dict[str, Any] = {
         "message": message,
-        "action": action,
+        "action": action.value,
         "kind": type(exc).__name__,
         "at": time.time(),
-        "kept": kept,
+        "kept": kept.value,
     }
     if isinstance(exc, ContinuoError) and exc.key is not None:
         record["key"] = exc.key

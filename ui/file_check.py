@@ -100,8 +100,12 @@ class _PaintWatch(QObject):
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802
         if event.type() == QEvent.Type.Paint and not self._done.done():
             # After this paint is done and on screen.
-            QTimer.singleShot(0, lambda: self._done.done() or self._done.set_result(None))
+            QTimer.singleShot(0, self._set_done)
         return False
+
+    def _set_done(self) -> None:
+        if not self._done.done():
+            self._done.set_result(None)
 
 
 async def painted(widget: QWidget) -> None:

@@ -29,8 +29,8 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any, cast
 
 from engine import (
     Agent,
@@ -43,7 +43,7 @@ from engine import (
     UserMessage,
 )
 
-from .errors import KEPT_LOST, KEPT_SAVED, KEPT_UNSENT, InternalError, NoProviderError
+from .errors import InternalError, Kept, NoProviderError
 from .models.items import ItemKind
 
 if TYPE_CHECKING:
@@ -176,7 +176,7 @@ class RequestRunner:
         c.busyChanged.emit(sid, True)
         c.resumeChanged.emit(sid, None, "")
         failure: BaseException | None = None
-        # what was kept of an answer the failure cut off: KEPT_SAVED / KEPT_LOST
+        # what was kept of an answer the failure cut off: Kept.SAVED / Kept.LOST
         outcome = outcome if outcome is not None else _Outcome()
         # A new version changes the path: the rows are cut to where it starts, and read back
         # from the store at the end (the new path, its versions).
@@ -197,14 +197,14 @@ class RequestRunner:
                     raise
             except InternalError as exc:
                 log.error("the window failed during a request", exc_info=exc.__cause__ or exc)
-                failure, outcome.kept, reread = exc, "", True
+                failure, outcome.kept, reread = exc, Kept.NONE, True
             except (NoProviderError, AgentResumeError) as exc:
                 failure = exc
             except Exception as exc:
                 # An answer still streaming here was never announced as stored: it is lost.
                 stopped = isinstance(exc.__cause__, asyncio.CancelledError)
                 if rows.finish_request(stopped=stopped, saved=False):
-                    outcome.kept = KEPT_LOST
+                    outcome.kept = Kept.LOST
                 failure = exc
                 log.info("request failed: %s", type(exc).__name__)
             else:
@@ -221,7 +221,7 @@ class RequestRunner:
             outcome.told = True
             c.inputStored.emit(text, False)
             if failure is not None:
-                outcome.kept = KEPT_UNSENT
+                outcome.kept = Kept.UNSENT
         if failure is not None:
             await convs.set_error(sid, failure, outcome.kept)
         await convs.touch(sid)
@@ -267,7 +267,10 @@ class RequestRunner:
                 events = agent.stream(text)
             else:
                 events = agent.stream_resume()
-            async with contextlib.aclosing(events) as stream:
+            # The agent's streams are async generators (typed as iterators): closed here.
+            async with contextlib.aclosing(
+                cast("AsyncGenerator[AgentEvent, None]", events)
+            ) as stream:
                 since = time.perf_counter()  # when the loop last had a turn
                 async for event in stream:
                     if time.perf_counter() - since > _FOLD_SLICE:
@@ -325,7 +328,7 @@ class RequestRunner:
             if isinstance(message, UserMessage):
                 c.messageStored.emit(sid, message.content)
             elif _is_partial(message):
-                outcome.kept = KEPT_SAVED  # the engine announces a partial once stored
+                outcome.kept = Kept.SAVED  # the engine announces a partial once stored
 
 
 # events that are output (or the stored message): a retry notice is over
@@ -372,7 +375,7 @@ class _Outcome:
     __slots__ = ("kept", "retrying", "stored", "told")
 
     def __init__(self) -> None:
-        self.kept = ""
+        self.kept = Kept.NONE
         self.retrying = False
         self.stored = False  # the message sent was stored
         self.told = False  # the window was told it was not

@@ -43,9 +43,11 @@ import os
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from .errors import WindowError
 from .json_store import (
     JsonObjectFile,
     Keychain,
@@ -62,13 +64,13 @@ __all__ = [
     "LANGUAGES",
     "SETTINGS_FILE_NAME",
     "THEMES",
-    "TOOL_APPROVALS",
     "KeychainError",
     "ProviderConfig",
     "Settings",
     "SettingsError",
     "SettingsFileError",
     "SettingsStore",
+    "ToolApproval",
     "new_provider_id",
     "with_key_location",
 ]
@@ -83,9 +85,16 @@ KEYRING_SERVICE = "Continuo"
 KINDS = ("openai", "anthropic", "ollama")
 LANGUAGES = ("system", "en", "zh_CN")
 THEMES = ("system", "light", "dark")
-# When a tool asks to run: "ask" before every call (the default), or "read_only" — tools their
-# server marks read-only run without asking (every other call still asks).
-TOOL_APPROVALS = ("ask", "read_only")
+
+
+class ToolApproval(StrEnum):
+    """When a tool of an MCP server asks to run (``"tool_approval"`` in the file)."""
+
+    ASK = "ask"  #: before every call (the default)
+    #: tools their server marks read-only (and nothing against it) run without asking;
+    #: every other call still asks
+    READ_ONLY = "read_only"
+
 
 # Where each kind of endpoint usually lives. OpenAI's includes /v1 (as its SDK does);
 # Anthropic's and Ollama's do not (DESIGN.md, Providers).
@@ -104,8 +113,9 @@ def new_provider_id() -> str:
 # ---------------------------------------------------------------------------- errors
 
 
-class SettingsError(Exception):
-    """The settings or an API key could not be read or written."""
+class SettingsError(WindowError):
+    """The settings or an API key could not be read or written (the window's own errors'
+    tree: `ui.errors`)."""
 
 
 class SettingsFileError(SettingsError):
@@ -170,7 +180,7 @@ class Settings:
     theme: str = "system"  # "system", "light" or "dark"
     last_session_id: str | None = None
     window_geometry: str | None = None  # QMainWindow.saveGeometry() as base64 text
-    tool_approval: str = "ask"  # one of TOOL_APPROVALS
+    tool_approval: ToolApproval = ToolApproval.ASK
     # (server, the server's own tool name) pairs the person chose "Always allow" for
     always_allowed: list[tuple[str, str]] = field(default_factory=list)
 
@@ -196,7 +206,7 @@ class Settings:
             "theme": self.theme,
             "last_session_id": self.last_session_id,
             "window_geometry": self.window_geometry,
-            "tool_approval": self.tool_approval,
+            "tool_approval": ToolApproval(self.tool_approval).value,
             "always_allowed": [{"server": s, "tool": t} for s, t in self.always_allowed],
         }
 
@@ -204,7 +214,7 @@ class Settings:
     def from_dict(cls, data: Mapping[str, Any]) -> Settings:
         language = data.get("language") or "system"
         theme = data.get("theme") or "system"
-        approval = data.get("tool_approval") or "ask"
+        approval = data.get("tool_approval")
         allowed: list[tuple[str, str]] = []
         for entry in data.get("always_allowed") or []:
             if isinstance(entry, Mapping) and entry.get("server") and entry.get("tool"):
@@ -218,7 +228,11 @@ class Settings:
             theme=theme if theme in THEMES else "system",
             last_session_id=data.get("last_session_id"),
             window_geometry=data.get("window_geometry"),
-            tool_approval=approval if approval in TOOL_APPROVALS else "ask",
+            tool_approval=(
+                ToolApproval(approval)
+                if approval in tuple(ToolApproval)
+                else ToolApproval.ASK
+            ),
             always_allowed=allowed,
         )
 

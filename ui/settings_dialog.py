@@ -64,6 +64,7 @@ from .settings import (
     SettingsError,
     SettingsFileError,
     SettingsStore,
+    ToolApproval,
 )
 from .tasks import OwnedTasks
 from .theme import apply_palette
@@ -104,7 +105,7 @@ class _SaveRequest:
     language: str
     theme: str
     tools: list[ServerEntry] | None = None  # the MCP servers; None: leave mcp.json alone
-    tool_approval: str = "ask"
+    tool_approval: ToolApproval = ToolApproval.ASK
     # always-allowed tools revoked in the dialog (the rest of the list stays as saved)
     revoked_tools: list[tuple[str, str]] = field(default_factory=list)
 

@@ -11,10 +11,12 @@ from .extension import SQLiteSessionExtension
 from .lease import Lease, LeaseHolder
 from .search import SearchHit, TitleQuery, search_terms
 from .sqlite import SessionInfo, SQLiteSessionStorage
+from .tree import MendedPath
 
 __all__ = [
     "Lease",
     "LeaseHolder",
+    "MendedPath",
     "SQLiteSessionExtension",
     "SQLiteSessionStorage",
     "SearchHit",

@@ -159,37 +159,37 @@
 <context>
     <name>ApprovalSettings</name>
     <message>
-        <location filename="../../ui/widgets/approval_settings.py" line="81"/>
+        <location filename="../../ui/widgets/approval_settings.py" line="83"/>
         <source>Ask before every tool</source>
         <translation>每次使用工具前询问</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/approval_settings.py" line="82"/>
+        <location filename="../../ui/widgets/approval_settings.py" line="84"/>
         <source>Allow read-only tools without asking</source>
         <translation>无需询问即允许只读工具</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/approval_settings.py" line="85"/>
+        <location filename="../../ui/widgets/approval_settings.py" line="87"/>
         <source>With this, the server is trusted to tell the truth: a tool runs without asking when its server says it only reads. Nothing checks that it does. A tool that says nothing, or also says it may destroy things, still asks. Choose this only for servers you trust.</source>
         <translation>选择此项，即相信服务器所说属实：服务器说某个工具只读取，它就会不经询问直接运行。没有任何检查确认它真的只读取。什么都没说的工具，或者同时说自己可能破坏内容的工具，仍会询问。只对你信任的服务器选择此项。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/approval_settings.py" line="91"/>
+        <location filename="../../ui/widgets/approval_settings.py" line="93"/>
         <source>Tools that run without asking</source>
         <translation>无需询问即可运行的工具</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/approval_settings.py" line="92"/>
+        <location filename="../../ui/widgets/approval_settings.py" line="94"/>
         <source>None. Choose “Always allow this tool” on a tool&apos;s card.</source>
         <translation>无。请在工具卡片上选择“始终允许此工具”。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/approval_settings.py" line="94"/>
+        <location filename="../../ui/widgets/approval_settings.py" line="96"/>
         <source>Revoke</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/approval_settings.py" line="96"/>
+        <location filename="../../ui/widgets/approval_settings.py" line="98"/>
         <source>Revoke {tool} of {server}</source>
         <translation>撤销 {server} 的 {tool}</translation>
     </message>
@@ -381,30 +381,56 @@
 <context>
     <name>Composer</name>
     <message>
-        <location filename="../../ui/widgets/composer.py" line="38"/>
+        <location filename="../../ui/widgets/composer.py" line="39"/>
         <source>Message</source>
         <translation>消息</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/composer.py" line="40"/>
+        <location filename="../../ui/widgets/composer.py" line="41"/>
         <source>Write a message… (Enter sends, Shift+Enter for a new line)</source>
         <translation>输入消息…（Enter 发送，Shift+Enter 换行）</translation>
     </message>
 </context>
 <context>
+    <name>ComposerBar</name>
+    <message>
+        <location filename="../../ui/widgets/composer.py" line="123"/>
+        <location filename="../../ui/widgets/composer.py" line="124"/>
+        <source>Send</source>
+        <extracomment>Enter or Send: the text to send Esc in the composer, or Stop</extracomment>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/composer.py" line="125"/>
+        <source>Send (Enter)</source>
+        <translation>发送（Enter）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/composer.py" line="126"/>
+        <location filename="../../ui/widgets/composer.py" line="127"/>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/composer.py" line="129"/>
+        <source>Stop the answer (Esc)</source>
+        <translation>停止回答（Esc）</translation>
+    </message>
+</context>
+<context>
     <name>Controller</name>
     <message>
-        <location filename="../../ui/errors.py" line="96"/>
+        <location filename="../../ui/errors.py" line="162"/>
         <source>Something went wrong inside the app ({name}); the details are in its log.</source>
         <translation>应用内部出错（{name}）；详细信息已写入日志。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="103"/>
+        <location filename="../../ui/errors.py" line="171"/>
         <source>Could not reach the provider.</source>
         <translation>无法连接到服务商。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="106"/>
+        <location filename="../../ui/errors.py" line="174"/>
         <source>Something went wrong ({name}).</source>
         <translation>出了点问题（{name}）。</translation>
     </message>
@@ -414,19 +440,180 @@
         <translation>这个对话已在另一个窗口中打开。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="52"/>
+        <location filename="../../ui/errors.py" line="121"/>
         <source>No model provider is set up yet. Open Settings and add one (for example Ollama or OpenAI).</source>
+        <extracomment>no provider is set up: add one in Settings what helps after any failure the window says no answer was cut off what arrived was stored what arrived could not be stored the person&apos;s message was not stored: it is still in the composer (that run only)</extracomment>
         <translation>还没有设置模型服务商。请打开设置添加一个（例如 Ollama 或 OpenAI）。</translation>
     </message>
     <message>
-        <location filename="../../ui/conversations.py" line="360"/>
+        <location filename="../../ui/conversations.py" line="372"/>
         <source>Part of this conversation&apos;s record is damaged ({reason}). Its messages are shown as far as they could be read.</source>
         <translation>这个对话的记录有一部分已损坏（{reason}）。能读取的消息都已显示。</translation>
     </message>
     <message>
-        <location filename="../../ui/controller.py" line="512"/>
+        <location filename="../../ui/controller.py" line="511"/>
         <source>{title} (branch)</source>
         <translation>{title}（分支）</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationCommands</name>
+    <message>
+        <location filename="../../ui/conversation_commands.py" line="66"/>
+        <source>An answer is still coming; press Esc to stop it.</source>
+        <extracomment>the message given to the controller and not yet stored: the composer keeps it</extracomment>
+        <translation>回答仍在生成中；按 Esc 可停止。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/conversation_commands.py" line="123"/>
+        <source>Rename conversation</source>
+        <translation>重命名对话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/conversation_commands.py" line="124"/>
+        <source>Title:</source>
+        <translation>标题：</translation>
+    </message>
+    <message>
+        <location filename="../../ui/conversation_commands.py" line="159"/>
+        <source>Delete conversation</source>
+        <translation>删除对话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/conversation_commands.py" line="160"/>
+        <source>Delete “{title}”? This cannot be undone.</source>
+        <translation>删除“{title}”？此操作无法撤销。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/conversation_commands.py" line="163"/>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <location filename="../../ui/conversation_commands.py" line="184"/>
+        <source>Message copied</source>
+        <translation>已复制消息</translation>
+    </message>
+    <message>
+        <location filename="../../ui/conversation_commands.py" line="188"/>
+        <source>Wait for the answer to finish, or stop it, first.</source>
+        <translation>请先等待回答完成，或先停止它。</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationHeader</name>
+    <message>
+        <location filename="../../ui/widgets/header.py" line="38"/>
+        <location filename="../../ui/widgets/header.py" line="39"/>
+        <source>Settings</source>
+        <extracomment>shows the system prompt (`ui.widgets.system_prompt.SystemPromptEditor` runs it)</extracomment>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/header.py" line="40"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/header.py" line="41"/>
+        <source>The model that answers in this conversation</source>
+        <translation>在此对话中回答的模型</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/header.py" line="42"/>
+        <source>No model</source>
+        <translation>未选择模型</translation>
+    </message>
+</context>
+<context>
+    <name>ErrorBanner</name>
+    <message>
+        <location filename="../../ui/errors.py" line="219"/>
+        <source>Open settings</source>
+        <extracomment>after these, Resume is all that helps: when the failure cut off an answer, that answer&apos;s row says what happened and the banner stays hidden what helps after these is in the window&apos;s settings: the banner links to them the engine&apos;s sentence, what was kept, what helps the words of the link to the settings (&quot;&quot; for none)</extracomment>
+        <translation>打开设置</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="229"/>
+        <source>What arrived is saved.</source>
+        <translation>已收到的内容已保存。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="230"/>
+        <source>What arrived could not be saved.</source>
+        <translation>已收到的内容没能保存。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="231"/>
+        <source>Your message was not sent; it is still in the box below.</source>
+        <translation>你的消息没有发送，它仍在下方的输入框中。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="243"/>
+        <source>Free some disk space, then press Send again.</source>
+        <translation>请腾出一些磁盘空间，然后再次按“发送”。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="246"/>
+        <source>Check the data folder&apos;s permissions, then press Send again.</source>
+        <translation>请检查数据文件夹的权限，然后再次按“发送”。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="249"/>
+        <source>Press Send to try again.</source>
+        <translation>按“发送”再试一次。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="256"/>
+        <source>Press Resume to carry on.</source>
+        <translation>按“继续”接着进行。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="257"/>
+        <location filename="../../ui/errors.py" line="260"/>
+        <source>Then press Resume to carry on.</source>
+        <translation>然后按“继续”接着进行。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="263"/>
+        <source>Free some disk space, then press Resume.</source>
+        <translation>请腾出一些磁盘空间，然后按“继续”。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="266"/>
+        <source>Check the data folder and its permissions, then press Resume.</source>
+        <translation>请检查数据文件夹及其权限，然后点击“继续”。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="269"/>
+        <source>Close the conversation in the other window first.</source>
+        <translation>请先在另一个窗口中关闭这个对话。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="272"/>
+        <source>Start a new conversation with New chat.</source>
+        <translation>请用“新对话”开始一个新对话。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="275"/>
+        <source>Install a newer Continuo to open it.</source>
+        <translation>请安装更新版本的 Continuo 来打开它。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="278"/>
+        <source>Restore the conversation file from a backup.</source>
+        <translation>请从备份恢复对话文件。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/errors.py" line="281"/>
+        <source>Check your account on the provider&apos;s website.</source>
+        <translation>请到服务商的网站上检查你的账户。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/error_banner.py" line="80"/>
+        <source>Error</source>
+        <extracomment>the link&apos;s address: the banner emits `settingsWanted` when it is activated the person followed the link to the settings</extracomment>
+        <translation>错误</translation>
     </message>
 </context>
 <context>
@@ -656,32 +843,32 @@
 <context>
     <name>ImportedPromptBar</name>
     <message>
-        <location filename="../../ui/widgets/imported_prompt.py" line="89"/>
+        <location filename="../../ui/widgets/imported_prompt.py" line="91"/>
         <source>Imported with this conversation: a system prompt. It is not used until you accept it.</source>
         <translation>这个对话是连同一个系统提示一起导入的。在你接受之前，它不会被使用。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/imported_prompt.py" line="93"/>
+        <location filename="../../ui/widgets/imported_prompt.py" line="95"/>
         <source>Imported system prompt, not used</source>
         <translation>导入的系统提示（未使用）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/imported_prompt.py" line="94"/>
+        <location filename="../../ui/widgets/imported_prompt.py" line="96"/>
         <source>Use this prompt</source>
         <translation>使用这个提示</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/imported_prompt.py" line="96"/>
+        <location filename="../../ui/widgets/imported_prompt.py" line="98"/>
         <source>Every message of this conversation will be sent with these instructions.</source>
         <translation>这个对话的每条消息都会连同这些指令一起发送。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/imported_prompt.py" line="98"/>
+        <location filename="../../ui/widgets/imported_prompt.py" line="100"/>
         <source>Discard</source>
         <translation>丢弃</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/imported_prompt.py" line="99"/>
+        <location filename="../../ui/widgets/imported_prompt.py" line="101"/>
         <source>Imported system prompt</source>
         <translation>导入的系统提示</translation>
     </message>
@@ -758,406 +945,14 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="523"/>
+        <location filename="../../ui/main_window.py" line="357"/>
         <source>Continuo</source>
         <translation>Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="463"/>
-        <location filename="../../ui/main_window.py" line="464"/>
-        <source>New chat</source>
-        <translation>新对话</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="465"/>
-        <source>Start a new conversation (Ctrl+N)</source>
-        <translation>开始新的对话（Ctrl+N）</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="469"/>
-        <source>Conversations</source>
-        <translation>对话</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="470"/>
-        <source>Model</source>
-        <translation>模型</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="471"/>
-        <source>The model that answers in this conversation</source>
-        <translation>在此对话中回答的模型</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="472"/>
-        <source>No model</source>
-        <translation>未选择模型</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="496"/>
-        <source>Stop the answer (Esc)</source>
-        <translation>停止回答（Esc）</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="501"/>
-        <source>&amp;Find in this conversation</source>
-        <translation>在这个对话中查找(&amp;F)</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="502"/>
-        <source>&amp;Search all conversations</source>
-        <translation>搜索所有对话(&amp;S)</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="674"/>
-        <source>Resume writes the answer again.</source>
-        <translation>“继续”会重新写这个回答。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="675"/>
-        <source>Resume continues the answer.</source>
-        <translation>“继续”会接着写这个回答。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="790"/>
-        <source>System prompt</source>
-        <translation>系统提示词</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="473"/>
-        <source>Show the system prompt</source>
-        <translation>显示系统提示词</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="466"/>
-        <source>Search conversations</source>
-        <translation>搜索对话</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="467"/>
-        <source>Search conversation titles and messages</source>
-        <translation>搜索对话标题和消息</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="468"/>
-        <source>Messages found</source>
-        <translation>找到的消息</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="475"/>
-        <location filename="../../ui/main_window.py" line="476"/>
-        <source>Settings</source>
-        <translation>设置</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="477"/>
-        <source>System prompt for this conversation</source>
-        <translation>此对话的系统提示词</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="480"/>
-        <source>Instructions the model gets with every message of this conversation (optional)</source>
-        <translation>此对话中每条消息都会附带给模型的指示（可选）</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="483"/>
-        <source>Error</source>
-        <translation>错误</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="485"/>
-        <source>Waiting for your answer about a tool</source>
-        <translation>正在等待你对工具的答复</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="486"/>
-        <location filename="../../ui/main_window.py" line="487"/>
-        <source>Resume</source>
-        <translation>继续</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="488"/>
-        <source>Why the conversation can be resumed</source>
-        <translation>为什么可以继续这段对话</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="490"/>
-        <location filename="../../ui/main_window.py" line="491"/>
-        <source>Send</source>
-        <translation>发送</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="492"/>
-        <source>Send (Enter)</source>
-        <translation>发送（Enter）</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="493"/>
-        <location filename="../../ui/main_window.py" line="494"/>
-        <source>Stop</source>
-        <translation>停止</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="497"/>
-        <source>&amp;New chat</source>
-        <translation>新对话(&amp;N)</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="498"/>
-        <source>&amp;Rename…</source>
-        <translation>重命名(&amp;R)…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="499"/>
-        <source>&amp;Delete…</source>
-        <translation>删除(&amp;D)…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="500"/>
-        <source>&amp;Settings…</source>
-        <translation>设置(&amp;S)…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="503"/>
-        <source>Write a &amp;message</source>
-        <translation>输入消息(&amp;M)</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="504"/>
-        <source>&amp;Quit</source>
-        <translation>退出(&amp;Q)</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="505"/>
-        <source>&amp;File</source>
-        <translation>文件(&amp;F)</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="507"/>
-        <source>&amp;Conversation</source>
-        <translation>对话(&amp;C)</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="508"/>
-        <source>&amp;About Continuo</source>
-        <translation>关于 Continuo(&amp;A)</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="509"/>
-        <source>&amp;Check the conversation file</source>
-        <translation>检查对话文件(&amp;C)</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="510"/>
-        <source>&amp;Help</source>
-        <translation>帮助(&amp;H)</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="527"/>
+        <location filename="../../ui/main_window.py" line="361"/>
         <source>{title} — Continuo</source>
         <translation>{title} — Continuo</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="538"/>
-        <source>No matches</source>
-        <translation>没有匹配的对话</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="543"/>
-        <source>Copied</source>
-        <translation>已复制</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="672"/>
-        <source>The model has not answered yet.</source>
-        <translation>模型尚未回答。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="673"/>
-        <source>The app stopped while a tool was running.</source>
-        <translation>工具运行期间应用停止了。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="682"/>
-        <source>The app stopped before the tool started, so it did not run.</source>
-        <translation>应用在工具启动前就停止了，所以工具没有运行。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="713"/>
-        <source>Open settings</source>
-        <translation>打开设置</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="722"/>
-        <source>What arrived is saved.</source>
-        <translation>已收到的内容已保存。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="724"/>
-        <source>What arrived could not be saved.</source>
-        <translation>已收到的内容没能保存。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="726"/>
-        <source>Your message was not sent; it is still in the box below.</source>
-        <translation>你的消息没有发送，它仍在下方的输入框中。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="734"/>
-        <source>Free some disk space, then press Send again.</source>
-        <translation>请腾出一些磁盘空间，然后再次按“发送”。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="736"/>
-        <source>Check the data folder&apos;s permissions, then press Send again.</source>
-        <translation>请检查数据文件夹的权限，然后再次按“发送”。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="738"/>
-        <source>Press Send to try again.</source>
-        <translation>按“发送”再试一次。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="741"/>
-        <source>Press Resume to carry on.</source>
-        <translation>按“继续”接着进行。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="742"/>
-        <location filename="../../ui/main_window.py" line="743"/>
-        <source>Then press Resume to carry on.</source>
-        <translation>然后按“继续”接着进行。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="744"/>
-        <source>Free some disk space, then press Resume.</source>
-        <translation>请腾出一些磁盘空间，然后按“继续”。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="746"/>
-        <source>Check the data folder and its permissions, then press Resume.</source>
-        <translation>请检查数据文件夹及其权限，然后点击“继续”。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="748"/>
-        <source>Close the conversation in the other window first.</source>
-        <translation>请先在另一个窗口中关闭这个对话。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="749"/>
-        <source>Start a new conversation with New chat.</source>
-        <translation>请用“新对话”开始一个新对话。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="750"/>
-        <source>Install a newer Continuo to open it.</source>
-        <translation>请安装更新版本的 Continuo 来打开它。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="751"/>
-        <source>Restore the conversation file from a backup.</source>
-        <translation>请从备份恢复对话文件。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="752"/>
-        <source>Check your account on the provider&apos;s website.</source>
-        <translation>请到服务商的网站上检查你的账户。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="790"/>
-        <source>System prompt ●</source>
-        <translation>系统提示词 ●</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="820"/>
-        <location filename="../../ui/main_window.py" line="823"/>
-        <source>Checking the conversation file…</source>
-        <translation>正在检查对话文件…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="826"/>
-        <source>The conversation file was checked: no damage found.</source>
-        <translation>对话文件已检查完毕：未发现损坏。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="885"/>
-        <source>Message copied</source>
-        <translation>已复制消息</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="890"/>
-        <source>Wait for the answer to finish, or stop it, first.</source>
-        <translation>请先等待回答完成，或先停止它。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="928"/>
-        <source>An answer is still coming; press Esc to stop it.</source>
-        <translation>回答仍在生成中；按 Esc 可停止。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="968"/>
-        <source>The tool server {server} could not start, so its tools are not offered: {error}</source>
-        <translation>工具服务器 {server} 无法启动，因此不提供其工具：{error}</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="975"/>
-        <source>Starting the tool servers…</source>
-        <translation>正在启动工具服务器…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="998"/>
-        <source>Retrying in {delay} s, {attempt} of {attempts}…</source>
-        <translation>{delay} 秒后重试（第 {attempt} 次，共 {attempts} 次）…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="1034"/>
-        <source>The conversations can now be searched.</source>
-        <translation>现在可以搜索对话了。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="1037"/>
-        <source>Preparing the conversations for search: {percent}%…</source>
-        <translation>正在为搜索准备对话：{percent}%…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="1046"/>
-        <source>Restored the conversation “{title}” to its newest messages (the app had stopped while changing it).</source>
-        <translation>已将对话“{title}”恢复到最新的消息（应用在修改它时停止了）。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="1051"/>
-        <source>Restored a conversation to its newest messages (the app had stopped while changing it).</source>
-        <translation>已将一个对话恢复到最新的消息（应用在修改它时停止了）。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="1056"/>
-        <source>Restored {count} conversations to their newest messages (the app had stopped while changing them).</source>
-        <translation>已将 {count} 个对话恢复到最新的消息（应用在修改它们时停止了）。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="1078"/>
-        <source>Rename conversation</source>
-        <translation>重命名对话</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="1079"/>
-        <source>Title:</source>
-        <translation>标题：</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="1116"/>
-        <source>Delete conversation</source>
-        <translation>删除对话</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="1117"/>
-        <source>Delete “{title}”? This cannot be undone.</source>
-        <translation>删除“{title}”？此操作无法撤销。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window.py" line="1120"/>
-        <source>Delete</source>
-        <translation>删除</translation>
     </message>
 </context>
 <context>
@@ -1486,6 +1281,54 @@ Backup: {path}</source>
     </message>
 </context>
 <context>
+    <name>ResumeBar</name>
+    <message>
+        <location filename="../../ui/widgets/resume_bar.py" line="92"/>
+        <source>The model has not answered yet.</source>
+        <extracomment>the person pressed Resume the point shown (None: nothing to resume, or held elsewhere)</extracomment>
+        <translation>模型尚未回答。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/resume_bar.py" line="93"/>
+        <source>The app stopped while a tool was running.</source>
+        <translation>工具运行期间应用停止了。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/resume_bar.py" line="94"/>
+        <source>Resume writes the answer again.</source>
+        <translation>“继续”会重新写这个回答。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/resume_bar.py" line="95"/>
+        <source>Resume continues the answer.</source>
+        <translation>“继续”会接着写这个回答。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/resume_bar.py" line="102"/>
+        <source>The app stopped before the tool started, so it did not run.</source>
+        <translation>应用在工具启动前就停止了，所以工具没有运行。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/resume_bar.py" line="106"/>
+        <location filename="../../ui/widgets/resume_bar.py" line="107"/>
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/resume_bar.py" line="108"/>
+        <source>Why the conversation can be resumed</source>
+        <translation>为什么可以继续这段对话</translation>
+    </message>
+</context>
+<context>
+    <name>RetryLine</name>
+    <message>
+        <location filename="../../ui/widgets/retry_line.py" line="43"/>
+        <source>Retrying in {delay} s, {attempt} of {attempts}…</source>
+        <translation>{delay} 秒后重试（第 {attempt} 次，共 {attempts} 次）…</translation>
+    </message>
+</context>
+<context>
     <name>SearchHitsModel</name>
     <message>
         <location filename="../../ui/models/search_hits.py" line="95"/>
@@ -1638,221 +1481,333 @@ Backup: {path}</source>
         <translation>Ollama</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="119"/>
+        <location filename="../../ui/errors.py" line="296"/>
         <source>the server</source>
         <translation>服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="121"/>
+        <location filename="../../ui/errors.py" line="298"/>
         <source>The server refused the API key (HTTP {status}). Check that the key is correct and still active, then test again.</source>
         <translation>服务器拒绝了该 API 密钥（HTTP {status}）。请确认密钥正确且仍然有效，然后重新测试。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="127"/>
+        <location filename="../../ui/errors.py" line="304"/>
         <source>The server says too many requests were made. Wait a minute and test again.</source>
         <translation>服务器提示请求过于频繁。请稍等一分钟后重新测试。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="132"/>
+        <location filename="../../ui/errors.py" line="309"/>
         <source>The server answered with an error (HTTP {status}): {detail}</source>
         <translation>服务器返回了错误（HTTP {status}）：{detail}</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="136"/>
+        <location filename="../../ui/errors.py" line="313"/>
         <source>{url} did not answer in time. Check the address, or try again later.</source>
         <translation>{url} 没有及时响应。请检查地址，或稍后再试。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="140"/>
+        <location filename="../../ui/errors.py" line="317"/>
         <source>Could not connect to {url}. Check the address and that the server is running.</source>
         <translation>无法连接到 {url}。请检查地址，并确认服务器正在运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="145"/>
+        <location filename="../../ui/errors.py" line="322"/>
         <source>The server&apos;s answer was not understood ({detail}). Check that the address points to this kind of server.</source>
         <translation>无法识别服务器的响应（{detail}）。请确认该地址指向的是这种类型的服务器。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="153"/>
+        <location filename="../../ui/errors.py" line="330"/>
         <source>The connection test failed: {detail}</source>
         <translation>连接测试失败：{detail}</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="344"/>
         <location filename="../../ui/settings_dialog.py" line="345"/>
+        <location filename="../../ui/settings_dialog.py" line="346"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="348"/>
+        <location filename="../../ui/settings_dialog.py" line="349"/>
         <source>No system keychain was found, so API keys are saved in {path}, a file only your user account can read. Anyone with access to your account can read them.</source>
         <translation>未找到系统钥匙串，因此 API 密钥保存在 {path} 中，该文件只有你的用户账户可以读取。能访问你账户的任何人都能读取这些密钥。</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="352"/>
+        <location filename="../../ui/settings_dialog.py" line="353"/>
         <source>Providers</source>
         <translation>服务商</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="353"/>
+        <location filename="../../ui/settings_dialog.py" line="354"/>
         <source>Found on this computer</source>
         <translation>在本机发现</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="354"/>
+        <location filename="../../ui/settings_dialog.py" line="355"/>
         <source>Language and look</source>
         <translation>语言与外观</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="355"/>
+        <location filename="../../ui/settings_dialog.py" line="356"/>
         <source>Tools</source>
         <translation>工具</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="356"/>
+        <location filename="../../ui/settings_dialog.py" line="357"/>
         <source>Tool approval</source>
         <translation>工具批准</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="357"/>
+        <location filename="../../ui/settings_dialog.py" line="358"/>
         <source>Error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="358"/>
+        <location filename="../../ui/settings_dialog.py" line="359"/>
         <source>Move the damaged settings file aside and save</source>
         <translation>将损坏的设置文件移到一旁并保存</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="361"/>
+        <location filename="../../ui/settings_dialog.py" line="362"/>
         <source>Continuo looked for model servers running on this computer and for API keys set in your environment. Add any of them with one click, or add a provider by hand on the Providers page.</source>
         <translation>Continuo 查找了本机正在运行的模型服务器，以及环境变量中设置的 API 密钥。点一下即可添加其中任意一项，也可以在“服务商”页面手动添加。</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="379"/>
+        <location filename="../../ui/settings_dialog.py" line="380"/>
         <source>Looking for model servers…</source>
         <translation>正在查找模型服务器…</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="367"/>
+        <location filename="../../ui/settings_dialog.py" line="368"/>
         <source>Look again</source>
         <translation>重新查找</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="368"/>
+        <location filename="../../ui/settings_dialog.py" line="369"/>
         <source>Add a provider by hand</source>
         <translation>手动添加服务商</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="371"/>
-        <location filename="../../ui/settings_dialog.py" line="373"/>
+        <location filename="../../ui/settings_dialog.py" line="372"/>
+        <location filename="../../ui/settings_dialog.py" line="374"/>
         <source>System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="373"/>
+        <location filename="../../ui/settings_dialog.py" line="374"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="373"/>
+        <location filename="../../ui/settings_dialog.py" line="374"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="369"/>
-        <location filename="../../ui/settings_dialog.py" line="372"/>
+        <location filename="../../ui/settings_dialog.py" line="370"/>
+        <location filename="../../ui/settings_dialog.py" line="373"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="370"/>
-        <location filename="../../ui/settings_dialog.py" line="375"/>
+        <location filename="../../ui/settings_dialog.py" line="371"/>
+        <location filename="../../ui/settings_dialog.py" line="376"/>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="381"/>
+        <location filename="../../ui/settings_dialog.py" line="382"/>
         <source>Found {count}:</source>
         <translation>找到 {count} 项：</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="384"/>
+        <location filename="../../ui/settings_dialog.py" line="385"/>
         <source>Nothing found. Start Ollama, LM Studio, llama.cpp or vLLM and press Look again, or add a provider by hand on the Providers page.</source>
         <translation>未找到任何服务。请启动 Ollama、LM Studio、llama.cpp 或 vLLM 后点击“重新查找”，或在“服务商”页面手动添加。</translation>
     </message>
 </context>
 <context>
+    <name>Sidebar</name>
+    <message>
+        <location filename="../../ui/widgets/sidebar.py" line="115"/>
+        <source>No matches</source>
+        <extracomment>the person picked a conversation in the list: (its id)</extracomment>
+        <translation>没有匹配的对话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/sidebar.py" line="125"/>
+        <location filename="../../ui/widgets/sidebar.py" line="126"/>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/sidebar.py" line="127"/>
+        <source>Start a new conversation (Ctrl+N)</source>
+        <translation>开始新的对话（Ctrl+N）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/sidebar.py" line="128"/>
+        <source>Search conversations</source>
+        <translation>搜索对话</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/sidebar.py" line="129"/>
+        <source>Search conversation titles and messages</source>
+        <translation>搜索对话标题和消息</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/sidebar.py" line="130"/>
+        <source>Messages found</source>
+        <translation>找到的消息</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/sidebar.py" line="131"/>
+        <source>Conversations</source>
+        <translation>对话</translation>
+    </message>
+</context>
+<context>
+    <name>StatusLine</name>
+    <message>
+        <location filename="../../ui/status_line.py" line="39"/>
+        <source>Copied</source>
+        <translation>已复制</translation>
+    </message>
+    <message>
+        <location filename="../../ui/status_line.py" line="43"/>
+        <source>The conversations can now be searched.</source>
+        <translation>现在可以搜索对话了。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/status_line.py" line="46"/>
+        <source>Preparing the conversations for search: {percent}%…</source>
+        <translation>正在为搜索准备对话：{percent}%…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/status_line.py" line="55"/>
+        <source>Restored the conversation “{title}” to its newest messages (the app had stopped while changing it).</source>
+        <translation>已将对话“{title}”恢复到最新的消息（应用在修改它时停止了）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/status_line.py" line="60"/>
+        <source>Restored a conversation to its newest messages (the app had stopped while changing it).</source>
+        <translation>已将一个对话恢复到最新的消息（应用在修改它时停止了）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/status_line.py" line="65"/>
+        <source>Restored {count} conversations to their newest messages (the app had stopped while changing them).</source>
+        <translation>已将 {count} 个对话恢复到最新的消息（应用在修改它们时停止了）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/status_line.py" line="77"/>
+        <source>The conversation file was checked: no damage found.</source>
+        <translation>对话文件已检查完毕：未发现损坏。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/status_line.py" line="83"/>
+        <source>Checking the conversation file…</source>
+        <translation>正在检查对话文件…</translation>
+    </message>
+</context>
+<context>
     <name>StorageNotice</name>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="103"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="112"/>
         <source>File: {path}</source>
         <translation>文件：{path}</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="110"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="121"/>
         <source>The disk is full</source>
         <translation>磁盘已满</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="111"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="122"/>
         <source>The conversation file cannot be used</source>
         <translation>无法使用对话文件</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="112"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="123"/>
         <source>The conversation file is damaged</source>
         <translation>对话文件已损坏</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="113"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="124"/>
         <source>The conversation file is from a newer Continuo</source>
         <translation>对话文件来自更新版本的 Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="115"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="126"/>
         <source>The conversations cannot be saved</source>
         <translation>无法保存对话</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="121"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="134"/>
         <source>Free some disk space, then press Try again. Nothing already saved is lost.</source>
         <translation>请腾出一些磁盘空间，然后按“重试”。已保存的内容不会丢失。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="124"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="137"/>
         <source>Check the data folder&apos;s permissions: your user must be able to read and write it and the file. Or start Continuo with another folder (--data-dir). Then press Try again.</source>
         <translation>请检查数据文件夹的权限：你的用户必须能读写该文件夹和文件。也可以用另一个文件夹启动 Continuo（--data-dir）。然后按“重试”。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="129"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="142"/>
         <source>Restore the file from a backup, or move it aside to start with an empty list, then press Try again. Continuo has not changed it.</source>
         <translation>请从备份恢复该文件，或把它移走以从空列表开始，然后按“重试”。Continuo 没有改动它。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="133"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="146"/>
         <source>Install a newer Continuo to open it. This version has not changed it.</source>
         <translation>请安装更新版本的 Continuo 来打开它。这个版本没有改动它。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="136"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="149"/>
         <source>Press Try again once the problem is fixed.</source>
         <translation>问题解决后请按“重试”。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="139"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="152"/>
         <source>Problem with the conversation file</source>
         <translation>对话文件有问题</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="140"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="153"/>
         <source>Try again</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="141"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="154"/>
         <source>Restore from a backup…</source>
         <translation>从备份恢复…</translation>
+    </message>
+</context>
+<context>
+    <name>SystemPromptEditor</name>
+    <message>
+        <location filename="../../ui/widgets/system_prompt.py" line="61"/>
+        <source>System prompt ●</source>
+        <extracomment>the person changed the prompt and paused: (the text, stripped) the header&apos;s button that shows and hides the editor (made by the window, in the header&apos;s place in the Tab order)</extracomment>
+        <translation>系统提示词 ●</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/system_prompt.py" line="61"/>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/system_prompt.py" line="65"/>
+        <source>Show the system prompt</source>
+        <translation>显示系统提示词</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/system_prompt.py" line="67"/>
+        <source>System prompt for this conversation</source>
+        <translation>此对话的系统提示词</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/system_prompt.py" line="70"/>
+        <source>Instructions the model gets with every message of this conversation (optional)</source>
+        <translation>此对话中每条消息都会附带给模型的指示（可选）</translation>
     </message>
 </context>
 <context>
@@ -2055,6 +2010,25 @@ Backup: {path}</source>
         <location filename="../../ui/widgets/tool_server_menu.py" line="64"/>
         <source>Offer the tools of {server} here</source>
         <translation>在此提供 {server} 的工具</translation>
+    </message>
+</context>
+<context>
+    <name>ToolStatus</name>
+    <message>
+        <location filename="../../ui/tool_status.py" line="115"/>
+        <source>The tool server {server} could not start, so its tools are not offered: {error}</source>
+        <extracomment>under the last message while a card of the shown conversation waits</extracomment>
+        <translation>工具服务器 {server} 无法启动，因此不提供其工具：{error}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_status.py" line="123"/>
+        <source>Starting the tool servers…</source>
+        <translation>正在启动工具服务器…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_status.py" line="140"/>
+        <source>Waiting for your answer about a tool</source>
+        <translation>正在等待你对工具的答复</translation>
     </message>
 </context>
 <context>
@@ -2273,6 +2247,74 @@ Backup: {path}</source>
     </message>
 </context>
 <context>
+    <name>WindowMenus</name>
+    <message>
+        <location filename="../../ui/window_menus.py" line="101"/>
+        <source>&amp;New chat</source>
+        <translation>新对话(&amp;N)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/window_menus.py" line="102"/>
+        <source>&amp;Rename…</source>
+        <translation>重命名(&amp;R)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/window_menus.py" line="103"/>
+        <source>&amp;Delete…</source>
+        <translation>删除(&amp;D)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/window_menus.py" line="104"/>
+        <source>&amp;Settings…</source>
+        <translation>设置(&amp;S)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/window_menus.py" line="105"/>
+        <source>&amp;Find in this conversation</source>
+        <translation>在这个对话中查找(&amp;F)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/window_menus.py" line="106"/>
+        <source>&amp;Search all conversations</source>
+        <translation>搜索所有对话(&amp;S)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/window_menus.py" line="107"/>
+        <source>Write a &amp;message</source>
+        <translation>输入消息(&amp;M)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/window_menus.py" line="108"/>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/window_menus.py" line="109"/>
+        <source>&amp;About Continuo</source>
+        <translation>关于 Continuo(&amp;A)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/window_menus.py" line="110"/>
+        <source>&amp;Check the conversation file</source>
+        <translation>检查对话文件(&amp;C)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/window_menus.py" line="113"/>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/window_menus.py" line="114"/>
+        <source>&amp;Conversation</source>
+        <translation>对话(&amp;C)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/window_menus.py" line="115"/>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+</context>
+<context>
     <name>WindowSearch</name>
     <message>
         <location filename="../../ui/search.py" line="201"/>
@@ -2318,28 +2360,28 @@ Backup: {path}</source>
 <context>
     <name>_FoundRow</name>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="148"/>
+        <location filename="../../ui/settings_dialog.py" line="149"/>
         <source>API key from {variable}</source>
         <translation>来自 {variable} 的 API 密钥</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="150"/>
+        <location filename="../../ui/settings_dialog.py" line="151"/>
         <source>running at {address}, {count} model(s)</source>
         <translation>运行于 {address}，共 {count} 个模型</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="154"/>
-        <location filename="../../ui/settings_dialog.py" line="158"/>
+        <location filename="../../ui/settings_dialog.py" line="155"/>
+        <location filename="../../ui/settings_dialog.py" line="159"/>
         <source>Added</source>
         <translation>已添加</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="154"/>
+        <location filename="../../ui/settings_dialog.py" line="155"/>
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="156"/>
+        <location filename="../../ui/settings_dialog.py" line="157"/>
         <source>Add {name}</source>
         <translation>添加 {name}</translation>
     </message>

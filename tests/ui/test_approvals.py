@@ -468,7 +468,7 @@ async def test_sigkill_while_a_card_waits_then_resume_says_the_tool_did_not_run(
     provider_server.script(Turn(text="It did not run; shall I try again?"))
     window = await open_window(tmp_path, settings_store=store, tools=mcp.tools)
     await until(lambda: window.resume_button.isVisible(), what="Resume after the kill")
-    point = window._current_point
+    point = window.resume_bar.point
     assert point.kind is ResumeKind.RECOVER_TOOLS
     assert "did not run" in point.description and "srv__note" in point.description
     assert window.resume_button.toolTip() == point.description

@@ -74,13 +74,13 @@ def _choose(window: Any, path: Path | None) -> list[tuple[str, Path]]:
         asked.append((purpose, suggested))
         return path
 
-    window.archive_actions.choose_path = choose
+    window.menus.archive_actions.choose_path = choose
     return asked
 
 
 def _outcome(window: Any) -> asyncio.Future[tuple[str, str, str]]:
     """The next `finished` of the window's archive actions (connected at once)."""
-    actions = window.archive_actions
+    actions = window.menus.archive_actions
     future: asyncio.Future[tuple[str, str, str]] = asyncio.get_running_loop().create_future()
 
     def fire(*args: Any) -> None:
@@ -98,21 +98,21 @@ async def _trigger(
     """Choose File › ``name`` and wait until it ends; ``drive`` answers its dialogs."""
     outcome = _outcome(window)
     act = {
-        "backup": window.archive_actions.backup_action,
-        "restore": window.archive_actions.restore_action,
-        "export": window.archive_actions.export_action,
-        "import": window.archive_actions.import_action,
+        "backup": window.menus.archive_actions.backup_action,
+        "restore": window.menus.archive_actions.restore_action,
+        "export": window.menus.archive_actions.export_action,
+        "import": window.menus.archive_actions.import_action,
     }[name]
-    assert act in window.file_menu.actions() and act.isEnabled()
+    assert act in window.menus.file_menu.actions() and act.isEnabled()
     act.trigger()
     if drive is not None:
-        await drive(window.archive_actions)
+        await drive(window.menus.archive_actions)
     return await asyncio.wait_for(outcome, 60)
 
 
 def _close_report(window: Any) -> tuple[str, str]:
     """The message box that ended the action: its text and details, then closed."""
-    box = window.archive_actions.report
+    box = window.menus.archive_actions.report
     assert box is not None and box.isVisible()
     said = (box.text(), box.informativeText())
     box.done(0)
@@ -172,11 +172,11 @@ async def test_back_up_writes_a_file_with_every_conversation_twice_in_a_row(
         assert await _stored_titles(target) == ["About cats", "About dogs"]
         assert sorted(p.name for p in backups.iterdir())[attempt] == name
         # The folder chosen is offered next time.
-        assert window.archive_actions.folder == backups
+        assert window.menus.archive_actions.folder == backups
     # Dismissing the file dialog does nothing; the action can run again at once.
     _choose(window, None)
     assert (await _trigger(window, "backup"))[1] == Outcome.DISMISSED
-    assert window.archive_actions.report is None
+    assert window.menus.archive_actions.report is None
     assert sorted(p.name for p in backups.iterdir()) == ["first.db", "second.db"]
 
 
@@ -187,7 +187,7 @@ async def test_the_file_dialog_offers_a_dated_name_and_writes_the_chosen_file(
     window = await _window(tmp_path / "data", provider_server)
     await _chat(window, "Through the dialog", "Fine.", provider_server)
     target = tmp_path / "chosen.db"
-    window.archive_actions.folder = tmp_path
+    window.menus.archive_actions.folder = tmp_path
 
     async def drive(_actions: Any) -> None:
         await until(
@@ -358,7 +358,7 @@ async def test_restore_mends_a_damaged_conversation_file(tmp_path, provider_serv
     _choose(window, backup)
     outcome = _outcome(window)
     button.click()
-    await _confirm(window.archive_actions)
+    await _confirm(window.menus.archive_actions)
     assert (await asyncio.wait_for(outcome, 60))[1] == Outcome.DONE
     _close_report(window)
     assert window.storage_notice.isHidden()
@@ -505,7 +505,7 @@ async def test_cancelling_a_big_export_leaves_no_file(tmp_path, provider_server)
     action, outcome, said = await _trigger(window, "export", drive)
     assert (action, outcome) == ("export", Outcome.CANCELLED)
     assert "no file" in said
-    assert window.archive_actions.report is None  # said in the status bar, no box to close
+    assert window.menus.archive_actions.report is None  # said in the status bar, no box to close
     assert list(target.parent.iterdir()) == []
 
 
@@ -552,8 +552,8 @@ async def test_closing_the_window_answers_an_open_question(tmp_path, provider_se
     out the grace it gives running work (3 s)."""
     window = await _window(tmp_path / "data", provider_server)
     outcome = _outcome(window)
-    window.archive_actions.export_action.trigger()
-    await until(lambda: isinstance(window.archive_actions.dialog, ExportDialog), what="dialog")
+    window.menus.archive_actions.export_action.trigger()
+    await until(lambda: isinstance(window.menus.archive_actions.dialog, ExportDialog), what="dialog")
     loop = asyncio.get_running_loop()
     started = loop.time()
     await close_window(window)

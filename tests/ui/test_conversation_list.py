@@ -163,7 +163,7 @@ async def test_new_chat_reuses_an_empty_conversation_by_every_route(tmp_path) ->
     routes = [
         ("shortcut", lambda: QTest.keyClick(window.composer, Qt.Key.Key_N, _CTRL)),
         ("button", window.new_chat_button.click),
-        ("menu", window.new_action.trigger),
+        ("menu", window.menus.new_action.trigger),
     ]
     window.activateWindow()
     window.composer.setFocus()
@@ -187,7 +187,7 @@ async def test_new_chat_reuses_an_empty_conversation_by_every_route(tmp_path) ->
     # Once the empty one has a message, a new one is made.
     storage = c.storage
     await storage.append(empty, "seed", UserMessage(content="now it has one"))
-    window.new_action.trigger()
+    window.menus.new_action.trigger()
     await until(lambda: count() == 3)
 
 
@@ -199,7 +199,7 @@ async def test_the_window_title_names_the_open_conversation(tmp_path) -> None:
     assert window.windowTitle() == "Dinner — Continuo"
     await window.controller.rename_session("b", "Dinner for six")
     assert window.windowTitle() == "Dinner for six — Continuo"
-    window.new_action.trigger()
+    window.menus.new_action.trigger()
     await until(lambda: window.windowTitle() == "New conversation — Continuo")
     await window.controller.delete_session("a")
     await window.controller.delete_session("b")

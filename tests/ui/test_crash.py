@@ -87,7 +87,7 @@ async def test_sigkill_mid_answer_then_a_new_window_shows_it_and_resumes(tmp_pat
     window = await open_window(tmp_path, settings_store=SettingsStore(tmp_path, use_keychain=False))
     assert window.controller.current == sessions[0].id
     await until(lambda: window.resume_button.isVisible(), what="Resume after the crash")
-    point = window._current_point
+    point = window.resume_bar.point
     assert point.kind is ResumeKind.RETRY_RESPONSE
     assert point.stop.raw == "app_stopped"
     assert window.resume_button.toolTip() == point.description

@@ -156,11 +156,11 @@ def test_a_kept_error_says_its_nested_parts_in_the_new_language_too() -> None:
 
     from engine.errors import StorageReadOnlyError
     from engine.sentences import Phrase
-    from ui.errors import error_record, error_text
+    from ui.errors import Kept, error_record, error_text
 
     reason = Phrase("storage.reason.folder_not_enterable", {"folder": "/data/chats"})
     exc = StorageReadOnlyError("/data/chats/continuo.sqlite3", reason)
-    kept = json.loads(json.dumps(error_record(exc, "en", "")))  # as the metadata stores it
+    kept = json.loads(json.dumps(error_record(exc, "en", Kept.NONE)))  # as the metadata stores it
     assert error_text(kept, "en") == exc.sentence("en")
     assert error_text(kept, "zh_CN") == exc.sentence("zh_CN")
     assert reason.sentence("zh_CN") in error_text(kept, "zh_CN")

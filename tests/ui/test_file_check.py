@@ -100,8 +100,8 @@ async def test_a_clean_start_checks_nothing_until_asked(tmp_path: Path) -> None:
     assert starts == [] and not window.storage_notice.isVisible()
     assert window.session_list.model().rowCount() == 2
     # Help › Check the conversation file reads every page, and finds it.
-    assert window.check_file_action in window.help_menu.actions()
-    window.check_file_action.trigger()
+    assert window.menus.check_file_action in window.menus.help_menu.actions()
+    window.menus.check_file_action.trigger()
     await until(lambda: window.storage_notice.isVisible(), what="the damage to be told")
     assert starts == [True] and "damaged" in _notice_text(window)
     assert window.statusBar().currentMessage() == ""  # the notice says it, not a passing line
@@ -110,7 +110,7 @@ async def test_a_clean_start_checks_nothing_until_asked(tmp_path: Path) -> None:
 async def test_asked_on_a_sound_file_it_says_so(tmp_path: Path) -> None:
     await written_file(tmp_path / DB_FILE_NAME, messages=20)
     window = await open_window(tmp_path)
-    window.check_file_action.trigger()
+    window.menus.check_file_action.trigger()
     await until(
         lambda: "no damage found" in window.statusBar().currentMessage(),
         what="the check's result",

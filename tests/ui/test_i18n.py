@@ -49,7 +49,7 @@ def test_translation_files_are_shipped() -> None:
 def test_known_strings_come_out_in_chinese(chinese: str) -> None:
     assert chinese == "zh_CN"
     assert QCoreApplication.translate("ProviderPage", "Test connection") == "测试连接"
-    assert QCoreApplication.translate("MainWindow", "Send") == "发送"
+    assert QCoreApplication.translate("ComposerBar", "Send") == "发送"
     # Qt's own strings (standard buttons) are translated too.
     assert QCoreApplication.translate("QPlatformTheme", "Cancel") == "取消"
 

@@ -134,15 +134,18 @@ def _english_everywhere(window: Any) -> None:
     assert window.windowTitle() == "Loops — Continuo"  # the open conversation, then the app
     assert window.send_button.text() == "Send"
     assert window.new_chat_button.text() == "New chat"
-    assert (window.file_menu.title(), window.chat_menu.title()) == ("&File", "&Conversation")
-    assert window.settings_action.text() == "&Settings…"
+    assert (window.menus.file_menu.title(), window.menus.chat_menu.title()) == (
+        "&File",
+        "&Conversation",
+    )
+    assert window.menus.settings_action.text() == "&Settings…"
     assert window.composer.placeholderText().startswith("Write a message…")
     assert window.session_filter.placeholderText() == "Search conversations"
     assert answer.status.text() == "⚠ Stopped. The partial answer above is saved."
     assert ">Copy<" in answer.body.toHtml()
     assert card.state.text() == "done"
     assert window.resume_button.text() == "Resume"
-    assert window.resume_label.text() == window.resume_text(window._current_point)
+    assert window.resume_label.text() == window.resume_bar.resume_text(window.resume_bar.point)
     assert "Open settings" in window.error_banner.text()
     assert _untitled_title(window) == "New conversation"
 
@@ -166,9 +169,14 @@ async def test_saving_a_language_switches_the_open_window_and_dialog_at_once(
     assert window.windowTitle() == "Loops — Continuo"
     assert window.new_chat_button.text() == "新对话"
     assert window.stop_button.text() == "停止"
-    assert (window.file_menu.title(), window.chat_menu.title()) == ("文件(&F)", "对话(&C)")
-    assert window.settings_action.text() == QCoreApplication.translate("MainWindow", "&Settings…")
-    assert CJK.search(window.settings_action.text())
+    assert (window.menus.file_menu.title(), window.menus.chat_menu.title()) == (
+        "文件(&F)",
+        "对话(&C)",
+    )
+    assert window.menus.settings_action.text() == QCoreApplication.translate(
+        "WindowMenus", "&Settings…"
+    )
+    assert CJK.search(window.menus.settings_action.text())
     assert window.composer.placeholderText() == "输入消息…（Enter 发送，Shift+Enter 换行）"
     assert answer.status.text() == "⚠ 已停止。上面的部分回答已保存。"
     assert ">复制<" in answer.body.toHtml() and ">Copy<" not in answer.body.toHtml()

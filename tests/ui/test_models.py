@@ -157,7 +157,7 @@ async def test_conversation_list_new_rename_delete_filter_and_remembered(tmp_pat
     assert window.filter_model.rowCount() == 3
 
     # New (Ctrl+N's action): an empty conversation on top, shown.
-    window.new_action.trigger()
+    window.menus.new_action.trigger()
     await until(lambda: window.controller.sessions.rowCount() == 4)
     new_id = window.controller.sessions.index(0, 0).data(SESSION_ID_ROLE)
     await until(
@@ -167,7 +167,7 @@ async def test_conversation_list_new_rename_delete_filter_and_remembered(tmp_pat
 
     # Rename (F2's action) through the dialog, opened with open().
     await window.controller.open_session("s1")
-    window.rename_action.trigger()
+    window.menus.rename_action.trigger()
     dialog = window.findChild(QInputDialog, "renameDialog")
     assert dialog is not None and dialog.isVisible() and dialog.textValue() == "Tax questions"
     dialog.setTextValue("Taxes 2026")
@@ -175,12 +175,12 @@ async def test_conversation_list_new_rename_delete_filter_and_remembered(tmp_pat
     await until(lambda: window.controller.sessions.info("s1").title == "Taxes 2026")
 
     # Delete asks first; Cancel keeps it, Delete removes it and shows another.
-    window.delete_action.trigger()
+    window.menus.delete_action.trigger()
     box = window.findChild(QMessageBox, "deleteDialog")
     assert box is not None and box.isVisible() and "Taxes 2026" in box.text()
     box.button(QMessageBox.StandardButton.Cancel).click()
     assert window.controller.sessions.row_of("s1") >= 0
-    window.delete_action.trigger()
+    window.menus.delete_action.trigger()
     box = window.findChild(QMessageBox, "deleteDialog")
     delete = next(
         b for b in box.buttons() if box.buttonRole(b) == QMessageBox.ButtonRole.DestructiveRole

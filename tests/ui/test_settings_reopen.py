@@ -35,8 +35,8 @@ def _open_by_shortcut(window: Any) -> None:
 
 def _open_by_menu(window: Any) -> None:
     # File › Settings… is this action: the menu entry triggers it.
-    assert window.settings_action in window.file_menu.actions()
-    window.settings_action.trigger()
+    assert window.menus.settings_action in window.menus.file_menu.actions()
+    window.menus.settings_action.trigger()
 
 
 def _open_by_banner_link(window: Any) -> None:

@@ -114,17 +114,17 @@ async def test_every_action_before_the_controller_arrives_is_harmless(
     window.composer.setPlainText("Typed before the engine loaded")
     window.send_button.click()
     for action in (
-        window.new_action,
-        window.rename_action,
-        window.delete_action,
-        window.settings_action,
-        window.find_action,
+        window.menus.new_action,
+        window.menus.rename_action,
+        window.menus.delete_action,
+        window.menus.settings_action,
+        window.menus.find_action,
     ):
         action.trigger()
     window.stop_button.click()
     window.resume_button.click()
-    window._load_older()
-    window._save_prompt()
+    window.commands.load_older()
+    window.system_prompt.save_now()
     assert window.open_settings() is None
     assert window.composer.toPlainText() == "Typed before the engine loaded"
     attach_controller(window, tmp_path)

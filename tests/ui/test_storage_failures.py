@@ -139,7 +139,7 @@ async def test_a_full_disk_keeps_the_typed_message_and_says_the_disk_is_full(
         assert "is full" in banner and "Free some disk space, then press Send again." in banner
         assert "still in the box below" in banner and "Resume" not in banner
         assert window.composer.toPlainText() == typed
-        assert window._sending == "", window._sending[:40]
+        assert window.commands.sending == "", window.commands.sending[:40]
         # Space freed, Send again: the same text is stored and the composer lets it go.
         await free()
         from tests.support.provider_server import Turn

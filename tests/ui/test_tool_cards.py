@@ -310,7 +310,7 @@ async def test_esc_in_the_composer_denies_the_waiting_card_and_the_answer_goes_o
     assert answers[-1].text == "Then I will not."
     told = [m for m in provider_server.chat_requests()[-1].messages() if m.get("role") == "tool"]
     assert told[-1]["content"] == "The person declined to run this tool."
-    assert not window.escape_denies.active, "Esc is the window's own again"
+    assert not window.tool_status.escape_denies.active, "Esc is the window's own again"
     await close_window(window)
 
 
@@ -395,7 +395,7 @@ async def test_after_a_restart_a_card_is_the_same_card(tmp_path, provider_server
 
     reopened = await open_window(tmp_path, settings_store=window.store, tools=mcp.tools)
     await until(lambda: reopened.resume_button.isVisible(), what="Resume after the kill")
-    point = reopened._current_point
+    point = reopened.resume_bar.point
     assert point.kind is ResumeKind.RECOVER_TOOLS
     cards = {c.tool_call_id: c for c in _cards(reopened)}
     await until(lambda: cards["c2"].state is ItemState.NOT_RUN, what="c2 to say did not run")

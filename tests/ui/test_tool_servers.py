@@ -361,7 +361,7 @@ async def test_sigkill_while_an_mcp_tool_runs_resume_says_it_may_have_run_and_ne
     provider_server.script(Turn(text="It may have run; I will not run it again by myself."))
     window = await _window(data, provider_server)
     await until(lambda: window.resume_button.isVisible(), what="Resume after the kill")
-    point = window._current_point
+    point = window.resume_bar.point
     assert point.kind is ResumeKind.RECOVER_TOOLS
     assert "srv__append_then_sleep" in point.description
     assert "may or may not" in point.description

@@ -214,7 +214,7 @@ async def test_outside_text_in_labels_and_tooltips_is_shown_as_text(
         assert "img src" in document.toPlainText(), tip
         await _show_tooltip(widget, tip)
     # Delete asks about the conversation by its title: as text, the picture never loaded.
-    window.delete_action.trigger()
+    window.menus.delete_action.trigger()
     box = window.findChild(QMessageBox, "deleteDialog")
     assert box is not None and box.isVisible()
     box.grab()

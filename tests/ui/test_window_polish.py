@@ -45,7 +45,7 @@ async def test_rename_dialog_fits_its_title_and_field(tmp_path) -> None:
     window = await open_window(tmp_path)
     routes = [
         lambda: QTest.keyClick(window.session_list, Qt.Key.Key_F2),
-        window.rename_action.trigger,
+        window.menus.rename_action.trigger,
     ]
     for route in routes * 2:
         window.session_list.setFocus()
@@ -191,10 +191,10 @@ async def test_enter_while_an_answer_streams_says_why(tmp_path, provider_server)
 
 async def test_about_shows_version_data_folder_and_licences(tmp_path) -> None:
     window = await open_window(tmp_path)
-    names = [a.text() for a in window.help_menu.actions()]
-    assert "&About Continuo" in names and window.help_menu.title() == "&Help"  # Alt+H, A
+    names = [a.text() for a in window.menus.help_menu.actions()]
+    assert "&About Continuo" in names and window.menus.help_menu.title() == "&Help"  # Alt+H, A
     for _round in range(3):  # open, close, open again
-        window.help_menu.actions()[0].trigger()
+        window.menus.help_menu.actions()[0].trigger()
         await until(lambda: _dialogs("aboutDialog"), what="the About dialog")
         (dialog,) = _dialogs("aboutDialog")
         await dialog.wait_read()

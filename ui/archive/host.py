@@ -75,9 +75,10 @@ class WindowArchiveHost:
         return (sid, session_title(self._c.sessions.info(sid))) if sid else None
 
     async def reload(self, *, reopen: bool) -> None:
-        from engine import StorageError
+        from engine import ErrorAction, StorageError
 
         from .. import resume_marks
+        from ..errors import Kept
 
         c = self._c
         try:
@@ -105,7 +106,7 @@ class WindowArchiveHost:
             c.conversations.current = None
             c.currentChanged.emit("", None)
             c.resumeChanged.emit("", None, "")
-            c.errorChanged.emit("", "", "", "")
+            c.errorChanged.emit("", "", ErrorAction.NONE, Kept.NONE)
         if previous and previous != target:
             c.conversations.forget_unless_shown(previous)
         self._select(c.current or "")

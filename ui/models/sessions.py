@@ -251,6 +251,19 @@ class SessionFilterModel(QSortFilterProxyModel):
             self._query = query
             self.invalidateRowsFilter()
 
+    def index_of(self, session_id: str) -> QModelIndex:
+        """The row of a conversation as shown (invalid: not listed, or filtered out)."""
+        source = self.sourceModel()
+        if not session_id or not isinstance(source, SessionListModel):
+            return QModelIndex()
+        row = source.row_of(session_id)
+        return self.mapFromSource(source.index(row, 0)) if row >= 0 else QModelIndex()
+
+    def info(self, session_id: str) -> SessionInfo | None:
+        """A listed conversation's entry (None: not listed, or no list yet)."""
+        source = self.sourceModel()
+        return source.info(session_id) if isinstance(source, SessionListModel) else None
+
     def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:  # noqa: N802
         if self._query is None:
             return True

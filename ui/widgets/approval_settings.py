@@ -1,8 +1,8 @@
 """The tool-approval settings: when the window asks before a tool runs, and what it never asks.
 
 `ApprovalSettings` (objectName ``approvalSettings``) edits two settings (`ui.settings`):
-``tool_approval`` — "Ask before every tool" (``"ask"``, the default) or "Allow read-only
-tools without asking" (``"read_only"``) — and ``always_allowed``, the (server, tool) pairs the
+``tool_approval`` — "Ask before every tool" (`ToolApproval.ASK`, the default) or "Allow
+read-only tools without asking" (`ToolApproval.READ_ONLY`) — and ``always_allowed``, the (server, tool) pairs the
 person chose "Always allow this tool" for, each listed with a Revoke button. It edits only
 its own copy: the dialog that holds it saves (`policy`, `revoked`), so Cancel keeps the file
 as it was. It is self-contained, so it can move to another page of the settings.
@@ -22,6 +22,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from ..settings import ToolApproval
 
 __all__ = ["ApprovalSettings"]
 
@@ -98,10 +100,11 @@ class ApprovalSettings(QWidget):
 
     # ------------------------------------------------------------------ loading
 
-    def load(self, policy: str, always_allowed: Sequence[tuple[str, str]]) -> None:
+    def load(self, policy: ToolApproval, always_allowed: Sequence[tuple[str, str]]) -> None:
         """Show these settings (the dialog's copy; nothing is saved here)."""
         self._group.blockSignals(True)
-        (self.allow_read_only if policy == "read_only" else self.ask_every).setChecked(True)
+        read_only = policy == ToolApproval.READ_ONLY
+        (self.allow_read_only if read_only else self.ask_every).setChecked(True)
         self._group.blockSignals(False)
         self._allowed = [tuple(pair) for pair in always_allowed]  # type: ignore[misc]
         self._revoked = []
@@ -151,9 +154,9 @@ class ApprovalSettings(QWidget):
 
     # ------------------------------------------------------------------ reading
 
-    def policy(self) -> str:
-        """``"read_only"`` or ``"ask"``."""
-        return "read_only" if self.allow_read_only.isChecked() else "ask"
+    def policy(self) -> ToolApproval:
+        """The policy chosen."""
+        return ToolApproval.READ_ONLY if self.allow_read_only.isChecked() else ToolApproval.ASK
 
     def revoked(self) -> list[tuple[str, str]]:
         """The tools the person revoked since `load`."""

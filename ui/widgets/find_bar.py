@@ -8,7 +8,7 @@ next hit, Shift+Enter or Shift+F3 to the previous one (`stepped`); Esc or its ×
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidget
 
@@ -112,7 +112,7 @@ class FindBar(QWidget):
                 return True
         return super().event(event)
 
-    def eventFilter(self, watched: object, event: QEvent) -> bool:  # noqa: N802
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
         if watched is self.field and isinstance(event, QKeyEvent):
             if event.type() == QEvent.Type.ShortcutOverride and event.key() in (
                 Qt.Key.Key_Escape,

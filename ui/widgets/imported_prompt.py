@@ -81,7 +81,9 @@ class ImportedPromptBar(QFrame):
     @property
     def prompt(self) -> str:
         """The imported prompt shown ("" when none waits)."""
-        return self.text.toPlainText() if self.isVisibleTo(self.parentWidget()) else ""
+        parent = self.parentWidget()
+        shown = parent is not None and self.isVisibleTo(parent)
+        return self.text.toPlainText() if shown else ""
 
     def retranslate(self) -> None:
         self.title.setText(

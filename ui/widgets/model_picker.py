@@ -8,7 +8,8 @@ its tooltip, and opens a list wide enough for every label.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QHelpEvent
@@ -20,6 +21,9 @@ from PySide6.QtWidgets import (
     QToolTip,
     QWidget,
 )
+
+if TYPE_CHECKING:
+    from ..model_catalog import ModelChoice
 
 __all__ = ["ModelPicker"]
 
@@ -36,6 +40,19 @@ class ModelPicker(QComboBox):
         model.rowsInserted.connect(self._fit_popup)
         model.rowsRemoved.connect(self._fit_popup)
         model.modelReset.connect(self._fit_popup)
+
+    def set_choices(self, choices: Sequence[ModelChoice], current: ModelChoice | None) -> None:
+        """Offer ``choices`` (each one's label shown, the choice its data), ``current`` picked
+        (none when it is not offered); nothing is announced as picked."""
+        self.blockSignals(True)
+        self.clear()
+        for choice in choices:
+            self.addItem(choice.label, choice)
+        if current is not None and current in choices:
+            self.setCurrentIndex(list(choices).index(current))
+        else:
+            self.setCurrentIndex(-1)
+        self.blockSignals(False)
 
     def sizeHint(self) -> QSize:  # noqa: N802
         # As wide as the longest label when there is room (the layout shrinks it when not).

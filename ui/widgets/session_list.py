@@ -14,7 +14,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
+from PySide6.QtCore import (
+    QEvent,
+    QItemSelectionModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QRect,
+    QSize,
+    Qt,
+)
 from PySide6.QtGui import QFont, QKeyEvent, QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -138,6 +146,24 @@ class SessionListView(QListView):
         ):
             signal.connect(self._rows_changed)
         self._rows_changed()
+
+    def select_quietly(self, index: QModelIndex) -> None:
+        """Make ``index`` the current row without announcing it (the filter or the window is
+        moving the selection, not the person); an invalid index leaves no row current, so
+        clicking any row opens it."""
+        selection = self.selectionModel()
+        if selection is None:
+            return
+        if index.isValid() and selection.currentIndex() == index:
+            return
+        selection.blockSignals(True)
+        if index.isValid():
+            selection.setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        else:
+            selection.clearCurrentIndex()
+            selection.clearSelection()
+        selection.blockSignals(False)
+        self.viewport().update()
 
     def set_empty_text(self, text: str) -> None:
         """What the list says when it shows no row ("" says nothing)."""

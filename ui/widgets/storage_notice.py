@@ -13,9 +13,14 @@ Every text is plain text: the engine's sentence quotes paths and the operating s
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+if TYPE_CHECKING:
+    from ..errors import AnyAction
 
 __all__ = ["StorageNotice"]
 
@@ -64,7 +69,8 @@ class StorageNotice(QFrame):
         self._page = False
         self._stretch = QWidget(self)  # a page sits at the top of the space it fills
         layout.addWidget(self._stretch, 1)
-        self._state: tuple[str, str, str] = ("", "", "")
+        # (the engine's sentence, what helps, the file) while the notice shows, else None
+        self._state: tuple[str, AnyAction, str] | None = None
         self.setVisible(False)
         self.retranslate()
 
@@ -81,20 +87,23 @@ class StorageNotice(QFrame):
         """Whether the notice stands in for the conversation (start-up) or sits above it."""
         return self._page
 
-    def show_problem(self, message: str, action: str, path: str, *, page: bool) -> None:
+    def show_problem(self, message: str, action: AnyAction, path: str, *, page: bool) -> None:
         """Say ``message`` (the engine's sentence) about ``path``; an empty message hides it."""
-        self._state = (message, action, path)
+        self._state = (message, action, path) if message else None
         self._page = page and bool(message)
         self._stretch.setVisible(self._page)
         self._draw()
 
     def _draw(self) -> None:
-        message, action, path = self._state
-        self.setVisible(bool(message))
-        # A damaged file can be replaced by a backup, whether found at start or later.
-        self.restore_button.setVisible(self._page or action == "restore_backup")
-        if not message:
+        self.setVisible(self._state is not None)
+        if self._state is None:
+            self.restore_button.setVisible(False)
             return
+        from engine import ErrorAction
+
+        message, action, path = self._state
+        # A damaged file can be replaced by a backup, whether found at start or later.
+        self.restore_button.setVisible(self._page or action is ErrorAction.RESTORE_BACKUP)
         self.title.setText(self.title_text(action))
         self.message.setText(message)
         advice = self.advice_text(action)
@@ -104,32 +113,36 @@ class StorageNotice(QFrame):
         self.file.setVisible(bool(path))
         self.setAccessibleDescription(" ".join(w for w in (message, advice) if w))
 
-    def title_text(self, action: str) -> str:
-        """A headline for the error's `ErrorAction` value."""
-        titles = {
-            "free_space": self.tr("The disk is full"),
-            "check_folder": self.tr("The conversation file cannot be used"),
-            "restore_backup": self.tr("The conversation file is damaged"),
-            "update_app": self.tr("The conversation file is from a newer Continuo"),
+    def title_text(self, action: AnyAction) -> str:
+        """A headline for what helps."""
+        from engine import ErrorAction
+
+        titles: dict[AnyAction, str] = {
+            ErrorAction.FREE_SPACE: self.tr("The disk is full"),
+            ErrorAction.CHECK_FOLDER: self.tr("The conversation file cannot be used"),
+            ErrorAction.RESTORE_BACKUP: self.tr("The conversation file is damaged"),
+            ErrorAction.UPDATE_APP: self.tr("The conversation file is from a newer Continuo"),
         }
         return titles.get(action, self.tr("The conversations cannot be saved"))
 
-    def advice_text(self, action: str) -> str:
-        """What helps, in the window's words, for the error's `ErrorAction` value."""
-        texts = {
-            "free_space": self.tr(
+    def advice_text(self, action: AnyAction) -> str:
+        """What helps, in the window's words."""
+        from engine import ErrorAction
+
+        texts: dict[AnyAction, str] = {
+            ErrorAction.FREE_SPACE: self.tr(
                 "Free some disk space, then press Try again. Nothing already saved is lost."
             ),
-            "check_folder": self.tr(
+            ErrorAction.CHECK_FOLDER: self.tr(
                 "Check the data folder's permissions: your user must be able to read and "
                 "write it and the file. Or start Continuo with another folder (--data-dir). "
                 "Then press Try again."
             ),
-            "restore_backup": self.tr(
+            ErrorAction.RESTORE_BACKUP: self.tr(
                 "Restore the file from a backup, or move it aside to start with an empty "
                 "list, then press Try again. Continuo has not changed it."
             ),
-            "update_app": self.tr(
+            ErrorAction.UPDATE_APP: self.tr(
                 "Install a newer Continuo to open it. This version has not changed it."
             ),
         }

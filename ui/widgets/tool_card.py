@@ -191,8 +191,8 @@ class ToolCardView(_RowView):
         box.addLayout(buttons)
         self.approval.hide()
         layout.addWidget(self.approval)
-        for widget in (self.result_toggle, self.result):
-            layout.addWidget(widget)
+        layout.addWidget(self.result_toggle)
+        layout.addWidget(self.result)
 
         self._ticker = QTimer(self)  # the elapsed seconds, only while the tool runs
         self._ticker.setInterval(1000)

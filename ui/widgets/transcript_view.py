@@ -540,13 +540,13 @@ def _term_selections(text: QTextEdit, terms: list[str]) -> list[QTextEdit.ExtraS
     dark_text = text.palette().text().color().lightness() < 128  # a light theme
     colour = QColor("#ffe08a") if dark_text else QColor("#7a5c00")
     document = text.document()
-    selections = []
+    selections: list[QTextEdit.ExtraSelection] = []
     for term in terms:
         cursor = document.find(term, 0)
         while not cursor.isNull() and len(selections) < 500:
             selection = QTextEdit.ExtraSelection()
-            selection.cursor = cursor  # type: ignore[misc]
-            selection.format.setBackground(colour)  # type: ignore[attr-defined]
+            selection.cursor = cursor
+            selection.format.setBackground(colour)
             selections.append(selection)
             cursor = document.find(term, cursor)
     return selections
