@@ -37,8 +37,10 @@ from engine import (
     SQLiteSessionExtension,
     SQLiteSessionStorage,
     StorageError,
+    UserMessage,
     finish,
     switch_version,
+    title_from,
 )
 
 from .approvals import Approvals
@@ -506,14 +508,44 @@ class Controller(QObject):
         sid = self.current
         if not sid:
             return None
-        info = await self.storage.get_session(sid)
-        base = (info.title if info is not None and info.title else "") or ""
+        base = await self._branch_base_title(sid, message_id)
         title = self.tr("{title} (branch)").format(title=base) if base else None
         # A dead process's answer becomes a message first, so the copy holds it.
         new_id = await self.extension.fork(sid, message_id, title=title)
         await self.conversations.touch(new_id)
         await self.open_session(new_id)
         return new_id
+
+    async def _branch_base_title(self, sid: str, message_id: str) -> str:
+        """What a branch up to ``message_id`` is named after: the conversation's title when
+        the person gave it (a rename) or when it is its first question's; the branch's own
+        first question when the title came from another version of it (the question was
+        edited: "Explain quokka habits (branch)" named a chat with no quokka in it)."""
+        info = await self.storage.get_session(sid)
+        title = (info.title if info is not None else None) or ""
+        path = await self.storage.load(sid, leaf=message_id)
+        first = next((m for m in path if isinstance(m, UserMessage)), None)
+        own = title_from(first) if first is not None else None
+        if not own or own == title:
+            return title or own or ""
+        if not title:
+            return own
+        versions = await self.storage.siblings(sid, first.id) if first is not None else []
+        if len(versions) < 2:
+            return title  # one first question, and another title: the person's own name
+        for version in await self._messages(sid, versions):
+            if isinstance(version, UserMessage) and title_from(version) == title:
+                return own  # the title is another version's first question
+        return title
+
+    async def _messages(self, sid: str, message_ids: Sequence[str]) -> list[Any]:
+        """The messages ``message_ids`` (each the leaf of its own path: its last message)."""
+        found = []
+        for mid in message_ids:
+            path = await self.storage.load(sid, leaf=mid)
+            if path:
+                found.append(path[-1])
+        return found
 
     def stop(self, session_id: str | None = None) -> bool:
         """Cancel the request of a conversation (the current one by default)."""
