@@ -391,9 +391,11 @@ class Controller(QObject):
             await self.catalog.list_models(self.conversations.metadata(self.current or ""))
 
     async def choose_model(self, choice: ModelChoice) -> None:
-        """The person picked a model: use it from now on, and for this conversation."""
+        """The person picked a model for the shown conversation (kept in its metadata; new
+        conversations start with the default one), or, with none shown, for the next new one."""
         self.catalog.choice = choice
         sid = self.current
+        self.catalog.unsaved = None if sid else choice
         if sid:
             await self.conversations.update_metadata(
                 sid, {"provider_id": choice.provider_id, "model": choice.model}
