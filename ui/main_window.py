@@ -414,6 +414,8 @@ class MainWindow(QMainWindow):
     ) -> None:
         # At start-up nothing could be listed: the notice takes the conversation's place.
         self.storage_notice.show_problem(message, action, path, page=at_start)
+        if self.storage_notice.is_page:
+            self.sidebar.set_listed(False)  # nothing could be read: not "nothing yet"
         self.transcript.setVisible(not self.storage_notice.is_page)
 
     # ------------------------------------------------------------------ settings and dialogs
@@ -467,6 +469,8 @@ class MainWindow(QMainWindow):
         from . import resume_marks
 
         await c.start()
+        # Read (or not): only now may an empty list say that there is nothing yet.
+        self.sidebar.set_listed(not self.storage_notice.is_page)
         c.spawn(resume_marks.scan(c), "resume marks")
         # After an unclean exit the file is read in full, once the list is on screen.
         c.spawn(c.file_check.after_start(self.session_list.viewport()), "file check")

@@ -451,7 +451,7 @@
         <translation>这个对话的记录有一部分已损坏（{reason}）。能读取的消息都已显示。</translation>
     </message>
     <message>
-        <location filename="../../ui/controller.py" line="511"/>
+        <location filename="../../ui/controller.py" line="514"/>
         <source>{title} (branch)</source>
         <translation>{title}（分支）</translation>
     </message>
@@ -1628,39 +1628,44 @@ Backup: {path}</source>
 <context>
     <name>Sidebar</name>
     <message>
-        <location filename="../../ui/widgets/sidebar.py" line="115"/>
+        <location filename="../../ui/widgets/sidebar.py" line="129"/>
         <source>No matches</source>
         <extracomment>the person picked a conversation in the list: (its id)</extracomment>
         <translation>没有匹配的对话</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/sidebar.py" line="125"/>
-        <location filename="../../ui/widgets/sidebar.py" line="126"/>
+        <location filename="../../ui/widgets/sidebar.py" line="136"/>
+        <source>Your conversations will appear here — press {keys} or write a message below to start one.</source>
+        <translation>你的对话会显示在这里——按 {keys} 或在下方输入消息即可开始。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/sidebar.py" line="148"/>
+        <location filename="../../ui/widgets/sidebar.py" line="149"/>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/sidebar.py" line="127"/>
+        <location filename="../../ui/widgets/sidebar.py" line="150"/>
         <source>Start a new conversation (Ctrl+N)</source>
         <translation>开始新的对话（Ctrl+N）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/sidebar.py" line="128"/>
+        <location filename="../../ui/widgets/sidebar.py" line="151"/>
         <source>Search conversations</source>
         <translation>搜索对话</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/sidebar.py" line="129"/>
+        <location filename="../../ui/widgets/sidebar.py" line="152"/>
         <source>Search conversation titles and messages</source>
         <translation>搜索对话标题和消息</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/sidebar.py" line="130"/>
+        <location filename="../../ui/widgets/sidebar.py" line="153"/>
         <source>Messages found</source>
         <translation>找到的消息</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/sidebar.py" line="131"/>
+        <location filename="../../ui/widgets/sidebar.py" line="154"/>
         <source>Conversations</source>
         <translation>对话</translation>
     </message>
