@@ -45,6 +45,7 @@ from engine import (
 
 from .approvals import Approvals
 from .conversations import PAGE_SIZE, Conversations
+from .drafts import DRAFT_KEY
 from .errors import describe_error
 from .file_check import FileCheck
 from .model_catalog import ModelCatalog, ModelChoice, ModelFactory, threaded_builder
@@ -514,6 +515,8 @@ class Controller(QObject):
         title = self.tr("{title} (branch)").format(title=base) if base else None
         # A dead process's answer becomes a message first, so the copy holds it.
         new_id = await self.extension.fork(sid, message_id, title=title)
+        # The copy takes the settings, not the unsent text of the conversation it came from.
+        await self.storage.update_metadata(new_id, {DRAFT_KEY: None})
         await self.conversations.touch(new_id)
         await self.open_session(new_id)
         return new_id

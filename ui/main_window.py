@@ -164,10 +164,13 @@ class MainWindow(QMainWindow):
 
         from . import resume_marks
         from .archive.host import WindowArchiveHost
+        from .drafts import ComposerDrafts
 
         self.build_contents()
         self.controller = self._attached = c = controller
         controller.setParent(self)
+        # unsent text stays with its conversation (before the first one is shown)
+        self.drafts = ComposerDrafts(self.composer, controller, self)
         self.sidebar.set_sessions(controller.sessions)
         if self.search is not None:
             self.search.attach(controller)
@@ -510,6 +513,7 @@ class MainWindow(QMainWindow):
                     await c.save_settings()
                 except Exception as exc:  # losing the geometry must not block quitting
                     log.warning("window geometry not saved: %s", exc)
+            await self.drafts.flush()
             await c.close()
         finally:
             if shiboken6.isValid(self):  # not deleted meanwhile (a test's widget cleanup)
