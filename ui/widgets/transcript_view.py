@@ -75,6 +75,9 @@ class TranscriptView(QScrollArea):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._column = QWidget()
         self._column.setObjectName("transcriptColumn")
+        # Never wider than the view: a row whose content cannot shrink more overflows on its
+        # own, instead of widening the column and pushing every row past the right edge.
+        self._column.setMinimumWidth(1)
         self._layout = QVBoxLayout(self._column)
         self._layout.setContentsMargins(16, 12, 16, 12)
         self._layout.setSpacing(10)
