@@ -10,7 +10,8 @@ States: ``empty``, ``streaming``, ``tool-card``, ``resume-offered``, ``earlier-a
 cut-off answer Resume redid, folded), ``storage-failure`` (a damaged conversation file at
 start-up), ``error``, ``untrusted`` (an image as its alt text and address, a folded code
 block, a long word wrapping, a link whose text names another host), ``chinese``, and
-``session-groups``, ``filter-no-matches``, ``about``, and
+``session-groups``, ``filter-no-matches``, ``about``, ``narrow-640`` and ``narrow-folded``
+(a narrow window; with their Chinese ``-zh`` twins), ``empty-list-zh``, and
 ``scaled-200``: a finished conversation with a tool card, a code block and a table at 200%
 scaling, maximised on a 1920x1080 screen (960x540 logical pixels). Scaling is fixed when a
 process starts, so that shot is taken by a second run of this module (``--scaled``) with
@@ -352,6 +353,7 @@ async def _run(out: Path) -> int:
         await _close(window)
         install_translator(app, "en")
         await _run_list_states(root / "list", out)
+        await _run_narrow_states(root / "narrow", out)
     return 0
 
 
@@ -509,6 +511,54 @@ async def _run_list_states(data: Path, out: Path) -> None:
     print(f"wrote {out / 'about.png'}")
     dialog.reject()
     await _close(window)
+
+
+async def _run_narrow_states(data: Path, out: Path) -> None:
+    """``narrow-640`` (a 640x480 window: the rows reflow, the list gives way),
+    ``narrow-folded`` (narrower: the list folded behind the header's button), their Chinese
+    ``-zh`` twins, and ``empty-list-zh`` (the first start's hint, in Chinese)."""
+    from ui.i18n import install_translator
+    from ui.theme import apply_palette
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    apply_palette(app, "light")
+    tool = "notes__search_every_file_for_a_pattern"
+    call = ToolCall("call_1", tool, {"pattern": "backoff", "folder": "~/notes"})
+    usage = Usage(input_tokens=1834, output_tokens=412)
+    model = "llama3.1-8b-instruct-q4_K_M"
+    await _seed(
+        data,
+        "s-narrow",
+        "Backoff helper",
+        [
+            UserMessage(content="Where did I write about backoff? Show me a helper."),
+            AssistantMessage(content="Let me look.", tool_calls=(call,), model=model, usage=usage),
+            ToolMessage(tool_call_id="call_1", name=tool, content="notes/2026-03.md: 'backoff'"),
+            AssistantMessage(
+                content="Wrap the call in `asyncio.wait_for(fetch_page(url), timeout=30)` and "
+                "double the wait after each failure.",
+                model=model,
+                usage=usage,
+            ),
+        ],
+    )
+    for language, suffix in (("en", ""), ("zh_CN", "-zh")):
+        install_translator(app, language)
+        window = await _window(data, _Scripted("Done."))
+        await _until(lambda window=window: len(window.transcript.views()) == 4)
+        window.resize(640, 480)
+        await _until(lambda window=window: window.width() == 640)
+        await _shot(window, out / f"narrow-640{suffix}.png")
+        window.resize(520, 480)
+        await _until(lambda window=window: not window.sidebar.isVisible())
+        await _shot(window, out / f"narrow-folded{suffix}.png")
+        await _close(window)
+    window = await _window(data.parent / "empty-zh", _Scripted("Done."))
+    await _until(lambda: window.session_list.empty_label.isVisible())
+    await _shot(window, out / "empty-list-zh.png")
+    await _close(window)
+    install_translator(app, "en")
 
 
 async def _run_scaled(out: Path) -> int:

@@ -104,6 +104,7 @@ from .storage import (
     SQLiteSessionStorage,
     TitleQuery,
     search_terms,
+    title_from,
 )
 from .store import ROOT, InMemoryHistory, Root, SessionStore, StoredMessage
 from .tools import Tool, tool
@@ -213,5 +214,6 @@ __all__ = [
     "search_terms",
     "settle_draft",
     "switch_version",
+    "title_from",
     "tool",
 ]

@@ -202,7 +202,10 @@ def read_appearance(data_dir: Path) -> dict[str, str]:
     if not isinstance(raw, dict):
         return {}
     keys = ("language", "theme", "window_geometry")
-    return {k: raw[k] for k in keys if isinstance(raw.get(k), str)}
+    found = {k: raw[k] for k in keys if isinstance(raw.get(k), str)}
+    if isinstance(raw.get("sidebar_width"), int):  # the list's width, as text like the rest
+        found["sidebar_width"] = str(raw["sidebar_width"])
+    return found
 
 
 def show_first_frame(app: QApplication, data_dir: Path) -> MainWindow:
@@ -240,6 +243,8 @@ def show_first_frame(app: QApplication, data_dir: Path) -> MainWindow:
     except Exception as exc:
         log.warning("theme not applied: %s", exc)
     window.build_contents()
+    width = appearance.get("sidebar_width", "")
+    window.restore_sidebar_width(int(width) if width.isdigit() else None)
     _wait_for_paint(window)  # the widgets, before the engine's imports hold the thread
     return window
 

@@ -37,12 +37,15 @@ from engine import (
     SQLiteSessionExtension,
     SQLiteSessionStorage,
     StorageError,
+    UserMessage,
     finish,
     switch_version,
+    title_from,
 )
 
 from .approvals import Approvals
 from .conversations import PAGE_SIZE, Conversations
+from .drafts import DRAFT_KEY
 from .errors import describe_error
 from .file_check import FileCheck
 from .model_catalog import ModelCatalog, ModelChoice, ModelFactory, threaded_builder
@@ -389,9 +392,11 @@ class Controller(QObject):
             await self.catalog.list_models(self.conversations.metadata(self.current or ""))
 
     async def choose_model(self, choice: ModelChoice) -> None:
-        """The person picked a model: use it from now on, and for this conversation."""
+        """The person picked a model for the shown conversation (kept in its metadata; new
+        conversations start with the default one), or, with none shown, for the next new one."""
         self.catalog.choice = choice
         sid = self.current
+        self.catalog.unsaved = None if sid else choice
         if sid:
             await self.conversations.update_metadata(
                 sid, {"provider_id": choice.provider_id, "model": choice.model}
@@ -506,14 +511,46 @@ class Controller(QObject):
         sid = self.current
         if not sid:
             return None
-        info = await self.storage.get_session(sid)
-        base = (info.title if info is not None and info.title else "") or ""
+        base = await self._branch_base_title(sid, message_id)
         title = self.tr("{title} (branch)").format(title=base) if base else None
         # A dead process's answer becomes a message first, so the copy holds it.
         new_id = await self.extension.fork(sid, message_id, title=title)
+        # The copy takes the settings, not the unsent text of the conversation it came from.
+        await self.storage.update_metadata(new_id, {DRAFT_KEY: None})
         await self.conversations.touch(new_id)
         await self.open_session(new_id)
         return new_id
+
+    async def _branch_base_title(self, sid: str, message_id: str) -> str:
+        """What a branch up to ``message_id`` is named after: the conversation's title when
+        the person gave it (a rename) or when it is its first question's; the branch's own
+        first question when the title came from another version of it (the question was
+        edited: "Explain quokka habits (branch)" named a chat with no quokka in it)."""
+        info = await self.storage.get_session(sid)
+        title = (info.title if info is not None else None) or ""
+        path = await self.storage.load(sid, leaf=message_id)
+        first = next((m for m in path if isinstance(m, UserMessage)), None)
+        own = title_from(first) if first is not None else None
+        if not own or own == title:
+            return title or own or ""
+        if not title:
+            return own
+        versions = await self.storage.siblings(sid, first.id) if first is not None else []
+        if len(versions) < 2:
+            return title  # one first question, and another title: the person's own name
+        for version in await self._messages(sid, versions):
+            if isinstance(version, UserMessage) and title_from(version) == title:
+                return own  # the title is another version's first question
+        return title
+
+    async def _messages(self, sid: str, message_ids: Sequence[str]) -> list[Any]:
+        """The messages ``message_ids`` (each the leaf of its own path: its last message)."""
+        found = []
+        for mid in message_ids:
+            path = await self.storage.load(sid, leaf=mid)
+            if path:
+                found.append(path[-1])
+        return found
 
     def stop(self, session_id: str | None = None) -> bool:
         """Cancel the request of a conversation (the current one by default)."""

@@ -82,12 +82,13 @@ class MainWindow(QMainWindow):
         self._closing = False
         self._close_pending = False  # closed before the controller arrived
         self._geometry_restored = False
+        self._sidebar_restored = False
         self.activations = 0  # times a second launch brought this window forward
         self.search: WindowSearch | None = None  # once the widgets are built
         self.setObjectName("mainWindow")
         # Sizes are in device-independent pixels: at 200% a 1080p screen is 960x540 of them,
         # so the first size is capped to the screen, and the smallest one still fits it.
-        self.setMinimumSize(640, 400)
+        self.setMinimumSize(480, 400)  # narrower than 600 or so, the list folds away
         self.resize(*self._first_size(1100, 760))
         self._built = False
         self.retranslate()  # the title, for the frame
@@ -164,10 +165,13 @@ class MainWindow(QMainWindow):
 
         from . import resume_marks
         from .archive.host import WindowArchiveHost
+        from .drafts import ComposerDrafts
 
         self.build_contents()
         self.controller = self._attached = c = controller
         controller.setParent(self)
+        # unsent text stays with its conversation (before the first one is shown)
+        self.drafts = ComposerDrafts(self.composer, controller, self)
         self.sidebar.set_sessions(controller.sessions)
         if self.search is not None:
             self.search.attach(controller)
@@ -208,7 +212,7 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ layout
 
     def _build(self) -> None:
-        from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
+        from PySide6.QtWidgets import QVBoxLayout, QWidget
 
         from .widgets.composer import ComposerBar
         from .widgets.error_banner import ErrorBanner
@@ -217,6 +221,7 @@ class MainWindow(QMainWindow):
         from .widgets.imported_prompt import ImportedPromptBar
         from .widgets.resume_bar import ResumeBar
         from .widgets.retry_line import RetryLine
+        from .widgets.side_split import SIDEBAR_WIDTH, SideSplitter
         from .widgets.sidebar import Sidebar
         from .widgets.storage_notice import StorageNotice
         from .widgets.system_prompt import SystemPromptEditor
@@ -269,14 +274,14 @@ class MainWindow(QMainWindow):
         ):
             right_layout.addWidget(widget, stretch)
 
-        splitter = QSplitter(self)
-        splitter.setObjectName("mainSplitter")
+        # The list gives way to a narrow window first, then folds away (`SideSplitter`).
+        self.splitter = splitter = SideSplitter(self)
         splitter.addWidget(self.sidebar)
         splitter.addWidget(right)
         splitter.setStretchFactor(0, 0)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([260, 840])
-        splitter.setChildrenCollapsible(False)
+        splitter.setSizes([SIDEBAR_WIDTH, 840])
+        self.header.layout().insertWidget(0, splitter.button)  # brings the folded list back
         self.setCentralWidget(splitter)
 
     def _connect_widgets(self) -> None:
@@ -293,6 +298,8 @@ class MainWindow(QMainWindow):
         QGuiApplication.clipboard().dataChanged.connect(self._on_copied)
         self.new_chat_button.clicked.connect(commands.new_chat)
         self.sidebar.openRequested.connect(lambda sid: c().spawn(c().open_session(sid), "open"))
+        self.sidebar.openRequested.connect(lambda _sid: self.splitter.fold_if_narrow())
+        self.new_chat_button.clicked.connect(self.splitter.fold_if_narrow)
         self.composer_bar.sendRequested.connect(commands.send)
         self.composer_bar.stopRequested.connect(commands.stop)
         self.resume_bar.resumeRequested.connect(self._resume)
@@ -414,6 +421,8 @@ class MainWindow(QMainWindow):
     ) -> None:
         # At start-up nothing could be listed: the notice takes the conversation's place.
         self.storage_notice.show_problem(message, action, path, page=at_start)
+        if self.storage_notice.is_page:
+            self.sidebar.set_listed(False)  # nothing could be read: not "nothing yet"
         self.transcript.setVisible(not self.storage_notice.is_page)
 
     # ------------------------------------------------------------------ settings and dialogs
@@ -421,6 +430,13 @@ class MainWindow(QMainWindow):
     def _on_settings(self, settings: Settings) -> None:
         if settings.window_geometry:
             self.restore_geometry_text(settings.window_geometry)
+        self.restore_sidebar_width(settings.sidebar_width)
+
+    def restore_sidebar_width(self, width: int | None) -> None:
+        """Give the conversation list the width it had at the last close (once)."""
+        if self._built and not self._sidebar_restored and width:
+            self._sidebar_restored = True
+            self.splitter.set_preferred(width)
 
     def restore_geometry_text(self, geometry: str) -> None:
         """Restore the size and place saved at the last close (once; later calls do nothing)."""
@@ -467,6 +483,8 @@ class MainWindow(QMainWindow):
         from . import resume_marks
 
         await c.start()
+        # Read (or not): only now may an empty list say that there is nothing yet.
+        self.sidebar.set_listed(not self.storage_notice.is_page)
         c.spawn(resume_marks.scan(c), "resume marks")
         # After an unclean exit the file is read in full, once the list is on screen.
         c.spawn(c.file_check.after_start(self.session_list.viewport()), "file check")
@@ -502,10 +520,12 @@ class MainWindow(QMainWindow):
                 c.settings.window_geometry = base64.b64encode(
                     bytes(self.saveGeometry().data())
                 ).decode()
+                c.settings.sidebar_width = self.splitter.preferred
                 try:
                     await c.save_settings()
                 except Exception as exc:  # losing the geometry must not block quitting
                     log.warning("window geometry not saved: %s", exc)
+            await self.drafts.flush()
             await c.close()
         finally:
             if shiboken6.isValid(self):  # not deleted meanwhile (a test's widget cleanup)

@@ -77,7 +77,10 @@ class ModelCatalog:
         self._announce = announce
         self.settings: Any = None
         self.choices: list[ModelChoice] = []
+        # the shown conversation's model (its own, else the default): what the picker shows
         self.choice: ModelChoice | None = None
+        # picked while no conversation was shown: the next new conversation's, once
+        self.unsaved: ModelChoice | None = None
         self._adapters: dict[tuple[str, str | None], Any] = {}
         # id(adapter) → how many running requests hold it
         self._holds: dict[int, int] = {}
@@ -164,29 +167,46 @@ class ModelCatalog:
         self.select_for(metadata)
 
     def select_for(self, metadata: dict[str, Any]) -> None:
-        """Choose the conversation's model (else the last choice, else the default) and
-        announce the picker's entries."""
+        """Choose the conversation's model (else, with no conversation shown, the one picked
+        meanwhile, else the default) and announce the picker's entries.
+
+        Another conversation's choice is never the fallback: a model picked with "Regenerate
+        with" in one conversation stays in it (new chats took it).
+        """
         choice = None
         provider_id, model = metadata.get("provider_id"), metadata.get("model")
         for candidate in self.choices:
             if candidate.provider_id == provider_id and candidate.model == model:
                 choice = candidate
                 break
-        if choice is None and self.choice in self.choices:
-            choice = self.choice
-        if choice is None and self.choices:
-            default = self.settings.default_provider() if self.settings is not None else None
-            same = [c for c in self.choices if default is not None and c.provider_id == default.id]
-            wanted = [c for c in same if c.model == getattr(default, "default_model", None)]
-            choice = (wanted or same or self.choices)[0]
+        if choice is None and not metadata and self.unsaved in self.choices:
+            choice = self.unsaved
+        if choice is None:
+            choice = self.default_choice()
         self.choice = choice
         self._announce(list(self.choices), choice)
 
+    def default_choice(self) -> ModelChoice | None:
+        """The model Settings names for new conversations: the default provider's default
+        model (else its first listed, else the first listed); None when none is listed."""
+        default = self.settings.default_provider() if self.settings is not None else None
+        same = [c for c in self.choices if default is not None and c.provider_id == default.id]
+        wanted = [c for c in same if c.model == getattr(default, "default_model", None)]
+        return (wanted or same or self.choices or [None])[0]
+
     def metadata_for_new(self) -> dict[str, Any]:
-        """A new conversation starts with the current choice."""
-        if self.choice is None:
+        """A new conversation starts with the model picked while none was shown, else the
+        default one of Settings ("Use for new conversations"), never another conversation's.
+        Before the models are listed, the default provider and its configured model."""
+        choice, self.unsaved = self.unsaved or self.default_choice(), None
+        if choice is not None:
+            return {"provider_id": choice.provider_id, "model": choice.model}
+        default = self.settings.default_provider() if self.settings is not None else None
+        if default is None:
             return {}
-        return {"provider_id": self.choice.provider_id, "model": self.choice.model}
+        if not default.default_model:  # "ask the server": the model is chosen when listed
+            return {"provider_id": default.id}
+        return {"provider_id": default.id, "model": default.default_model}
 
     async def model_for(self, metadata: dict[str, Any]) -> Any:
         """The adapter a conversation with ``metadata`` uses now."""

@@ -27,6 +27,7 @@ File format (version 1)::
     {"version": 1, "providers": [{"id", "kind", "name", "base_url", "default_model",
      "key_in_keychain"}...], "default_provider_id": ..., "language": "system",
      "theme": "system", "last_session_id": ..., "window_geometry": "<base64>",
+     "sidebar_width": <pixels>,
      "tool_approval": "ask" | "read_only",
      "always_allowed": [{"server": "<mcp server>", "tool": "<its tool's own name>"}...],
      "api_keys": {"<provider id>": "<key>"}}          # only without a keychain
@@ -180,6 +181,7 @@ class Settings:
     theme: str = "system"  # "system", "light" or "dark"
     last_session_id: str | None = None
     window_geometry: str | None = None  # QMainWindow.saveGeometry() as base64 text
+    sidebar_width: int | None = None  # the conversation list's width the person chose
     tool_approval: ToolApproval = ToolApproval.ASK
     # (server, the server's own tool name) pairs the person chose "Always allow" for
     always_allowed: list[tuple[str, str]] = field(default_factory=list)
@@ -206,6 +208,7 @@ class Settings:
             "theme": self.theme,
             "last_session_id": self.last_session_id,
             "window_geometry": self.window_geometry,
+            "sidebar_width": self.sidebar_width,
             "tool_approval": ToolApproval(self.tool_approval).value,
             "always_allowed": [{"server": s, "tool": t} for s, t in self.always_allowed],
         }
@@ -228,6 +231,7 @@ class Settings:
             theme=theme if theme in THEMES else "system",
             last_session_id=data.get("last_session_id"),
             window_geometry=data.get("window_geometry"),
+            sidebar_width=_width(data.get("sidebar_width")),
             tool_approval=(
                 ToolApproval(approval)
                 if approval in tuple(ToolApproval)
@@ -235,6 +239,13 @@ class Settings:
             ),
             always_allowed=allowed,
         )
+
+
+def _width(value: Any) -> int | None:
+    """A width in pixels as settings.json holds it (anything else: none)."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 10_000:
+        return value
+    return None
 
 
 def _scrub(text: str, secret: str | None) -> str:

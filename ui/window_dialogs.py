@@ -3,6 +3,11 @@
 Each opens with ``open()`` over the window (never a nested ``exec()``), and is forgotten when
 it closes (Qt deletes it then: a kept reference would touch a deleted C++ object the next
 time). Saving Settings asks the controller to read them again.
+
+Settings is shown once its pages hold the settings it read (in a worker thread): shown at
+once, it was an empty frame for over a second on a busy machine. A keychain that takes long
+to answer (waiting to be unlocked) does not hide it for long: after `SETTINGS_SHOWN_WITHIN_MS`
+it is shown as it is, and fills in as the settings arrive.
 """
 
 from __future__ import annotations
@@ -10,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject
+import shiboken6
+from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QWidget
 
 if TYPE_CHECKING:
@@ -18,7 +24,10 @@ if TYPE_CHECKING:
     from .controller_placeholder import WindowController
     from .settings_dialog import SettingsDialog
 
-__all__ = ["WindowDialogs"]
+__all__ = ["SETTINGS_SHOWN_WITHIN_MS", "WindowDialogs"]
+
+#: how long Settings may wait for its settings before it is shown without them
+SETTINGS_SHOWN_WITHIN_MS = 600
 
 
 class WindowDialogs(QObject):
@@ -46,8 +55,17 @@ class WindowDialogs(QObject):
         dialog.settingsChanged.connect(lambda: c.spawn(c.reload_settings(), "reload settings"))
         dialog.finished.connect(lambda _result: self._forget_settings(dialog))
         self.settings = dialog
-        dialog.open()
+        if dialog.is_loaded:
+            dialog.open()
+        else:
+            dialog.loaded.connect(lambda: self._show_settings(dialog))
+            QTimer.singleShot(SETTINGS_SHOWN_WITHIN_MS, lambda: self._show_settings(dialog))
         return dialog
+
+    def _show_settings(self, dialog: SettingsDialog) -> None:
+        """Show Settings (once; not after it was closed or deleted)."""
+        if self.settings is dialog and shiboken6.isValid(dialog) and not dialog.isVisible():
+            dialog.open()
 
     def _forget_settings(self, dialog: SettingsDialog) -> None:
         if self.settings is dialog:

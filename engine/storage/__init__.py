@@ -8,6 +8,7 @@ on it. See `engine.storage.migrations` for the schema and its versions, and
 """
 
 from .extension import SQLiteSessionExtension
+from .history import title_from
 from .lease import Lease, LeaseHolder
 from .search import SearchHit, TitleQuery, search_terms
 from .sqlite import SessionInfo, SQLiteSessionStorage
@@ -23,4 +24,5 @@ __all__ = [
     "SessionInfo",
     "TitleQuery",
     "search_terms",
+    "title_from",
 ]

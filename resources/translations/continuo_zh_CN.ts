@@ -84,19 +84,19 @@
     </message>
     <message>
         <location filename="../../ui/widgets/message_views.py" line="564"/>
-        <location filename="../../ui/widgets/tool_card.py" line="486"/>
+        <location filename="../../ui/widgets/tool_card.py" line="487"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
         <location filename="../../ui/widgets/message_views.py" line="566"/>
-        <location filename="../../ui/widgets/tool_card.py" line="487"/>
+        <location filename="../../ui/widgets/tool_card.py" line="488"/>
         <source>Show all {count} lines</source>
         <translation>显示全部 {count} 行</translation>
     </message>
     <message>
         <location filename="../../ui/widgets/message_views.py" line="569"/>
-        <location filename="../../ui/widgets/tool_card.py" line="490"/>
+        <location filename="../../ui/widgets/tool_card.py" line="491"/>
         <source>Show all {count} characters</source>
         <translation>显示全部 {count} 个字符</translation>
     </message>
@@ -451,7 +451,7 @@
         <translation>这个对话的记录有一部分已损坏（{reason}）。能读取的消息都已显示。</translation>
     </message>
     <message>
-        <location filename="../../ui/controller.py" line="511"/>
+        <location filename="../../ui/controller.py" line="515"/>
         <source>{title} (branch)</source>
         <translation>{title}（分支）</translation>
     </message>
@@ -749,22 +749,22 @@
 <context>
     <name>FoldedCallsView</name>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="605"/>
+        <location filename="../../ui/widgets/tool_card.py" line="606"/>
         <source>{count} more calls of this answer are not shown</source>
         <translation>此回答另有 {count} 个调用未显示</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="609"/>
+        <location filename="../../ui/widgets/tool_card.py" line="610"/>
         <source>{count} more calls of this answer did not run: too many calls in one answer (at most {limit} run)</source>
         <translation>此回答另有 {count} 个调用没有运行：一个回答中的调用太多（最多运行 {limit} 个）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="618"/>
+        <location filename="../../ui/widgets/tool_card.py" line="619"/>
         <source> and {count} more</source>
         <translation> 等另外 {count} 个</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="619"/>
+        <location filename="../../ui/widgets/tool_card.py" line="620"/>
         <source>Tools asked for: {names}</source>
         <translation>请求的工具：{names}</translation>
     </message>
@@ -945,12 +945,12 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="357"/>
+        <location filename="../../ui/main_window.py" line="364"/>
         <source>Continuo</source>
         <translation>Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="361"/>
+        <location filename="../../ui/main_window.py" line="368"/>
         <source>{title} — Continuo</source>
         <translation>{title} — Continuo</translation>
     </message>
@@ -958,89 +958,89 @@
 <context>
     <name>MessageActions</name>
     <message>
-        <location filename="../../ui/widgets/message_actions.py" line="96"/>
-        <location filename="../../ui/widgets/message_actions.py" line="97"/>
+        <location filename="../../ui/widgets/message_actions.py" line="144"/>
+        <location filename="../../ui/widgets/message_actions.py" line="145"/>
         <source>Previous version</source>
         <translation>上一个版本</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_actions.py" line="98"/>
-        <location filename="../../ui/widgets/message_actions.py" line="99"/>
+        <location filename="../../ui/widgets/message_actions.py" line="146"/>
+        <location filename="../../ui/widgets/message_actions.py" line="147"/>
         <source>Next version</source>
         <translation>下一个版本</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_actions.py" line="100"/>
+        <location filename="../../ui/widgets/message_actions.py" line="148"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_actions.py" line="101"/>
+        <location filename="../../ui/widgets/message_actions.py" line="149"/>
         <source>Copy the whole message (its Markdown)</source>
         <translation>复制整条消息（Markdown 原文）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_actions.py" line="102"/>
+        <location filename="../../ui/widgets/message_actions.py" line="150"/>
         <source>Copy message</source>
         <translation>复制消息</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_actions.py" line="103"/>
+        <location filename="../../ui/widgets/message_actions.py" line="151"/>
         <source>Regenerate</source>
         <translation>重新生成</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_actions.py" line="104"/>
+        <location filename="../../ui/widgets/message_actions.py" line="152"/>
         <source>Write another answer; this one stays as a version</source>
         <translation>重新写一个回答；这个回答作为一个版本保留</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_actions.py" line="105"/>
+        <location filename="../../ui/widgets/message_actions.py" line="153"/>
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_actions.py" line="106"/>
+        <location filename="../../ui/widgets/message_actions.py" line="154"/>
         <source>Change this message and send it again as a new version</source>
         <translation>修改这条消息，并作为新版本重新发送</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_actions.py" line="107"/>
+        <location filename="../../ui/widgets/message_actions.py" line="155"/>
         <source>Branch</source>
         <translation>分支</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_actions.py" line="109"/>
+        <location filename="../../ui/widgets/message_actions.py" line="157"/>
         <source>Branch into a new chat: a copy of the conversation up to here</source>
         <translation>分支到新对话：复制到此处为止的对话</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_actions.py" line="111"/>
+        <location filename="../../ui/widgets/message_actions.py" line="159"/>
         <source>Branch into a new chat</source>
         <translation>分支到新对话</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_actions.py" line="118"/>
+        <location filename="../../ui/widgets/message_actions.py" line="166"/>
         <source>Regenerate with</source>
         <translation>重新生成，使用</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_actions.py" line="129"/>
+        <location filename="../../ui/widgets/message_actions.py" line="177"/>
         <source>No other model is set up</source>
         <translation>没有设置其他模型</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_actions.py" line="153"/>
+        <location filename="../../ui/widgets/message_actions.py" line="202"/>
         <source>Version {n} of {count}</source>
         <translation>第 {n} 个版本，共 {count} 个</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_actions.py" line="166"/>
+        <location filename="../../ui/widgets/message_actions.py" line="215"/>
         <source>{count} tokens</source>
         <translation>{count} 个 token</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_actions.py" line="169"/>
+        <location filename="../../ui/widgets/message_actions.py" line="218"/>
         <source>{rate} tokens/s</source>
         <translation>{rate} token/秒</translation>
     </message>
@@ -1626,41 +1626,59 @@ Backup: {path}</source>
     </message>
 </context>
 <context>
+    <name>SideSplitter</name>
+    <message>
+        <location filename="../../ui/widgets/side_split.py" line="160"/>
+        <source>Conversations</source>
+        <translation>对话列表</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/side_split.py" line="162"/>
+        <source>Show or hide the conversations (folded away while the window is narrow)</source>
+        <translation>显示或隐藏对话列表（窗口较窄时会收起）</translation>
+    </message>
+</context>
+<context>
     <name>Sidebar</name>
     <message>
-        <location filename="../../ui/widgets/sidebar.py" line="115"/>
+        <location filename="../../ui/widgets/sidebar.py" line="129"/>
         <source>No matches</source>
         <extracomment>the person picked a conversation in the list: (its id)</extracomment>
         <translation>没有匹配的对话</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/sidebar.py" line="125"/>
-        <location filename="../../ui/widgets/sidebar.py" line="126"/>
+        <location filename="../../ui/widgets/sidebar.py" line="136"/>
+        <source>Your conversations will appear here — press {keys} or write a message below to start one.</source>
+        <translation>你的对话会显示在这里——按 {keys} 或在下方输入消息即可开始。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/widgets/sidebar.py" line="148"/>
+        <location filename="../../ui/widgets/sidebar.py" line="149"/>
         <source>New chat</source>
         <translation>新对话</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/sidebar.py" line="127"/>
+        <location filename="../../ui/widgets/sidebar.py" line="150"/>
         <source>Start a new conversation (Ctrl+N)</source>
         <translation>开始新的对话（Ctrl+N）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/sidebar.py" line="128"/>
+        <location filename="../../ui/widgets/sidebar.py" line="151"/>
         <source>Search conversations</source>
         <translation>搜索对话</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/sidebar.py" line="129"/>
+        <location filename="../../ui/widgets/sidebar.py" line="152"/>
         <source>Search conversation titles and messages</source>
         <translation>搜索对话标题和消息</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/sidebar.py" line="130"/>
+        <location filename="../../ui/widgets/sidebar.py" line="153"/>
         <source>Messages found</source>
         <translation>找到的消息</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/sidebar.py" line="131"/>
+        <location filename="../../ui/widgets/sidebar.py" line="154"/>
         <source>Conversations</source>
         <translation>对话</translation>
     </message>
@@ -1813,168 +1831,168 @@ Backup: {path}</source>
 <context>
     <name>ToolCardView</name>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="238"/>
+        <location filename="../../ui/widgets/tool_card.py" line="239"/>
         <source>Arguments</source>
         <extracomment>The characters of a call&apos;s arguments a card shows until the person asks for all, and the lines: a label lays out all of its text at once (1 MB of arguments froze the window for half a minute), and a person reads the beginning first.</extracomment>
         <translation>参数</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="239"/>
+        <location filename="../../ui/widgets/tool_card.py" line="240"/>
         <source>Show the tool&apos;s arguments</source>
         <translation>显示工具的参数</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="240"/>
+        <location filename="../../ui/widgets/tool_card.py" line="241"/>
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="241"/>
+        <location filename="../../ui/widgets/tool_card.py" line="242"/>
         <source>Show the tool&apos;s result</source>
         <translation>显示工具的结果</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="242"/>
+        <location filename="../../ui/widgets/tool_card.py" line="243"/>
         <source>Allow once</source>
         <translation>允许一次</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="243"/>
+        <location filename="../../ui/widgets/tool_card.py" line="244"/>
         <source>Always allow this tool</source>
         <translation>始终允许此工具</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="245"/>
+        <location filename="../../ui/widgets/tool_card.py" line="246"/>
         <source>Run this tool of this server from now on without asking</source>
         <translation>今后无需询问即运行此服务器的此工具</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="247"/>
+        <location filename="../../ui/widgets/tool_card.py" line="248"/>
         <source>Deny</source>
         <translation>拒绝</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="248"/>
+        <location filename="../../ui/widgets/tool_card.py" line="249"/>
         <source>Do not run it; the model is told (Esc)</source>
         <translation>不运行它；模型会收到通知（Esc）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="249"/>
+        <location filename="../../ui/widgets/tool_card.py" line="250"/>
         <source>Reason (optional)</source>
         <translation>原因（可选）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="250"/>
+        <location filename="../../ui/widgets/tool_card.py" line="251"/>
         <source>Reason for denying (optional)</source>
         <translation>拒绝原因（可选）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="256"/>
+        <location filename="../../ui/widgets/tool_card.py" line="257"/>
         <source>waiting</source>
         <translation>等待中</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="257"/>
+        <location filename="../../ui/widgets/tool_card.py" line="258"/>
         <source>waiting for your answer</source>
         <translation>正在等待你的答复</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="258"/>
+        <location filename="../../ui/widgets/tool_card.py" line="259"/>
         <source>running…</source>
         <translation>运行中…</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="259"/>
+        <location filename="../../ui/widgets/tool_card.py" line="260"/>
         <source>done</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="260"/>
+        <location filename="../../ui/widgets/tool_card.py" line="261"/>
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="261"/>
+        <location filename="../../ui/widgets/tool_card.py" line="262"/>
         <source>denied</source>
         <translation>已拒绝</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="262"/>
+        <location filename="../../ui/widgets/tool_card.py" line="263"/>
         <source>did not run</source>
         <translation>未运行</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="263"/>
+        <location filename="../../ui/widgets/tool_card.py" line="264"/>
         <source>interrupted</source>
         <translation>已中断</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="269"/>
+        <location filename="../../ui/widgets/tool_card.py" line="270"/>
         <source>Treated as destructive: its server calls it read-only, then says things that contradict it (that it destroys, or is not safe to repeat)</source>
         <translation>按破坏性处理：它的服务器称它只读，却又说了与此矛盾的话（会破坏内容，或重复运行不安全）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="274"/>
+        <location filename="../../ui/widgets/tool_card.py" line="275"/>
         <source>Treated as destructive: its server says nothing about what it does</source>
         <translation>按破坏性处理：它的服务器没有说明它做什么</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="277"/>
+        <location filename="../../ui/widgets/tool_card.py" line="278"/>
         <source>Read-only, says its server</source>
         <translation>只读（据其服务器声明）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="278"/>
+        <location filename="../../ui/widgets/tool_card.py" line="279"/>
         <source>May change things, says its server</source>
         <translation>可能会更改内容（据其服务器声明）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="279"/>
+        <location filename="../../ui/widgets/tool_card.py" line="280"/>
         <source>May delete or overwrite things (destructive)</source>
         <translation>可能会删除或覆盖内容（破坏性）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="286"/>
+        <location filename="../../ui/widgets/tool_card.py" line="287"/>
         <source>{tool} from {server}</source>
         <translation>{server} 的 {tool}</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="296"/>
+        <location filename="../../ui/widgets/tool_card.py" line="297"/>
         <source>· {server}</source>
         <translation>· {server}</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="301"/>
+        <location filename="../../ui/widgets/tool_card.py" line="302"/>
         <source>“{title}”, says its server</source>
         <translation>“{title}”，它的服务器这样称呼它</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="368"/>
+        <location filename="../../ui/widgets/tool_card.py" line="369"/>
         <source>Show all {count} characters</source>
         <translation>显示全部 {count} 个字符</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="389"/>
+        <location filename="../../ui/widgets/tool_card.py" line="390"/>
         <source>Allow {tool} to run with these arguments?</source>
         <translation>允许 {tool} 使用这些参数运行吗？</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="392"/>
+        <location filename="../../ui/widgets/tool_card.py" line="393"/>
         <source>Tool {tool} waits for your approval</source>
         <translation>工具 {tool} 等待你的批准</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="403"/>
+        <location filename="../../ui/widgets/tool_card.py" line="404"/>
         <source>Tool call {name}</source>
         <translation>工具调用 {name}</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="447"/>
+        <location filename="../../ui/widgets/tool_card.py" line="448"/>
         <source>{seconds} s</source>
         <translation>{seconds} 秒</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_card.py" line="342"/>
+        <location filename="../../ui/widgets/tool_card.py" line="343"/>
         <source>(no arguments)</source>
         <translation>（无参数）</translation>
     </message>
@@ -2212,13 +2230,13 @@ Backup: {path}</source>
 <context>
     <name>TranscriptView</name>
     <message>
-        <location filename="../../ui/widgets/transcript_view.py" line="146"/>
+        <location filename="../../ui/widgets/transcript_view.py" line="149"/>
         <source>Conversation</source>
         <extracomment>rows whose widgets are built in one turn of the event loop when many arrive at once (an answer&apos;s many tool cards: a card takes a few milliseconds to build); the others wait as light placeholders, built over the next turns, so the window keeps painting</extracomment>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/transcript_view.py" line="149"/>
+        <location filename="../../ui/widgets/transcript_view.py" line="152"/>
         <source>Write a message below to begin. Every message is saved the moment it is complete; if an answer is cut off, Resume carries on from there.</source>
         <translation>在下方输入消息即可开始。每条消息一完成就已保存；回答若被中断，按“继续”即可从中断处接着往下。</translation>
     </message>

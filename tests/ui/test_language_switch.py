@@ -106,11 +106,11 @@ def _untitled_title(window: Any) -> str:
 async def _open_settings(window: Any) -> Any:
     window.settings_button.click()
     dialog = window.settings_dialog
-    assert dialog is not None and dialog.isVisible()
-    # Loaded, and done looking for local servers (a probe cancelled as the test ends would
-    # finish outside the event loop).
+    assert dialog is not None
+    # Shown once its settings are read; loaded, and done looking for local servers (a probe
+    # cancelled as the test ends would finish outside the event loop).
     await until(
-        lambda: dialog.is_loaded and dialog.probeAgainButton.isEnabled(),
+        lambda: dialog.isVisible() and dialog.is_loaded and dialog.probeAgainButton.isEnabled(),
         what="the settings to load and the local servers to be probed",
     )
     dialog.tabs.setCurrentWidget(dialog.appearancePage)

@@ -1,6 +1,6 @@
 """The window at 200% scaling: on a 1920x1080 screen (960x540 logical pixels) maximised, and at
-its minimum size, every part is shown whole, button texts fit, the conversation list and the
-composer keep usable widths, and a conversation with a code block, a table and a tool card is
+its minimum size, every part is shown whole, button texts fit, the conversation list (folded
+away behind its button at the minimum size) and the composer keep usable widths, and a conversation with a code block, a table and a tool card is
 drawn without anything cut off at the side.
 
 Scaling is fixed when a process starts (``QT_SCALE_FACTOR``, and the offscreen platform's
@@ -39,6 +39,9 @@ SHOWN = (
     "errorBanner",
     "sessionFilter",
 )
+#: The conversation list's widgets: folded away in a window too narrow for them beside a
+#: readable conversation, where ``sidebarButton`` brings them back.
+IN_LIST = ("sessionList", "newChatButton", "sessionFilter")
 #: These sit under the last message, inside the transcript, and scroll with it.
 IN_TRANSCRIPT = ("resumeButton", "resumeLabel", "errorBanner")
 
@@ -185,7 +188,7 @@ def _measure(window: Any) -> dict[str, Any]:
     viewport = transcript.viewport()
     metrics = QFontMetrics(window.font())
     widgets = {}
-    for name in SHOWN:
+    for name in (*SHOWN, "sidebarButton"):
         widget = window.findChild(QWidget, name)
         widgets[name] = {
             "visible": widget.isVisible(),
@@ -386,8 +389,12 @@ def _inside(inner: list[int], outer: list[int]) -> bool:
 def _check_window(m: dict[str, Any], *, footer_whole: bool) -> None:
     assert m["scale"] == 2.0
     line, char = m["line"], m["char"]
-    # Every part is shown, at least as large as it asks to be, and inside the window.
-    for name in SHOWN:
+    # Every part is shown, at least as large as it asks to be, and inside the window; the
+    # list, or in a window too narrow for it, the button that brings it back.
+    folded = not m["widgets"]["sessionList"]["visible"]
+    assert m["widgets"]["sidebarButton"]["visible"] == folded
+    shown = [n for n in SHOWN if n not in IN_LIST] if folded else list(SHOWN)
+    for name in shown if not folded else [*shown, "sidebarButton"]:
         widget = m["widgets"][name]
         x, y, w, h = widget["rect"]
         assert widget["visible"], name
@@ -409,8 +416,9 @@ def _check_window(m: dict[str, Any], *, footer_whole: bool) -> None:
     assert stop["advance"] <= stop["content"] or stop["hint"] >= stop["advance"], stop
     # Usable widths, in characters of the window's font: conversation titles of a dozen
     # characters, a composer line of a short sentence, three lines of transcript.
-    assert m["widgets"]["sessionList"]["rect"][2] >= 12 * char
-    assert m["widgets"]["sessionFilter"]["rect"][2] >= 12 * char
+    if not folded:
+        assert m["widgets"]["sessionList"]["rect"][2] >= 12 * char
+        assert m["widgets"]["sessionFilter"]["rect"][2] >= 12 * char
     assert m["widgets"]["composer"]["rect"][2] >= 30 * char
     assert m["widgets"]["composer"]["rect"][3] >= line
     assert m["viewport"][1] >= 3 * line
@@ -449,6 +457,8 @@ async def test_minimum_size_at_200_percent(tmp_path: Path) -> None:
     assert m["window"][0] <= m["screen"][0] and m["window"][1] <= m["screen"][1]
     assert m["window"] == m["window_minimum"]
     _check_window(m, footer_whole=False)
+    # At its narrowest the list is folded away, the conversation keeps the width.
+    assert not m["widgets"]["sessionList"]["visible"]
 
 
 async def test_the_first_launch_fits_a_1080p_screen_at_200_percent(tmp_path: Path) -> None:

@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QVBoxLayout, QWidget
 
 from ..models.items import ItemKind, ItemState, TranscriptItem
+from .eliding_label import ElidingLabel
 
 __all__ = ["MessageActions"]
 
@@ -40,16 +42,26 @@ class MessageActions(QWidget):
         super().__init__(parent)
         self.setObjectName("messageActions")
         self.kind = kind
-        line = QHBoxLayout(self)
-        line.setContentsMargins(0, 0, 0, 0)
-        line.setSpacing(2)
+        # One line; in a row too narrow for it, the actions go to a second line under the
+        # versions and the answer's line (`_arrange`), so none is drawn past the edge.
+        lines = QVBoxLayout(self)
+        lines.setContentsMargins(0, 0, 0, 0)
+        lines.setSpacing(0)
+        self._line = line = QHBoxLayout()
+        self._second = QHBoxLayout()
+        for each in (line, self._second):
+            each.setContentsMargins(0, 0, 0, 0)
+            each.setSpacing(2)
+            lines.addLayout(each)
+        self._second.addStretch(1)
+        self.two_lines = False
         self.previous = self._button("previousVersion", "previous")
         self.version_label = QLabel(self)
         self.version_label.setObjectName("versionLabel")
         self.next = self._button("nextVersion", "next")
         self.previous.setText("‹")
         self.next.setText("›")
-        self.meta = QLabel(self)
+        self.meta = ElidingLabel(self)  # the model's name gives way first
         self.meta.setObjectName("answerMeta")
         self.meta.setTextFormat(Qt.TextFormat.PlainText)  # a model's name is outside text
         self.meta.setStyleSheet("color: palette(placeholder-text);")
@@ -75,6 +87,42 @@ class MessageActions(QWidget):
         self.meta.hide()
         self._item: TranscriptItem | None = None
         self.retranslate()
+
+    def _buttons(self) -> list[QWidget]:
+        return [self.copy, self.regenerate, self.edit, self.branch]
+
+    def _line_width(self, widgets: list[QWidget], hint: bool = True) -> int:
+        shown = [w for w in widgets if not w.isHidden()]
+        sizes = [(w.sizeHint() if hint else w.minimumSizeHint()).width() for w in shown]
+        return sum(sizes) + self._line.spacing() * max(len(shown) - 1, 0)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        """As narrow as the wider of its two lines (the answer's line cut short): never the
+        one line's whole width, which made narrow windows cut the row off."""
+        size = super().minimumSizeHint()
+        first = [self.previous, self.version_label, self.next, self.meta]
+        narrowest = max(self._line_width(first, hint=False), self._line_width(self._buttons()))
+        size.setWidth(narrowest)
+        return size
+
+    def _arrange(self) -> None:
+        """Put the actions on the versions' line when it has room for all, else under it."""
+        first = [self.previous, self.version_label, self.next, self.meta]
+        spacing = 16  # the stretch between the line's two sides, at its narrowest
+        one_line = self._line_width(first) + spacing + self._line_width(self._buttons())
+        two = self.width() < one_line
+        if two == self.two_lines:
+            return
+        self.two_lines = two
+        source, target = (self._line, self._second) if two else (self._second, self._line)
+        for button in self._buttons():
+            source.removeWidget(button)
+            target.addWidget(button)
+        self.updateGeometry()
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._arrange()
 
     def _button(self, name: str, action: str) -> QToolButton:
         button = QToolButton(self)
@@ -140,6 +188,7 @@ class MessageActions(QWidget):
         meta = self.meta_text(item) if item.kind is ItemKind.ASSISTANT and not live else ""
         self.meta.setText(meta)
         self.meta.setVisible(bool(meta))
+        self._arrange()
 
     def _set_versions(self, versions: tuple[int, int] | None) -> None:
         shown = versions is not None

@@ -44,6 +44,7 @@ class Sidebar(QWidget):
         self.setObjectName("sidebar")
         self._current = current
         self._filtering = False  # the filter, not the person, is moving the selection
+        self._listed = False  # the conversations were read (an empty list is really empty)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 4, 8)
         self.new_chat_button = QPushButton(self)
@@ -112,7 +113,29 @@ class Sidebar(QWidget):
             self.select(self._current() or "")
         finally:
             self._filtering = False
-        self.session_list.set_empty_text(self.tr("No matches") if text else "")
+        self.session_list.set_empty_text(self._empty_words(text))
+
+    def set_listed(self, listed: bool) -> None:
+        """The conversations were read (True) or could not be (False): an empty list then
+        says how to start one; before, and when the file cannot be used, it says nothing."""
+        self._listed = listed
+        self.session_list.set_empty_text(self._empty_words(self.session_filter.text()))
+
+    def _empty_words(self, query: str) -> str:
+        """What the list says when it shows no row: why, and on a first start what to do."""
+        from PySide6.QtGui import QKeySequence
+
+        if query:
+            return self.tr("No matches")
+        if not self._listed:
+            return ""
+        keys = QKeySequence(QKeySequence.StandardKey.New).toString(
+            QKeySequence.SequenceFormat.NativeText
+        )
+        return self.tr(
+            "Your conversations will appear here — press {keys} or write a message below to "
+            "start one."
+        ).format(keys=keys or "Ctrl+N")
 
     def _on_list_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not current.isValid() or self._filtering:

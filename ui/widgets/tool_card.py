@@ -48,6 +48,7 @@ from PySide6.QtWidgets import (
 
 from ..markdown import Link, render_markdown
 from ..models.items import ApprovalChoice, ItemState, ToolEffect, ToolHints, TranscriptItem
+from .eliding_label import ElidingLabel
 from .message_views import RichText, _FoldToggle, _is_dark, _number, _RowView, open_link
 
 __all__ = ["ARGUMENTS_SHOWN", "FoldedCallsView", "ToolCardView"]
@@ -90,7 +91,7 @@ class ToolCardView(_RowView):
         layout.setContentsMargins(8, 6, 8, 6)
         layout.setSpacing(3)
         header = QHBoxLayout()
-        self.name = QLabel(self)
+        self.name = ElidingLabel(self)  # a long name gives way; the state never does
         self.name.setObjectName("toolName")
         self.name.setTextFormat(Qt.TextFormat.PlainText)  # the model and servers name tools
         bold = QFont(self.name.font())

@@ -75,6 +75,9 @@ class TranscriptView(QScrollArea):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._column = QWidget()
         self._column.setObjectName("transcriptColumn")
+        # Never wider than the view: a row whose content cannot shrink more overflows on its
+        # own, instead of widening the column and pushing every row past the right edge.
+        self._column.setMinimumWidth(1)
         self._layout = QVBoxLayout(self._column)
         self._layout.setContentsMargins(16, 12, 16, 12)
         self._layout.setSpacing(10)
@@ -330,6 +333,7 @@ class TranscriptView(QScrollArea):
             self._column.setUpdatesEnabled(True)
         self._empty_hint.setVisible(False)
         self._order_focus(first, last)
+        self._lay_out_now()
         self._fill_timer.start()
         if self._unbuilt:
             self._build_timer.start()
@@ -359,8 +363,33 @@ class TranscriptView(QScrollArea):
                     built += 1
         finally:
             self._column.setUpdatesEnabled(True)
+        self._lay_out_now()
         if self._unbuilt:
             self._build_timer.start()
+
+    def _lay_out_now(self) -> None:
+        """Show new rows and lay them out before anything is painted.
+
+        A widget put in a layout is shown by a queued call, and a text learns its height only
+        once it has its width: the rows were painted first, squashed on one another, and took
+        their heights a turn of the loop later (under load, seconds later). Here they are
+        shown at once and laid out until their heights stop changing (a text's height follows
+        its width, the rows' places follow the heights): a couple of passes.
+        """
+        if not self._column.isVisible():
+            return  # shown later: `showEvent` lays them out then
+        for view in self._views:
+            if _waiting_to_show(view):
+                view.show()
+        for _ in range(4):
+            before = [view.height() for view in self._views]
+            for view in self._views:
+                layout = view.layout()
+                if layout is not None:
+                    layout.activate()
+            self._layout.activate()
+            if [view.height() for view in self._views] == before:
+                break
 
     def _build_row(self, row: int) -> Any:
         """The widget of row ``row``, built now if it was a placeholder."""
@@ -515,6 +544,7 @@ class TranscriptView(QScrollArea):
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
         super().showEvent(event)
+        self._lay_out_now()
         self._fill_timer.start()
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
