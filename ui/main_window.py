@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import shiboken6
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QMainWindow
+from PySide6.QtWidgets import QBoxLayout, QMainWindow
 
 from .controller_placeholder import ControllerPlaceholder, WindowController
 
@@ -281,7 +281,9 @@ class MainWindow(QMainWindow):
         splitter.setStretchFactor(0, 0)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([SIDEBAR_WIDTH, 840])
-        self.header.layout().insertWidget(0, splitter.button)  # brings the folded list back
+        header_layout = self.header.layout()
+        assert isinstance(header_layout, QBoxLayout)
+        header_layout.insertWidget(0, splitter.button)  # brings the folded list back
         self.setCentralWidget(splitter)
 
     def _connect_widgets(self) -> None:

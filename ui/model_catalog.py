@@ -192,7 +192,8 @@ class ModelCatalog:
         default = self.settings.default_provider() if self.settings is not None else None
         same = [c for c in self.choices if default is not None and c.provider_id == default.id]
         wanted = [c for c in same if c.model == getattr(default, "default_model", None)]
-        return (wanted or same or self.choices or [None])[0]
+        found = wanted or same or self.choices
+        return found[0] if found else None
 
     def metadata_for_new(self) -> dict[str, Any]:
         """A new conversation starts with the model picked while none was shown, else the
