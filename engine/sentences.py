@@ -485,6 +485,16 @@ _SENTENCES: dict[str, tuple[str, str]] = {
         "MCP 服务器 {server} 的回答有误：它对工具 {tool} 的回答无法读取（{detail}）。调用已经结束，"
         "但工具返回的内容丢失了：再次运行前请先检查它做了什么{log}。",
     ),
+    "mcp.start.not_found": ("the command {command} was not found", "找不到命令 {command}"),
+    "mcp.start.not_allowed": (
+        "the command {command} may not be run (it is not a program, or you lack the "
+        "permission to run it)",
+        "无法运行命令 {command}（它不是程序，或你没有运行它的权限）",
+    ),
+    "mcp.start.no_folder": (
+        "its working folder {path} does not exist",
+        "它的工作文件夹 {path} 不存在",
+    ),
     "mcp.log": (" (its log: {path})", "（日志：{path}）"),
     "mcp.status": (" (exit status {code})", "（退出状态 {code}）"),
     # -- providers --------------------------------------------------------------------------

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
+from .i18n import engine_language
 from .markdown import wait_warm
 
 if TYPE_CHECKING:
@@ -180,7 +181,7 @@ class ToolServers(QObject):
         for name in need:
             error = toolset.failures.get(name)
             if error is not None and before.get(name) != str(error):
-                self.failed.emit(name, str(error))
+                self.failed.emit(name, error.sentence(engine_language()))
         self.changed.emit()
 
     async def release(self, handle: Any) -> None:
@@ -249,7 +250,7 @@ class ToolServers(QObject):
     def failure(self, name: str) -> str | None:
         toolset = self._toolset
         error = toolset.failures.get(name) if toolset is not None else None
-        return str(error) if error is not None else None
+        return error.sentence(engine_language()) if error is not None else None
 
     def tools_of(self, name: str) -> list[MCPTool]:
         toolset = self._toolset

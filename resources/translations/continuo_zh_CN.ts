@@ -2015,18 +2015,18 @@ Backup: {path}</source>
 <context>
     <name>ToolStatus</name>
     <message>
-        <location filename="../../ui/tool_status.py" line="115"/>
-        <source>The tool server {server} could not start, so its tools are not offered: {error}</source>
+        <location filename="../../ui/tool_status.py" line="124"/>
+        <source>{error} Its tools are left out until it starts.</source>
         <extracomment>under the last message while a card of the shown conversation waits</extracomment>
-        <translation>工具服务器 {server} 无法启动，因此不提供其工具：{error}</translation>
+        <translation>{error}在它启动之前，不会提供它的工具。</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_status.py" line="123"/>
+        <location filename="../../ui/tool_status.py" line="132"/>
         <source>Starting the tool servers…</source>
         <translation>正在启动工具服务器…</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_status.py" line="140"/>
+        <location filename="../../ui/tool_status.py" line="149"/>
         <source>Waiting for your answer about a tool</source>
         <translation>正在等待你对工具的答复</translation>
     </message>
