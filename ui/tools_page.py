@@ -211,6 +211,10 @@ class ToolsPage(QWidget):
         left = QVBoxLayout()
         self.toolServerList = QListWidget(self)
         self.toolServerList.setObjectName("toolServerList")
+        # A long command (a venv's python, a path) wraps onto a second line rather than
+        # hiding the server's state behind a horizontal scroll bar.
+        self.toolServerList.setWordWrap(True)
+        self.toolServerList.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.toolServerList.currentRowChanged.connect(lambda _row: self._show_details())
         self.toolServerList.itemChanged.connect(self._on_item_changed)
         self.toolServerList.itemDoubleClicked.connect(lambda _item: self.edit_server())
@@ -400,6 +404,7 @@ class ToolsPage(QWidget):
         self.toolServerList.clear()
         for entry in self.entries:
             item = QListWidgetItem(self._item_text(entry))
+            item.setToolTip(item.text())
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if entry.enabled else Qt.CheckState.Unchecked)
             item.setData(Qt.ItemDataRole.UserRole, entry.name)
@@ -434,6 +439,7 @@ class ToolsPage(QWidget):
             item = self.toolServerList.item(row)
             if item is not None:
                 item.setText(self._item_text(entry))
+                item.setToolTip(item.text())
         self._filling = False
 
     def _on_item_changed(self, item: QListWidgetItem) -> None:
