@@ -174,6 +174,8 @@ class ToolsPage(QWidget):
         self._filling = False
         self._message = ""
         self._saved = ""
+        self._saved_entries: dict[str, str] = {}  # name → the entry as last saved (`_as_text`)
+        self._check_note: tuple[str, str] | None = None  # (why Check did not start, server)
         self._build()
         self.retranslate()
         self.runtime.connect(self._on_runtime_changed)
@@ -215,7 +217,7 @@ class ToolsPage(QWidget):
         # hiding the server's state behind a horizontal scroll bar.
         self.toolServerList.setWordWrap(True)
         self.toolServerList.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.toolServerList.currentRowChanged.connect(lambda _row: self._show_details())
+        self.toolServerList.currentRowChanged.connect(lambda _row: self._on_row_changed())
         self.toolServerList.itemChanged.connect(self._on_item_changed)
         self.toolServerList.itemDoubleClicked.connect(lambda _item: self.edit_server())
         left.addWidget(self.toolServerList, 1)
@@ -251,7 +253,16 @@ class ToolsPage(QWidget):
         self.toolServerTools.setObjectName("toolServerTools")
         right.addWidget(self.toolServerTools, 1)
         self.checkServerButton = named_button(self, "checkServerButton", self._on_check)
-        right.addWidget(self.checkServerButton, 0, Qt.AlignmentFlag.AlignLeft)
+        check_row = QHBoxLayout()
+        check_row.addWidget(self.checkServerButton, 0, Qt.AlignmentFlag.AlignTop)
+        # Why Check did not start the server chosen ("Press Apply first: …").
+        self.checkServerNote = QLabel(self)
+        self.checkServerNote.setObjectName("checkServerNote")
+        self.checkServerNote.setTextFormat(Qt.TextFormat.PlainText)  # holds a server's name
+        self.checkServerNote.setWordWrap(True)
+        self.checkServerNote.setVisible(False)
+        check_row.addWidget(self.checkServerNote, 1)
+        right.addLayout(check_row)
         row.addLayout(right, 3)
         outer.addLayout(row, 1)
 
@@ -310,6 +321,7 @@ class ToolsPage(QWidget):
         self._show_presets()
         self._refresh_items()
         self._show_details()
+        self._show_check_note()
         self.toolsMessage.setText(self._message)
 
     def _needs(self, program: str) -> str:
@@ -356,6 +368,7 @@ class ToolsPage(QWidget):
         if self.is_loaded:
             self._show_error("")
         self._saved = self._state()
+        self._saved_entries = {e.name: self._as_text(e) for e in entries}
         self._fill_list()
         self._update_buttons()
         self.loaded.emit()
@@ -372,6 +385,19 @@ class ToolsPage(QWidget):
             [[e.name, e.data, sorted(e.pending.items()), e.origin] for e in self.entries],
             sort_keys=True,
             default=str,
+        )
+
+    @staticmethod
+    def _as_text(entry: ServerEntry) -> str:
+        return json.dumps([entry.data, sorted(entry.pending.items())], sort_keys=True, default=str)
+
+    def _applied(self, entry: ServerEntry) -> bool:
+        """Whether the running servers run this entry as it is on the page (Check starts
+        what was applied, never the working copy)."""
+        return (
+            entry.origin == entry.name
+            and self._saved_entries.get(entry.name) == self._as_text(entry)
+            and self.runtime.known(entry.name)
         )
 
     def _on_move_aside(self) -> None:
@@ -393,6 +419,8 @@ class ToolsPage(QWidget):
             selected = self.current_name()
             self.entries = [e.copy() for e in entries]
             self._saved = self._state()
+            self._saved_entries = {e.name: self._as_text(e) for e in self.entries}
+            self._set_check_note(None)
             self._fill_list(selected)
 
     def current_name(self) -> str | None:
@@ -606,10 +634,51 @@ class ToolsPage(QWidget):
             self._refresh_items()
             self._show_details()
 
+    def _on_row_changed(self) -> None:
+        self._set_check_note(None)
+        self._show_details()
+
+    def _set_check_note(self, why: str | None, name: str = "") -> None:
+        self._check_note = (why, name) if why else None
+        self._show_check_note()
+
+    def _show_check_note(self) -> None:
+        note = self._check_note
+        if note is None:
+            self.checkServerNote.setVisible(False)
+            return
+        why, name = note
+        text = {
+            "off": self.tr("{name} is switched off: switch it on and press Apply, then Check."),
+            "new": self.tr(
+                "Press Apply first: {name} is not applied yet, and Check starts a "
+                "server as it was applied."
+            ),
+            "changed": self.tr(
+                "Press Apply first: {name} has changes that are not applied "
+                "yet, and Check starts a server as it was applied."
+            ),
+        }[why].format(name=name)
+        self.checkServerNote.setText(text)
+        self.checkServerNote.setVisible(True)
+
     def _on_check(self) -> None:
         name = self.current_name()
         if name is None:
             return
+        entry = self.entries[self.toolServerList.currentRow()]
+        if not self._applied(entry) or not entry.enabled:
+            # Check starts the server the app runs; one added, edited or switched off here
+            # and not applied would start as before, or not at all: say what to do instead.
+            if not entry.enabled:
+                why = "off"
+            elif self._saved_entries.get(entry.name, "") not in ("", self._as_text(entry)):
+                why = "changed"
+            else:
+                why = "new"  # or applied a moment ago, and the servers not read again yet
+            self._set_check_note(why, name)
+            return
+        self._set_check_note(None)
 
         async def check() -> None:
             self.checkServerButton.setEnabled(False)

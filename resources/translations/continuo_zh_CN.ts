@@ -1521,106 +1521,106 @@ Backup: {path}</source>
         <translation>连接测试失败：{detail}</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="345"/>
-        <location filename="../../ui/settings_dialog.py" line="346"/>
+        <location filename="../../ui/settings_dialog.py" line="347"/>
+        <location filename="../../ui/settings_dialog.py" line="348"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="349"/>
+        <location filename="../../ui/settings_dialog.py" line="351"/>
         <source>No system keychain was found, so API keys are saved in {path}, a file only your user account can read. Anyone with access to your account can read them.</source>
         <translation>未找到系统钥匙串，因此 API 密钥保存在 {path} 中，该文件只有你的用户账户可以读取。能访问你账户的任何人都能读取这些密钥。</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="353"/>
+        <location filename="../../ui/settings_dialog.py" line="355"/>
         <source>Providers</source>
         <translation>服务商</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="354"/>
+        <location filename="../../ui/settings_dialog.py" line="356"/>
         <source>Found on this computer</source>
         <translation>在本机发现</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="355"/>
+        <location filename="../../ui/settings_dialog.py" line="357"/>
         <source>Language and look</source>
         <translation>语言与外观</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="356"/>
+        <location filename="../../ui/settings_dialog.py" line="358"/>
         <source>Tools</source>
         <translation>工具</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="357"/>
+        <location filename="../../ui/settings_dialog.py" line="359"/>
         <source>Tool approval</source>
         <translation>工具批准</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="358"/>
+        <location filename="../../ui/settings_dialog.py" line="360"/>
         <source>Error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="359"/>
+        <location filename="../../ui/settings_dialog.py" line="361"/>
         <source>Move the damaged settings file aside and save</source>
         <translation>将损坏的设置文件移到一旁并保存</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="362"/>
+        <location filename="../../ui/settings_dialog.py" line="364"/>
         <source>Continuo looked for model servers running on this computer and for API keys set in your environment. Add any of them with one click, or add a provider by hand on the Providers page.</source>
         <translation>Continuo 查找了本机正在运行的模型服务器，以及环境变量中设置的 API 密钥。点一下即可添加其中任意一项，也可以在“服务商”页面手动添加。</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="380"/>
+        <location filename="../../ui/settings_dialog.py" line="382"/>
         <source>Looking for model servers…</source>
         <translation>正在查找模型服务器…</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="368"/>
+        <location filename="../../ui/settings_dialog.py" line="370"/>
         <source>Look again</source>
         <translation>重新查找</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="369"/>
+        <location filename="../../ui/settings_dialog.py" line="371"/>
         <source>Add a provider by hand</source>
         <translation>手动添加服务商</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="372"/>
         <location filename="../../ui/settings_dialog.py" line="374"/>
+        <location filename="../../ui/settings_dialog.py" line="376"/>
         <source>System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="374"/>
+        <location filename="../../ui/settings_dialog.py" line="376"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="374"/>
+        <location filename="../../ui/settings_dialog.py" line="376"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="370"/>
-        <location filename="../../ui/settings_dialog.py" line="373"/>
+        <location filename="../../ui/settings_dialog.py" line="372"/>
+        <location filename="../../ui/settings_dialog.py" line="375"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="371"/>
-        <location filename="../../ui/settings_dialog.py" line="376"/>
+        <location filename="../../ui/settings_dialog.py" line="373"/>
+        <location filename="../../ui/settings_dialog.py" line="378"/>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="382"/>
+        <location filename="../../ui/settings_dialog.py" line="384"/>
         <source>Found {count}:</source>
         <translation>找到 {count} 项：</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="385"/>
+        <location filename="../../ui/settings_dialog.py" line="387"/>
         <source>Nothing found. Start Ollama, LM Studio, llama.cpp or vLLM and press Look again, or add a provider by hand on the Providers page.</source>
         <translation>未找到任何服务。请启动 Ollama、LM Studio、llama.cpp 或 vLLM 后点击“重新查找”，或在“服务商”页面手动添加。</translation>
     </message>
@@ -1982,32 +1982,32 @@ Backup: {path}</source>
 <context>
     <name>ToolServerButton</name>
     <message>
-        <location filename="../../ui/widgets/tool_server_menu.py" line="55"/>
+        <location filename="../../ui/widgets/tool_server_menu.py" line="92"/>
         <source>Tools {count}/{total}</source>
         <translation>工具 {count}/{total}</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_server_menu.py" line="57"/>
+        <location filename="../../ui/widgets/tool_server_menu.py" line="94"/>
         <source>Tools</source>
         <translation>工具</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_server_menu.py" line="58"/>
+        <location filename="../../ui/widgets/tool_server_menu.py" line="95"/>
         <source>Which tool servers this conversation may use</source>
         <translation>此对话可以使用哪些工具服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_server_menu.py" line="60"/>
+        <location filename="../../ui/widgets/tool_server_menu.py" line="97"/>
         <source>Tools: {count} of {total} servers offered</source>
         <translation>工具：已提供 {total} 个服务器中的 {count} 个</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_server_menu.py" line="62"/>
+        <location filename="../../ui/widgets/tool_server_menu.py" line="99"/>
         <source>Set up tools…</source>
         <translation>设置工具…</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_server_menu.py" line="64"/>
+        <location filename="../../ui/widgets/tool_server_menu.py" line="101"/>
         <source>Offer the tools of {server} here</source>
         <translation>在此提供 {server} 的工具</translation>
     </message>
@@ -2034,177 +2034,192 @@ Backup: {path}</source>
 <context>
     <name>ToolsPage</name>
     <message>
-        <location filename="../../ui/tools_page.py" line="281"/>
+        <location filename="../../ui/tools_page.py" line="296"/>
         <source>No system keychain was found, so secret values of MCP servers are saved in {path}, a file only your user account can read.</source>
         <translation>未找到系统钥匙串，因此 MCP 服务器的机密值保存在 {path} 中，该文件只有你的用户帐户可以读取。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="285"/>
+        <location filename="../../ui/tools_page.py" line="300"/>
         <source>MCP servers</source>
         <translation>MCP 服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="287"/>
+        <location filename="../../ui/tools_page.py" line="302"/>
         <source>Move the damaged MCP server file aside and start with no servers</source>
         <translation>将损坏的 MCP 服务器文件移开，并从无服务器开始</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="289"/>
+        <location filename="../../ui/tools_page.py" line="304"/>
         <source>Add…</source>
         <translation>添加…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="290"/>
+        <location filename="../../ui/tools_page.py" line="305"/>
         <source>Edit…</source>
         <translation>编辑…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="291"/>
+        <location filename="../../ui/tools_page.py" line="306"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="292"/>
+        <location filename="../../ui/tools_page.py" line="307"/>
         <source>Import: paste JSON…</source>
         <translation>导入：粘贴 JSON…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="293"/>
+        <location filename="../../ui/tools_page.py" line="308"/>
         <source>Import a file…</source>
         <translation>导入文件…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="294"/>
+        <location filename="../../ui/tools_page.py" line="309"/>
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="295"/>
+        <location filename="../../ui/tools_page.py" line="310"/>
         <source>Tools</source>
         <translation>工具</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="296"/>
+        <location filename="../../ui/tools_page.py" line="311"/>
         <source>Add a reference server</source>
         <translation>添加参考服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="298"/>
+        <location filename="../../ui/tools_page.py" line="313"/>
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="299"/>
+        <location filename="../../ui/tools_page.py" line="314"/>
         <source>Fetch web pages</source>
         <translation>获取网页</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="300"/>
+        <location filename="../../ui/tools_page.py" line="315"/>
         <source>Files in a folder…</source>
         <translation>文件夹中的文件…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="301"/>
+        <location filename="../../ui/tools_page.py" line="316"/>
         <source>Git repository…</source>
         <translation>Git 仓库…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="302"/>
+        <location filename="../../ui/tools_page.py" line="317"/>
         <source>Memory</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="313"/>
+        <location filename="../../ui/tools_page.py" line="329"/>
         <source>Needs uv (uvx) — install it from https://docs.astral.sh/uv/</source>
         <translation>需要 uv（uvx）——请从 https://docs.astral.sh/uv/ 安装</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="314"/>
+        <location filename="../../ui/tools_page.py" line="330"/>
         <source>Needs Node.js (npx) — install it from https://nodejs.org/</source>
         <translation>需要 Node.js（npx）——请从 https://nodejs.org/ 安装</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="325"/>
+        <location filename="../../ui/tools_page.py" line="341"/>
         <source>&lt;folder&gt;</source>
         <translation>&lt;文件夹&gt;</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="327"/>
+        <location filename="../../ui/tools_page.py" line="343"/>
         <source>&lt;repository&gt;</source>
         <translation>&lt;仓库&gt;</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="425"/>
+        <location filename="../../ui/tools_page.py" line="458"/>
         <source>Not started</source>
         <translation>未启动</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="426"/>
+        <location filename="../../ui/tools_page.py" line="459"/>
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="427"/>
+        <location filename="../../ui/tools_page.py" line="460"/>
         <source>Stopped; it starts again when a tool is used</source>
         <translation>已停止；使用工具时会再次启动</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="428"/>
+        <location filename="../../ui/tools_page.py" line="461"/>
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="523"/>
+        <location filename="../../ui/tools_page.py" line="557"/>
         <source>Import MCP servers</source>
         <translation>导入 MCP 服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="525"/>
+        <location filename="../../ui/tools_page.py" line="559"/>
         <source>JSON files (*.json)</source>
         <translation>JSON 文件 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="525"/>
+        <location filename="../../ui/tools_page.py" line="559"/>
         <source>All files (*)</source>
         <translation>所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="545"/>
+        <location filename="../../ui/tools_page.py" line="579"/>
         <source>Imported {count} server(s); they are saved with Save or Apply.</source>
         <translation>已导入 {count} 个服务器；点击“保存”或“应用”后才会保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="549"/>
+        <location filename="../../ui/tools_page.py" line="583"/>
         <source>{old} was already there, so the new one is {new}.</source>
         <translation>{old} 已存在，因此新的服务器名为 {new}。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="573"/>
+        <location filename="../../ui/tools_page.py" line="607"/>
         <source>Folder the server may read and change</source>
         <translation>服务器可以读取和更改的文件夹</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="575"/>
+        <location filename="../../ui/tools_page.py" line="609"/>
         <source>Git repository</source>
         <translation>Git 仓库</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="626"/>
+        <location filename="../../ui/tools_page.py" line="652"/>
+        <source>{name} is switched off: switch it on and press Apply, then Check.</source>
+        <translation>{name} 已关闭：请先打开它并点“应用”，再点“检查”。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="654"/>
+        <source>Press Apply first: {name} is not applied yet, and Check starts a server as it was applied.</source>
+        <translation>请先点“应用”：{name} 还没有应用，而“检查”启动的是已应用的服务器。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="658"/>
+        <source>Press Apply first: {name} has changes that are not applied yet, and Check starts a server as it was applied.</source>
+        <translation>请先点“应用”：{name} 有尚未应用的更改，而“检查”启动的是已应用的服务器。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="701"/>
         <source>No server chosen.</source>
         <translation>未选择服务器。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="652"/>
+        <location filename="../../ui/tools_page.py" line="727"/>
         <source>read-only</source>
         <translation>只读</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="654"/>
+        <location filename="../../ui/tools_page.py" line="729"/>
         <source>may change things</source>
         <translation>可能会更改内容</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="656"/>
+        <location filename="../../ui/tools_page.py" line="731"/>
         <source>destructive</source>
         <translation>破坏性</translation>
     </message>
