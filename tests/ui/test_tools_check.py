@@ -46,8 +46,7 @@ async def test_check_on_a_server_not_applied_says_apply_first(tmp_path, provider
     note = page.checkServerNote
     assert note.isVisible()
     assert note.text() == (
-        "Press Apply first: added is not applied yet, and Check starts a server as it was "
-        "applied."
+        "Press Apply first: added is not applied yet, and Check starts a server as it was applied."
     )
     assert servers.state("added") is MCPServerState.NOT_STARTED
     assert page.toolServerState.text() == "Not started"
