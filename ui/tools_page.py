@@ -9,8 +9,12 @@ shows "not started" and Check is unavailable.
 
 Choices: an imported server whose name is taken is renamed ``name-2`` (and the page says so)
 rather than asked about; a preset adds its server to the list like Add does, written with
-Save/Apply; presets run ``uvx``/``npx`` by name (found on PATH, as other apps write them).
-Which of ``uvx``/``npx`` exist is found off the GUI thread.
+Save/Apply. A preset runs the server it finds first (`find_launch`): one installed in the
+app's own environment (the time server is a dependency, so the Time preset works without uv
+or a network: ``<python> -m mcp_server_time``, or ``continuo --mcp-server mcp_server_time``
+in the bundle), then the server's own command on PATH (``mcp-server-time``), then ``uvx`` /
+``npx`` by name (as other apps write them); each preset says under its button which it will
+run, and its tooltip the whole command. What is installed is found off the GUI thread.
 """
 
 from __future__ import annotations
@@ -20,7 +24,6 @@ import json
 import logging
 import shutil
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import shiboken6
@@ -44,36 +47,18 @@ from engine.mcp import MCPServerState
 
 from .i18n import engine_language
 from .mcp_file import MCPFile, MCPFileError, ServerEntry, parse_servers, unique_name
+from .tool_presets import PRESETS, Launch, LaunchKind, Preset, find_launch
 from .tool_server_editor import ImportDialog, ServerEditor
 from .widgets.dialog_buttons import named_button
 
 if TYPE_CHECKING:
     from engine.mcp import MCPTool
 
-__all__ = ["PRESETS", "Preset", "ToolRuntime", "ToolServerSource", "ToolsPage"]
+__all__ = ["ToolRuntime", "ToolServerSource", "ToolsPage"]
 
 log = logging.getLogger(__name__)
 
 Spawn = Callable[[Coroutine[Any, Any, Any]], "asyncio.Task[Any]"]
-
-
-@dataclass(frozen=True, slots=True)
-class Preset:
-    """A reference server added in one click; ``folder`` asks for a folder first."""
-
-    key: str  # also the server's name
-    program: str  # "uvx" or "npx"
-    args: tuple[str, ...]
-    folder: str | None = None  # None, "folder" (appended) or "repository" (--repository path)
-
-
-PRESETS = (
-    Preset("time", "uvx", ("mcp-server-time",)),
-    Preset("fetch", "uvx", ("mcp-server-fetch",)),
-    Preset("filesystem", "npx", ("-y", "@modelcontextprotocol/server-filesystem"), "folder"),
-    Preset("git", "uvx", ("mcp-server-git", "--repository"), "repository"),
-    Preset("memory", "npx", ("-y", "@modelcontextprotocol/server-memory")),
-)
 
 
 class ToolServerSource(Protocol):
@@ -167,6 +152,7 @@ class ToolsPage(QWidget):
         self.entries: list[ServerEntry] = []
         self.is_loaded = False
         self.found: dict[str, bool] | None = None  # program → found on PATH; None while looking
+        self.launches: dict[str, Launch | None] = {}  # preset → how it runs (once looked)
         self.editor: ServerEditor | None = None
         self.importDialog: ImportDialog | None = None
         self.fileDialog: QFileDialog | None = None
@@ -269,18 +255,27 @@ class ToolsPage(QWidget):
         self.presetBox = QGroupBox(self)
         grid = QGridLayout(self.presetBox)
         self.presetButtons: dict[str, QPushButton] = {}
+        self.presetSources: dict[str, QLabel] = {}  # under each button: what it will run
         for index, preset in enumerate(PRESETS):
             button = QPushButton(self.presetBox)
             button.setObjectName(f"preset_{preset.key}")
-            button.setEnabled(False)  # until uvx/npx are looked for
+            button.setEnabled(False)  # until what is installed is looked for
             button.clicked.connect(lambda _=False, p=preset: self.add_preset(p))
             grid.addWidget(button, 0, index)
             self.presetButtons[preset.key] = button
+            source = QLabel(self.presetBox)
+            source.setObjectName(f"presetSource_{preset.key}")
+            source.setTextFormat(Qt.TextFormat.PlainText)
+            source.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+            source.setWordWrap(True)
+            source.setEnabled(False)  # drawn quietly, as a caption
+            grid.addWidget(source, 1, index)
+            self.presetSources[preset.key] = source
         self.presetNeeds = QLabel(self.presetBox)
         self.presetNeeds.setObjectName("presetNeeds")
         self.presetNeeds.setTextFormat(Qt.TextFormat.PlainText)
         self.presetNeeds.setWordWrap(True)
-        grid.addWidget(self.presetNeeds, 1, 0, 1, len(PRESETS))
+        grid.addWidget(self.presetNeeds, 2, 0, 1, len(PRESETS))
         outer.addWidget(self.presetBox)
         self._update_buttons()
 
@@ -329,22 +324,36 @@ class ToolsPage(QWidget):
             return self.tr("Needs uv (uvx) — install it from https://docs.astral.sh/uv/")
         return self.tr("Needs Node.js (npx) — install it from https://nodejs.org/")
 
+    def _source_text(self, launch: Launch | None, program: str) -> str:
+        """The caption under a preset's button: which server it will run."""
+        if launch is None:
+            return self.tr("needs uv") if program == "uvx" else self.tr("needs Node.js")
+        if launch.kind is LaunchKind.APP:
+            return self.tr("installed with Continuo")
+        if launch.kind is LaunchKind.INSTALLED:
+            return self.tr("installed: {command}").format(command=launch.command)
+        return self.tr("with {program}").format(program=launch.command)
+
     def _show_presets(self) -> None:
         missing = []
         for preset in PRESETS:
             button = self.presetButtons[preset.key]
-            ok = bool(self.found and self.found.get(preset.program))
-            button.setEnabled(ok)
-            if ok:
-                shown = " ".join((preset.program, *preset.args))
+            source = self.presetSources[preset.key]
+            looked = self.found is not None
+            launch = self.launches.get(preset.key)
+            button.setEnabled(launch is not None)
+            source.setVisible(looked)
+            source.setText(self._source_text(launch, preset.program) if looked else "")
+            if launch is not None:
+                shown = launch.shown()
                 if preset.folder == "folder":
                     shown += " " + self.tr("<folder>")
                 elif preset.folder == "repository":
                     shown += " " + self.tr("<repository>")
-                button.setToolTip(shown)
+                button.setToolTip(self.tr("Runs: {command}").format(command=shown))
             else:
-                button.setToolTip("" if self.found is None else self._needs(preset.program))
-            if self.found is not None and not ok and preset.program not in missing:
+                button.setToolTip("" if not looked else self._needs(preset.program))
+            if looked and launch is None and preset.program not in missing:
                 missing.append(preset.program)
         self.presetNeeds.setText("\n".join(self._needs(p) for p in missing))
         self.presetNeeds.setVisible(bool(missing))
@@ -590,18 +599,25 @@ class ToolsPage(QWidget):
 
     async def _check_presets(self) -> None:
         programs = sorted({p.program for p in PRESETS})
-        found = await asyncio.to_thread(lambda: {p: shutil.which(p) is not None for p in programs})
+
+        def look() -> tuple[dict[str, bool], dict[str, Launch | None]]:
+            found = {p: shutil.which(p) is not None for p in programs}
+            return found, {p.key: find_launch(p) for p in PRESETS}
+
+        found, launches = await asyncio.to_thread(look)
         if not self._alive():
             return
-        self.found = found
+        self.found, self.launches = found, launches
         self._show_presets()
         self.presetsChecked.emit()
 
     def add_preset(self, preset: Preset) -> None:
+        launch = self.launches.get(preset.key)
+        if launch is None:
+            return
+        entry = {"command": launch.command, "args": list(launch.args)}
         if preset.folder is None:
-            self._add(
-                [ServerEntry(preset.key, {"command": preset.program, "args": list(preset.args)})]
-            )
+            self._add([ServerEntry(preset.key, entry)])
             return
         title = (
             self.tr("Folder the server may read and change")
@@ -613,13 +629,7 @@ class ToolsPage(QWidget):
         dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
         dialog.fileSelected.connect(
             lambda path: (
-                self._add(
-                    [
-                        ServerEntry(
-                            preset.key, {"command": preset.program, "args": [*preset.args, path]}
-                        )
-                    ]
-                )
+                self._add([ServerEntry(preset.key, {**entry, "args": [*entry["args"], path]})])
                 if path
                 else None
             )

@@ -2034,192 +2034,222 @@ Backup: {path}</source>
 <context>
     <name>ToolsPage</name>
     <message>
-        <location filename="../../ui/tools_page.py" line="296"/>
+        <location filename="../../ui/tools_page.py" line="291"/>
         <source>No system keychain was found, so secret values of MCP servers are saved in {path}, a file only your user account can read.</source>
         <translation>未找到系统钥匙串，因此 MCP 服务器的机密值保存在 {path} 中，该文件只有你的用户帐户可以读取。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="300"/>
+        <location filename="../../ui/tools_page.py" line="295"/>
         <source>MCP servers</source>
         <translation>MCP 服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="302"/>
+        <location filename="../../ui/tools_page.py" line="297"/>
         <source>Move the damaged MCP server file aside and start with no servers</source>
         <translation>将损坏的 MCP 服务器文件移开，并从无服务器开始</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="304"/>
+        <location filename="../../ui/tools_page.py" line="299"/>
         <source>Add…</source>
         <translation>添加…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="305"/>
+        <location filename="../../ui/tools_page.py" line="300"/>
         <source>Edit…</source>
         <translation>编辑…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="306"/>
+        <location filename="../../ui/tools_page.py" line="301"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="307"/>
+        <location filename="../../ui/tools_page.py" line="302"/>
         <source>Import: paste JSON…</source>
         <translation>导入：粘贴 JSON…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="308"/>
+        <location filename="../../ui/tools_page.py" line="303"/>
         <source>Import a file…</source>
         <translation>导入文件…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="309"/>
+        <location filename="../../ui/tools_page.py" line="304"/>
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="310"/>
+        <location filename="../../ui/tools_page.py" line="305"/>
         <source>Tools</source>
         <translation>工具</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="311"/>
+        <location filename="../../ui/tools_page.py" line="306"/>
         <source>Add a reference server</source>
         <translation>添加参考服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="313"/>
+        <location filename="../../ui/tools_page.py" line="308"/>
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="314"/>
+        <location filename="../../ui/tools_page.py" line="309"/>
         <source>Fetch web pages</source>
         <translation>获取网页</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="315"/>
+        <location filename="../../ui/tools_page.py" line="310"/>
         <source>Files in a folder…</source>
         <translation>文件夹中的文件…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="316"/>
+        <location filename="../../ui/tools_page.py" line="311"/>
         <source>Git repository…</source>
         <translation>Git 仓库…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="317"/>
+        <location filename="../../ui/tools_page.py" line="312"/>
         <source>Memory</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="329"/>
+        <location filename="../../ui/tools_page.py" line="324"/>
         <source>Needs uv (uvx) — install it from https://docs.astral.sh/uv/</source>
         <translation>需要 uv（uvx）——请从 https://docs.astral.sh/uv/ 安装</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="330"/>
+        <location filename="../../ui/tools_page.py" line="325"/>
         <source>Needs Node.js (npx) — install it from https://nodejs.org/</source>
         <translation>需要 Node.js（npx）——请从 https://nodejs.org/ 安装</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="341"/>
+        <location filename="../../ui/tools_page.py" line="330"/>
+        <source>needs uv</source>
+        <translation>需要 uv</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="330"/>
+        <source>needs Node.js</source>
+        <translation>需要 Node.js</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="332"/>
+        <source>installed with Continuo</source>
+        <translation>随 Continuo 安装</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="334"/>
+        <source>installed: {command}</source>
+        <translation>已安装：{command}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="335"/>
+        <source>with {program}</source>
+        <translation>通过 {program}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="350"/>
         <source>&lt;folder&gt;</source>
         <translation>&lt;文件夹&gt;</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="343"/>
+        <location filename="../../ui/tools_page.py" line="352"/>
         <source>&lt;repository&gt;</source>
         <translation>&lt;仓库&gt;</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="458"/>
+        <location filename="../../ui/tools_page.py" line="353"/>
+        <source>Runs: {command}</source>
+        <translation>运行：{command}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="467"/>
         <source>Not started</source>
         <translation>未启动</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="459"/>
+        <location filename="../../ui/tools_page.py" line="468"/>
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="460"/>
+        <location filename="../../ui/tools_page.py" line="469"/>
         <source>Stopped; it starts again when a tool is used</source>
         <translation>已停止；使用工具时会再次启动</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="461"/>
+        <location filename="../../ui/tools_page.py" line="470"/>
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="557"/>
+        <location filename="../../ui/tools_page.py" line="566"/>
         <source>Import MCP servers</source>
         <translation>导入 MCP 服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="559"/>
+        <location filename="../../ui/tools_page.py" line="568"/>
         <source>JSON files (*.json)</source>
         <translation>JSON 文件 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="559"/>
+        <location filename="../../ui/tools_page.py" line="568"/>
         <source>All files (*)</source>
         <translation>所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="579"/>
+        <location filename="../../ui/tools_page.py" line="588"/>
         <source>Imported {count} server(s); they are saved with Save or Apply.</source>
         <translation>已导入 {count} 个服务器；点击“保存”或“应用”后才会保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="583"/>
+        <location filename="../../ui/tools_page.py" line="592"/>
         <source>{old} was already there, so the new one is {new}.</source>
         <translation>{old} 已存在，因此新的服务器名为 {new}。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="607"/>
+        <location filename="../../ui/tools_page.py" line="623"/>
         <source>Folder the server may read and change</source>
         <translation>服务器可以读取和更改的文件夹</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="609"/>
+        <location filename="../../ui/tools_page.py" line="625"/>
         <source>Git repository</source>
         <translation>Git 仓库</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="652"/>
+        <location filename="../../ui/tools_page.py" line="662"/>
         <source>{name} is switched off: switch it on and press Apply, then Check.</source>
         <translation>{name} 已关闭：请先打开它并点“应用”，再点“检查”。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="654"/>
+        <location filename="../../ui/tools_page.py" line="664"/>
         <source>Press Apply first: {name} is not applied yet, and Check starts a server as it was applied.</source>
         <translation>请先点“应用”：{name} 还没有应用，而“检查”启动的是已应用的服务器。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="658"/>
+        <location filename="../../ui/tools_page.py" line="668"/>
         <source>Press Apply first: {name} has changes that are not applied yet, and Check starts a server as it was applied.</source>
         <translation>请先点“应用”：{name} 有尚未应用的更改，而“检查”启动的是已应用的服务器。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="701"/>
+        <location filename="../../ui/tools_page.py" line="711"/>
         <source>No server chosen.</source>
         <translation>未选择服务器。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="727"/>
+        <location filename="../../ui/tools_page.py" line="737"/>
         <source>read-only</source>
         <translation>只读</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="729"/>
+        <location filename="../../ui/tools_page.py" line="739"/>
         <source>may change things</source>
         <translation>可能会更改内容</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="731"/>
+        <location filename="../../ui/tools_page.py" line="741"/>
         <source>destructive</source>
         <translation>破坏性</translation>
     </message>
