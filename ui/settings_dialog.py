@@ -148,8 +148,8 @@ class _FoundRow(QWidget):
         if found.api_key is not None:
             detail = self.tr("API key from {variable}").format(variable=found.source)
         else:
-            detail = self.tr("running at {address}, {count} model(s)").format(
-                address=found.source, count=len(found.models)
+            detail = self.tr("running at {address}, %n model(s)", "", len(found.models)).format(
+                address=found.source
             )
         self.label.setText(f"<b>{html.escape(found.config.name)}</b> — {html.escape(detail)}")
         self.button.setText(self.tr("Added") if self.added else self.tr("Add"))

@@ -585,8 +585,8 @@ class ToolsPage(QWidget):
     def _imported(self, entries: list[ServerEntry]) -> None:
         self._show_error("")
         renamed = self._add(entries)
-        text = self.tr("Imported {count} server(s); they are saved with Save or Apply.").format(
-            count=len(entries)
+        text = self.tr(
+            "Imported %n server(s); they are saved with Save or Apply.", "", len(entries)
         )
         for old, new in renamed:
             text += " " + self.tr("{old} was already there, so the new one is {new}.").format(

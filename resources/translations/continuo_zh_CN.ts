@@ -1216,13 +1216,15 @@
         <source>Connecting…</source>
         <translation>正在连接…</translation>
     </message>
-    <message>
+    <message numerus="yes">
         <location filename="../../ui/provider_page.py" line="495"/>
-        <source>Connected. {count} model(s): {names}</source>
-        <translation>连接成功。共 {count} 个模型：{names}</translation>
+        <source>Connected. %n model(s): {names}</source>
+        <translation>
+            <numerusform>连接成功。共 %n 个模型：{names}</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="499"/>
+        <location filename="../../ui/provider_page.py" line="497"/>
         <source>Connected, but the server lists no models.</source>
         <translation>连接成功，但服务器没有列出任何模型。</translation>
     </message>
@@ -2198,10 +2200,12 @@ Backup: {path}</source>
         <source>All files (*)</source>
         <translation>所有文件 (*)</translation>
     </message>
-    <message>
-        <location filename="../../ui/tools_page.py" line="588"/>
-        <source>Imported {count} server(s); they are saved with Save or Apply.</source>
-        <translation>已导入 {count} 个服务器；点击“保存”或“应用”后才会保存。</translation>
+    <message numerus="yes">
+        <location filename="../../ui/tools_page.py" line="589"/>
+        <source>Imported %n server(s); they are saved with Save or Apply.</source>
+        <translation>
+            <numerusform>已导入 %n 个服务器；点击“保存”或“应用”后才会保存。</numerusform>
+        </translation>
     </message>
     <message>
         <location filename="../../ui/tools_page.py" line="592"/>
@@ -2409,10 +2413,12 @@ Backup: {path}</source>
         <source>API key from {variable}</source>
         <translation>来自 {variable} 的 API 密钥</translation>
     </message>
-    <message>
+    <message numerus="yes">
         <location filename="../../ui/settings_dialog.py" line="151"/>
-        <source>running at {address}, {count} model(s)</source>
-        <translation>运行于 {address}，共 {count} 个模型</translation>
+        <source>running at {address}, %n model(s)</source>
+        <translation>
+            <numerusform>运行于 {address}，共 %n 个模型</numerusform>
+        </translation>
     </message>
     <message>
         <location filename="../../ui/settings_dialog.py" line="155"/>
