@@ -17,6 +17,7 @@ the seed's exact English words whatever the person's language — they are read 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -31,6 +32,7 @@ __all__ = [
     "Phrase",
     "describe_stop",
     "has_sentence",
+    "join_sentences",
     "keys",
     "language_of",
     "sentence",
@@ -761,6 +763,28 @@ class Phrase:
 
     def __str__(self) -> str:
         return self.sentence("en")
+
+
+#: a text ending in a full-width mark (Chinese 。！？）：…): the next sentence follows it
+#: directly, as Chinese is written, without the space English puts between sentences
+_FULL_WIDTH_END = re.compile(r"[\u3000-\u303f\uff00-\uffef]$")
+
+
+def join_sentences(*parts: str) -> str:
+    """Sentences (or a sentence and a note) joined as their language writes them.
+
+    A space between English sentences; none after a full-width mark, so two Chinese
+    sentences read "…断开了。已收到…", not "…断开了。 已收到…". Empty parts are left out.
+    """
+    text = ""
+    for part in parts:
+        part = part.strip()
+        if not part:
+            continue
+        if text and not _FULL_WIDTH_END.search(text):
+            text += " "
+        text += part
+    return text
 
 
 def has_sentence(key: str) -> bool:

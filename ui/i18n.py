@@ -103,14 +103,29 @@ def install_translator(app: QCoreApplication, language: str) -> str:
     app.installTranslator(ours)
     _INSTALLED.append(ours)
 
-    qt_dir = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+    # Qt's own strings (file dialogs, standard buttons); the few it lacks are in ours
+    # (`ui.qt_strings`). Where Qt says its translations are, else where the bundle keeps them.
     qtbase = QTranslator(app)
-    if qtbase.load(f"qtbase_{chosen}", qt_dir):
-        app.installTranslator(qtbase)
-        _INSTALLED.append(qtbase)
+    for qt_dir in _qt_translation_dirs():
+        if qtbase.load(f"qtbase_{chosen}", qt_dir):
+            app.installTranslator(qtbase)
+            _INSTALLED.append(qtbase)
+            break
+    else:
+        log.warning(
+            "Qt's own qtbase_%s translation was not found: its dialogs stay English", chosen
+        )
     QLocale.setDefault(QLocale(chosen))
     log.info("Language: %s", chosen)
     return chosen
+
+
+def _qt_translation_dirs() -> list[str]:
+    dirs = [QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)]
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle:  # PyInstaller keeps PySide6's files under their package path
+        dirs.append(str(Path(bundle) / "PySide6" / "Qt" / "translations"))
+    return dirs
 
 
 def installed_language() -> str | None:

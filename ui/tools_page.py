@@ -44,6 +44,7 @@ from PySide6.QtWidgets import (
 
 from engine import MCPConfigError
 from engine.mcp import MCPServerState
+from engine.sentences import join_sentences
 
 from .i18n import engine_language
 from .mcp_file import MCPFile, MCPFileError, ServerEntry, parse_servers, unique_name
@@ -589,8 +590,11 @@ class ToolsPage(QWidget):
             "Imported %n server(s); they are saved with Save or Apply.", "", len(entries)
         )
         for old, new in renamed:
-            text += " " + self.tr("{old} was already there, so the new one is {new}.").format(
-                old=old, new=new
+            text = join_sentences(
+                text,
+                self.tr("{old} was already there, so the new one is {new}.").format(
+                    old=old, new=new
+                ),
             )
         self._say(text)
         self.importFinished.emit(True, text)

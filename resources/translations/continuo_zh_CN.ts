@@ -1113,7 +1113,7 @@
     <message>
         <location filename="../../ui/tool_server_editor.py" line="95"/>
         <source>No system keychain was found: values are kept in mcp.json, a file only your user account can read.</source>
-        <translation>未找到系统钥匙串：值将保存在 mcp.json 中，该文件只有你的用户帐户可以读取。</translation>
+        <translation>未找到系统钥匙串：值将保存在 mcp.json 中，该文件只有你的用户账户可以读取。</translation>
     </message>
 </context>
 <context>
@@ -1227,6 +1227,44 @@
         <location filename="../../ui/provider_page.py" line="497"/>
         <source>Connected, but the server lists no models.</source>
         <translation>连接成功，但服务器没有列出任何模型。</translation>
+    </message>
+</context>
+<context>
+    <name>QAbstractFileIconProvider</name>
+    <message>
+        <location filename="../../ui/qt_strings.py" line="33"/>
+        <source>Drive</source>
+        <translation>驱动器</translation>
+    </message>
+    <message>
+        <location filename="../../ui/qt_strings.py" line="34"/>
+        <source>Folder</source>
+        <comment>All other platforms</comment>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../ui/qt_strings.py" line="35"/>
+        <source>Shortcut</source>
+        <comment>All other platforms</comment>
+        <translation>快捷方式</translation>
+    </message>
+    <message>
+        <location filename="../../ui/qt_strings.py" line="36"/>
+        <source>Unknown</source>
+        <translation>未知</translation>
+    </message>
+</context>
+<context>
+    <name>QFileDialog</name>
+    <message>
+        <location filename="../../ui/qt_strings.py" line="31"/>
+        <source>&amp;Look in:</source>
+        <translation>查找范围(&amp;L)：</translation>
+    </message>
+    <message>
+        <location filename="../../ui/qt_strings.py" line="32"/>
+        <source>Files of &amp;type:</source>
+        <translation>文件类型(&amp;T)：</translation>
     </message>
 </context>
 <context>
@@ -1713,72 +1751,72 @@ Backup: {path}</source>
 <context>
     <name>StorageNotice</name>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="112"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="113"/>
         <source>File: {path}</source>
         <translation>文件：{path}</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="121"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="122"/>
         <source>The disk is full</source>
         <translation>磁盘已满</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="122"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="123"/>
         <source>The conversation file cannot be used</source>
         <translation>无法使用对话文件</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="123"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="124"/>
         <source>The conversation file is damaged</source>
         <translation>对话文件已损坏</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="124"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="125"/>
         <source>The conversation file is from a newer Continuo</source>
         <translation>对话文件来自更新版本的 Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="126"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="127"/>
         <source>The conversations cannot be saved</source>
         <translation>无法保存对话</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="134"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="135"/>
         <source>Free some disk space, then press Try again. Nothing already saved is lost.</source>
         <translation>请腾出一些磁盘空间，然后按“重试”。已保存的内容不会丢失。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="137"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="138"/>
         <source>Check the data folder&apos;s permissions: your user must be able to read and write it and the file. Or start Continuo with another folder (--data-dir). Then press Try again.</source>
         <translation>请检查数据文件夹的权限：你的用户必须能读写该文件夹和文件。也可以用另一个文件夹启动 Continuo（--data-dir）。然后按“重试”。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="142"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="143"/>
         <source>Restore the file from a backup, or move it aside to start with an empty list, then press Try again. Continuo has not changed it.</source>
         <translation>请从备份恢复该文件，或把它移走以从空列表开始，然后按“重试”。Continuo 没有改动它。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="146"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="147"/>
         <source>Install a newer Continuo to open it. This version has not changed it.</source>
         <translation>请安装更新版本的 Continuo 来打开它。这个版本没有改动它。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="149"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="150"/>
         <source>Press Try again once the problem is fixed.</source>
         <translation>问题解决后请按“重试”。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="152"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="153"/>
         <source>Problem with the conversation file</source>
         <translation>对话文件有问题</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="153"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="154"/>
         <source>Try again</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="154"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="155"/>
         <source>Restore from a backup…</source>
         <translation>从备份恢复…</translation>
     </message>
@@ -2036,224 +2074,224 @@ Backup: {path}</source>
 <context>
     <name>ToolsPage</name>
     <message>
-        <location filename="../../ui/tools_page.py" line="291"/>
+        <location filename="../../ui/tools_page.py" line="292"/>
         <source>No system keychain was found, so secret values of MCP servers are saved in {path}, a file only your user account can read.</source>
-        <translation>未找到系统钥匙串，因此 MCP 服务器的机密值保存在 {path} 中，该文件只有你的用户帐户可以读取。</translation>
+        <translation>未找到系统钥匙串，因此 MCP 服务器的机密值保存在 {path} 中，该文件只有你的用户账户可以读取。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="295"/>
+        <location filename="../../ui/tools_page.py" line="296"/>
         <source>MCP servers</source>
         <translation>MCP 服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="297"/>
+        <location filename="../../ui/tools_page.py" line="298"/>
         <source>Move the damaged MCP server file aside and start with no servers</source>
         <translation>将损坏的 MCP 服务器文件移开，并从无服务器开始</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="299"/>
+        <location filename="../../ui/tools_page.py" line="300"/>
         <source>Add…</source>
         <translation>添加…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="300"/>
+        <location filename="../../ui/tools_page.py" line="301"/>
         <source>Edit…</source>
         <translation>编辑…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="301"/>
+        <location filename="../../ui/tools_page.py" line="302"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="302"/>
+        <location filename="../../ui/tools_page.py" line="303"/>
         <source>Import: paste JSON…</source>
         <translation>导入：粘贴 JSON…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="303"/>
+        <location filename="../../ui/tools_page.py" line="304"/>
         <source>Import a file…</source>
         <translation>导入文件…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="304"/>
+        <location filename="../../ui/tools_page.py" line="305"/>
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="305"/>
+        <location filename="../../ui/tools_page.py" line="306"/>
         <source>Tools</source>
         <translation>工具</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="306"/>
+        <location filename="../../ui/tools_page.py" line="307"/>
         <source>Add a reference server</source>
         <translation>添加参考服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="308"/>
+        <location filename="../../ui/tools_page.py" line="309"/>
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="309"/>
+        <location filename="../../ui/tools_page.py" line="310"/>
         <source>Fetch web pages</source>
         <translation>获取网页</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="310"/>
+        <location filename="../../ui/tools_page.py" line="311"/>
         <source>Files in a folder…</source>
         <translation>文件夹中的文件…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="311"/>
+        <location filename="../../ui/tools_page.py" line="312"/>
         <source>Git repository…</source>
         <translation>Git 仓库…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="312"/>
+        <location filename="../../ui/tools_page.py" line="313"/>
         <source>Memory</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="324"/>
+        <location filename="../../ui/tools_page.py" line="325"/>
         <source>Needs uv (uvx) — install it from https://docs.astral.sh/uv/</source>
         <translation>需要 uv（uvx）——请从 https://docs.astral.sh/uv/ 安装</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="325"/>
+        <location filename="../../ui/tools_page.py" line="326"/>
         <source>Needs Node.js (npx) — install it from https://nodejs.org/</source>
         <translation>需要 Node.js（npx）——请从 https://nodejs.org/ 安装</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="330"/>
+        <location filename="../../ui/tools_page.py" line="331"/>
         <source>needs uv</source>
         <translation>需要 uv</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="330"/>
+        <location filename="../../ui/tools_page.py" line="331"/>
         <source>needs Node.js</source>
         <translation>需要 Node.js</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="332"/>
+        <location filename="../../ui/tools_page.py" line="333"/>
         <source>installed with Continuo</source>
         <translation>随 Continuo 安装</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="334"/>
+        <location filename="../../ui/tools_page.py" line="335"/>
         <source>installed: {command}</source>
         <translation>已安装：{command}</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="335"/>
+        <location filename="../../ui/tools_page.py" line="336"/>
         <source>with {program}</source>
         <translation>通过 {program}</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="350"/>
+        <location filename="../../ui/tools_page.py" line="351"/>
         <source>&lt;folder&gt;</source>
         <translation>&lt;文件夹&gt;</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="352"/>
+        <location filename="../../ui/tools_page.py" line="353"/>
         <source>&lt;repository&gt;</source>
         <translation>&lt;仓库&gt;</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="353"/>
+        <location filename="../../ui/tools_page.py" line="354"/>
         <source>Runs: {command}</source>
         <translation>运行：{command}</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="467"/>
+        <location filename="../../ui/tools_page.py" line="468"/>
         <source>Not started</source>
         <translation>未启动</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="468"/>
+        <location filename="../../ui/tools_page.py" line="469"/>
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="469"/>
+        <location filename="../../ui/tools_page.py" line="470"/>
         <source>Stopped; it starts again when a tool is used</source>
         <translation>已停止；使用工具时会再次启动</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="470"/>
+        <location filename="../../ui/tools_page.py" line="471"/>
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="566"/>
+        <location filename="../../ui/tools_page.py" line="567"/>
         <source>Import MCP servers</source>
         <translation>导入 MCP 服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="568"/>
+        <location filename="../../ui/tools_page.py" line="569"/>
         <source>JSON files (*.json)</source>
         <translation>JSON 文件 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="568"/>
+        <location filename="../../ui/tools_page.py" line="569"/>
         <source>All files (*)</source>
         <translation>所有文件 (*)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/tools_page.py" line="589"/>
+        <location filename="../../ui/tools_page.py" line="590"/>
         <source>Imported %n server(s); they are saved with Save or Apply.</source>
         <translation>
             <numerusform>已导入 %n 个服务器；点击“保存”或“应用”后才会保存。</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="592"/>
+        <location filename="../../ui/tools_page.py" line="595"/>
         <source>{old} was already there, so the new one is {new}.</source>
         <translation>{old} 已存在，因此新的服务器名为 {new}。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="623"/>
+        <location filename="../../ui/tools_page.py" line="627"/>
         <source>Folder the server may read and change</source>
         <translation>服务器可以读取和更改的文件夹</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="625"/>
+        <location filename="../../ui/tools_page.py" line="629"/>
         <source>Git repository</source>
         <translation>Git 仓库</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="662"/>
+        <location filename="../../ui/tools_page.py" line="666"/>
         <source>{name} is switched off: switch it on and press Apply, then Check.</source>
         <translation>{name} 已关闭：请先打开它并点“应用”，再点“检查”。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="664"/>
+        <location filename="../../ui/tools_page.py" line="668"/>
         <source>Press Apply first: {name} is not applied yet, and Check starts a server as it was applied.</source>
         <translation>请先点“应用”：{name} 还没有应用，而“检查”启动的是已应用的服务器。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="668"/>
+        <location filename="../../ui/tools_page.py" line="672"/>
         <source>Press Apply first: {name} has changes that are not applied yet, and Check starts a server as it was applied.</source>
         <translation>请先点“应用”：{name} 有尚未应用的更改，而“检查”启动的是已应用的服务器。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="711"/>
+        <location filename="../../ui/tools_page.py" line="715"/>
         <source>No server chosen.</source>
         <translation>未选择服务器。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="737"/>
+        <location filename="../../ui/tools_page.py" line="741"/>
         <source>read-only</source>
         <translation>只读</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="739"/>
+        <location filename="../../ui/tools_page.py" line="743"/>
         <source>may change things</source>
         <translation>可能会更改内容</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="741"/>
+        <location filename="../../ui/tools_page.py" line="745"/>
         <source>destructive</source>
         <translation>破坏性</translation>
     </message>
