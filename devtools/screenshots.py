@@ -10,7 +10,8 @@ States: ``empty``, ``streaming``, ``tool-card``, ``resume-offered``, ``earlier-a
 cut-off answer Resume redid, folded), ``storage-failure`` (a damaged conversation file at
 start-up), ``error``, ``untrusted`` (an image as its alt text and address, a folded code
 block, a long word wrapping, a link whose text names another host), ``chinese``, and
-``session-groups``, ``filter-no-matches``, ``about``, and
+``session-groups``, ``filter-no-matches``, ``about``, the tool-server and Chinese-text states of `devtools.tool_shots` (``settings-tools-presets``,
+``tool-server-failed``, each also ``-zh``; ``interrupted-zh``, ``file-dialog-zh``), and
 ``scaled-200``: a finished conversation with a tool card, a code block and a table at 200%
 scaling, maximised on a 1920x1080 screen (960x540 logical pixels). Scaling is fixed when a
 process starts, so that shot is taken by a second run of this module (``--scaled``) with
@@ -352,6 +353,9 @@ async def _run(out: Path) -> int:
         await _close(window)
         install_translator(app, "en")
         await _run_list_states(root / "list", out)
+        from devtools.tool_shots import run_tool_states
+
+        await run_tool_states(root / "tool-states", out)
     return 0
 
 

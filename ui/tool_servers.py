@@ -67,8 +67,9 @@ class ToolServers(QObject):
 
     # the servers, their states or their tools changed (the Tools page and the header listen)
     changed = Signal()
-    # a server could not start for a request: (server, what happened, in plain words)
-    failed = Signal(str, str)
+    # a server could not start for a request: (server, why in plain words, its log or "");
+    # "why" is the engine's whole sentence when the failure was not a start's
+    failed = Signal(str, str, str)
     # a conversation's request waits for its servers to start: (session id, waiting)
     starting = Signal(str, bool)
 
@@ -181,7 +182,7 @@ class ToolServers(QObject):
         for name in need:
             error = toolset.failures.get(name)
             if error is not None and before.get(name) != str(error):
-                self.failed.emit(name, error.sentence(engine_language()))
+                self.failed.emit(name, *_why_not_started(error))
         self.changed.emit()
 
     async def release(self, handle: Any) -> None:
@@ -279,6 +280,20 @@ class ToolServers(QObject):
         handle, _tools = await self.hold({OFF_KEY: [n for n in self.names() if n != name]})
         await self.release(handle)
         self.changed.emit()
+
+
+def _why_not_started(error: Any) -> tuple[str, str]:
+    """(why, log) of a server's failure, in the window's language: a start's reason alone
+    ("the command … was not found"), short enough for the status bar with the log's path;
+    any other failure's whole sentence."""
+    from engine import MCPServerStartError  # loaded: the error is one of the engine's
+
+    language = engine_language()
+    if not isinstance(error, MCPServerStartError):
+        return error.sentence(language), ""
+    detail = error.detail
+    why = detail if isinstance(detail, str) else detail.sentence(language)
+    return why.rstrip(".。"), error.log or ""
 
 
 async def _close(toolset: MCPToolset) -> None:

@@ -119,9 +119,14 @@ class ToolStatus(QObject):
         if sid and self._host is not None:
             self._host.spawn(self._host.offer_server(sid, server, offered), "offer tool server")
 
-    def _on_failed(self, server: str, error: str) -> None:
-        # The engine's sentence names the server, says why in words and where its log is.
-        text = self.tr("{error} Its tools are left out until it starts.").format(error=error)
+    def _on_failed(self, server: str, why: str, log: str) -> None:
+        # One line of the status bar: which server, why in words, where its log is (the
+        # Tools page shows the whole sentence and the log's last lines).
+        if log:
+            text = self.tr("The tool server {server} could not start: {why}. Its log: {log}")
+        else:
+            text = self.tr("The tool server {server} could not start: {why}")
+        text = text.format(server=server, why=why, log=log)
         self._said[server] = text
         self._w.problem(text)
 

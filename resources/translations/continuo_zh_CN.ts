@@ -2055,18 +2055,23 @@ Backup: {path}</source>
 <context>
     <name>ToolStatus</name>
     <message>
-        <location filename="../../ui/tool_status.py" line="124"/>
-        <source>{error} Its tools are left out until it starts.</source>
+        <location filename="../../ui/tool_status.py" line="126"/>
+        <source>The tool server {server} could not start: {why}. Its log: {log}</source>
         <extracomment>under the last message while a card of the shown conversation waits</extracomment>
-        <translation>{error}在它启动之前，不会提供它的工具。</translation>
+        <translation>工具服务器 {server} 无法启动：{why}。日志：{log}</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_status.py" line="132"/>
+        <location filename="../../ui/tool_status.py" line="128"/>
+        <source>The tool server {server} could not start: {why}</source>
+        <translation>工具服务器 {server} 无法启动：{why}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_status.py" line="137"/>
         <source>Starting the tool servers…</source>
         <translation>正在启动工具服务器…</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_status.py" line="149"/>
+        <location filename="../../ui/tool_status.py" line="154"/>
         <source>Waiting for your answer about a tool</source>
         <translation>正在等待你对工具的答复</translation>
     </message>

@@ -195,7 +195,7 @@ async def test_a_server_that_cannot_start_is_said_and_the_answer_comes_without_i
     assert servers.state("broken") is MCPServerState.FAILED
     assert servers.failure("broken")
     message = window.statusBar().currentMessage()
-    assert "broken" in message and "could not be started" in message
+    assert "broken" in message and "could not start" in message
     await close_window(window)
 
 
