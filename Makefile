@@ -38,9 +38,13 @@ screenshots: $(STAMP)
 	@fc-list :lang=zh | grep -q . || (apt-get update -qq && apt-get install -y -qq --no-install-recommends fonts-noto-cjk) || echo 'Install a CJK font (fonts-noto-cjk) to render Chinese text.'
 	$(OFFSCREEN) $(PY) -m devtools.screenshots screenshots
 
+# English is the source language: its catalog (continuo_en) holds only the plural forms of
+# the "%n" strings ("%n model(s)" -> "1 model" / "2 models"), which Qt takes from a catalog.
 translations: $(STAMP)
 	$(VENV)/bin/pyside6-lupdate $$(find ui -name '*.py' | sort) -ts resources/translations/continuo_zh_CN.ts -no-obsolete
 	$(VENV)/bin/pyside6-lrelease resources/translations/continuo_zh_CN.ts -qm resources/translations/continuo_zh_CN.qm
+	$(VENV)/bin/pyside6-lupdate $$(find ui -name '*.py' | sort) -ts resources/translations/continuo_en.ts -no-obsolete -pluralonly
+	$(VENV)/bin/pyside6-lrelease resources/translations/continuo_en.ts -qm resources/translations/continuo_en.qm
 
 bundle: $(STAMP)
 	bash packaging/build.sh

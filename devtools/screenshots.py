@@ -11,7 +11,9 @@ cut-off answer Resume redid, folded), ``storage-failure`` (a damaged conversatio
 start-up), ``error``, ``untrusted`` (an image as its alt text and address, a folded code
 block, a long word wrapping, a link whose text names another host), ``chinese``, and
 ``session-groups``, ``filter-no-matches``, ``about``, ``narrow-640`` and ``narrow-folded``
-(a narrow window; with their Chinese ``-zh`` twins), ``empty-list-zh``, and
+(a narrow window; with their Chinese ``-zh`` twins), ``empty-list-zh``, the tool-server and
+Chinese-text states of `devtools.tool_shots` (``settings-tools-presets``,
+``tool-server-failed``, each also ``-zh``; ``interrupted-zh``, ``file-dialog-zh``), and
 ``scaled-200``: a finished conversation with a tool card, a code block and a table at 200%
 scaling, maximised on a 1920x1080 screen (960x540 logical pixels). Scaling is fixed when a
 process starts, so that shot is taken by a second run of this module (``--scaled``) with
@@ -354,6 +356,9 @@ async def _run(out: Path) -> int:
         install_translator(app, "en")
         await _run_list_states(root / "list", out)
         await _run_narrow_states(root / "narrow", out)
+        from devtools.tool_shots import run_tool_states
+
+        await run_tool_states(root / "tool-states", out)
     return 0
 
 

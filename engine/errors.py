@@ -564,8 +564,8 @@ class MCPConfigError(MCPError):
 class MCPServerStartError(MCPError):
     """A server could not be started, or did not finish the protocol's start-up in time."""
 
-    def __init__(self, server: str, detail: str, log: str | None = None) -> None:
-        self.detail = detail
+    def __init__(self, server: str, detail: str | Phrase, log: str | None = None) -> None:
+        self.detail = detail  # a Phrase when our own words say it (a command not found)
         self.log = log
         super().__init__(
             server,

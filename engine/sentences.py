@@ -17,6 +17,7 @@ the seed's exact English words whatever the person's language — they are read 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -31,6 +32,7 @@ __all__ = [
     "Phrase",
     "describe_stop",
     "has_sentence",
+    "join_sentences",
     "keys",
     "language_of",
     "sentence",
@@ -485,6 +487,16 @@ _SENTENCES: dict[str, tuple[str, str]] = {
         "MCP 服务器 {server} 的回答有误：它对工具 {tool} 的回答无法读取（{detail}）。调用已经结束，"
         "但工具返回的内容丢失了：再次运行前请先检查它做了什么{log}。",
     ),
+    "mcp.start.not_found": ("the command {command} was not found", "找不到命令 {command}"),
+    "mcp.start.not_allowed": (
+        "the command {command} may not be run (it is not a program, or you lack the "
+        "permission to run it)",
+        "无法运行命令 {command}（它不是程序，或你没有运行它的权限）",
+    ),
+    "mcp.start.no_folder": (
+        "its working folder {path} does not exist",
+        "它的工作文件夹 {path} 不存在",
+    ),
     "mcp.log": (" (its log: {path})", "（日志：{path}）"),
     "mcp.status": (" (exit status {code})", "（退出状态 {code}）"),
     # -- providers --------------------------------------------------------------------------
@@ -751,6 +763,28 @@ class Phrase:
 
     def __str__(self) -> str:
         return self.sentence("en")
+
+
+#: a text ending in a full-width mark (Chinese 。！？）：…): the next sentence follows it
+#: directly, as Chinese is written, without the space English puts between sentences
+_FULL_WIDTH_END = re.compile(r"[\u3000-\u303f\uff00-\uffef]$")
+
+
+def join_sentences(*parts: str) -> str:
+    """Sentences (or a sentence and a note) joined as their language writes them.
+
+    A space between English sentences; none after a full-width mark, so two Chinese
+    sentences read "…断开了。已收到…", not "…断开了。 已收到…". Empty parts are left out.
+    """
+    text = ""
+    for part in parts:
+        part = part.strip()
+        if not part:
+            continue
+        if text and not _FULL_WIDTH_END.search(text):
+            text += " "
+        text += part
+    return text
 
 
 def has_sentence(key: str) -> bool:

@@ -99,7 +99,8 @@ class Tool:
         known = {p.name for p in self._params}
         extra = sorted(set(arguments) - known)
         if extra:
-            raise ToolArgumentError(f"unexpected argument(s): {', '.join(extra)}")
+            noun = "argument" if len(extra) == 1 else "arguments"
+            raise ToolArgumentError(f"unexpected {noun}: {', '.join(extra)}")
         values: dict[str, Any] = {}
         for param in self._params:
             if param.name not in arguments:

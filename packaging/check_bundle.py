@@ -28,6 +28,8 @@ REQUIRED = {
     "certifi/cacert.pem": "CA certificates: httpx verifies HTTPS providers with them",
     "keyring-*.dist-info/entry_points.txt": "keyring finds its backends through these",
     "continuo-*.dist-info/METADATA": "`continuo --version` reads it",
+    "mcp_server_time-*.dist-info/METADATA": "the bundled time server reads its version there",
+    "tzdata/zoneinfo/Europe/Paris": "zone data for the time server where the OS has none",
     **{f"resources/icons/continuo-{n}.png": "the window icon" for n in (16, 32, 48, 256)},
 }
 
@@ -60,6 +62,8 @@ REQUIRED_MODULES = {
     "mcp.client.streamable_http": "MCP over Streamable HTTP",
     "anyio._backends._asyncio": "anyio's asyncio backend (anyio loads it by name)",
     "jsonschema": "the MCP client checks tools' structured results against their schemas",
+    "mcp_server_time.server": "the Time preset's server (`continuo --mcp-server`, by name)",
+    "tzlocal": "the time server finds the local time zone with it",
 }
 
 #: Module prefixes that must never ship: test code and test tooling.

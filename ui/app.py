@@ -2,7 +2,8 @@
 
 ``continuo`` (the gui-script), ``python -m ui`` and ``make run`` all call `main`. Options:
 ``--data-dir`` (or ``CONTINUO_DATA_DIR``) for a portable or test location, ``--version``, and
-``--smoke-script FILE``, the one test hook (packaging's smoke test: after the window is shown
+``--mcp-server MODULE`` (runs an MCP server installed with the app, for Settings › Tools'
+presets in the bundle) and ``--smoke-script FILE``, the one test hook (packaging's smoke test: after the window is shown
 it runs ``ui.smoke.run_smoke_script(window, path)`` as an owned task).
 
 By default data and settings live in the platform's user data folder (platformdirs). A
@@ -388,9 +389,35 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(list(argv) if argv is not None else None)
 
 
+#: ``continuo --mcp-server MODULE [ARGS]`` runs one of these MCP servers on stdin/stdout
+#: and exits: how Settings › Tools' presets start a server that is installed with the app
+#: when there is no Python to run ``-m`` with (the bundle; see `ui.tools_page`).
+APP_SERVERS = ("mcp_server_time", "mcp_server_fetch", "mcp_server_git")
+
+
+def run_mcp_server(module: str, args: Sequence[str]) -> int:
+    """Run the installed MCP server ``module`` (one of `APP_SERVERS`) as its own command."""
+    if module not in APP_SERVERS:
+        print(f"continuo: --mcp-server takes one of {', '.join(APP_SERVERS)}", file=sys.stderr)
+        return 2
+    import importlib
+
+    try:
+        server = importlib.import_module(module)
+    except ImportError:
+        print(f"continuo: the MCP server {module} is not installed with Continuo", file=sys.stderr)
+        return 2
+    sys.argv = [module.replace("_", "-"), *args]  # the server reads its own options
+    result = server.main()
+    return result if isinstance(result, int) else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run Continuo; return the process exit code."""
-    args = _parse(argv if argv is not None else sys.argv[1:])
+    given = list(argv if argv is not None else sys.argv[1:])
+    if given[:1] == ["--mcp-server"] and len(given) > 1:
+        return run_mcp_server(given[1], given[2:])
+    args = _parse(given)
     logging.basicConfig(level=os.environ.get("CONTINUO_LOG", "WARNING").upper())
     data_dir = resolve_data_dir(args.data_dir)
     from .folders import make_private_folder

@@ -47,7 +47,7 @@ from engine import (
     ProviderStatusError,
     ProviderTimeoutError,
 )
-from engine.sentences import Phrase, has_sentence, sentence
+from engine.sentences import Phrase, has_sentence, join_sentences, sentence
 
 __all__ = [
     "AnyAction",
@@ -220,7 +220,7 @@ def banner_words(message: str, action: AnyAction, kept: Kept) -> BannerWords | N
         if action in _SETTINGS_ACTIONS
         else ""
     )
-    return BannerWords(" ".join(w for w in words if w), link)
+    return BannerWords(join_sentences(*words), link)
 
 
 def kept_words(kept: Kept) -> str:

@@ -1,7 +1,10 @@
 """Which language the window speaks, and loading its translations.
 
 Owns the choice "system" / "en" / "zh_CN" and the `QTranslator`s that carry it out. English
-is the source language (the strings in the code); Simplified Chinese ships as
+is the source language (the strings in the code), with a small catalog of its own,
+``continuo_en.qm``, holding only the plural forms of the strings that count with ``%n``
+(``"%n model(s)"`` reads "1 model" or "2 models"; Qt takes plural forms from a catalog, made
+by ``lupdate -pluralonly``); Simplified Chinese ships as
 ``resources/translations/continuo_zh_CN.qm``, made from the ``.ts`` file by
 ``pyside6-lrelease`` (regenerate the ``.ts`` with ``pyside6-lupdate`` over ``ui/``; see
 `update_command`). Qt's own ``qtbase_zh_CN.qm`` is installed alongside so that standard
@@ -82,6 +85,14 @@ def install_translator(app: QCoreApplication, language: str) -> str:
     chosen = resolve_language(language)
     if chosen == "en":
         QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
+        # Only the plural forms: "%n model(s)" says "1 model" / "2 models" from a catalog.
+        plurals = QTranslator(app)
+        path = translations_dir() / "continuo_en.qm"
+        if plurals.load(str(path)):
+            app.installTranslator(plurals)
+            _INSTALLED.append(plurals)
+        else:
+            log.warning("Plural forms %s could not be loaded: counts read 'model(s)'", path)
         return "en"
 
     ours = QTranslator(app)
@@ -92,14 +103,29 @@ def install_translator(app: QCoreApplication, language: str) -> str:
     app.installTranslator(ours)
     _INSTALLED.append(ours)
 
-    qt_dir = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+    # Qt's own strings (file dialogs, standard buttons); the few it lacks are in ours
+    # (`ui.qt_strings`). Where Qt says its translations are, else where the bundle keeps them.
     qtbase = QTranslator(app)
-    if qtbase.load(f"qtbase_{chosen}", qt_dir):
-        app.installTranslator(qtbase)
-        _INSTALLED.append(qtbase)
+    for qt_dir in _qt_translation_dirs():
+        if qtbase.load(f"qtbase_{chosen}", qt_dir):
+            app.installTranslator(qtbase)
+            _INSTALLED.append(qtbase)
+            break
+    else:
+        log.warning(
+            "Qt's own qtbase_%s translation was not found: its dialogs stay English", chosen
+        )
     QLocale.setDefault(QLocale(chosen))
     log.info("Language: %s", chosen)
     return chosen
+
+
+def _qt_translation_dirs() -> list[str]:
+    dirs = [QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)]
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle:  # PyInstaller keeps PySide6's files under their package path
+        dirs.append(str(Path(bundle) / "PySide6" / "Qt" / "translations"))
+    return dirs
 
 
 def installed_language() -> str | None:

@@ -492,9 +492,7 @@ class ProviderPage(QWidget):
                     await model.aclose()
         if names:
             shown = ", ".join(names[:8]) + ("…" if len(names) > 8 else "")
-            message = self.tr("Connected. {count} model(s): {names}").format(
-                count=len(names), names=shown
-            )
+            message = self.tr("Connected. %n model(s): {names}", "", len(names)).format(names=shown)
         else:
             message = self.tr("Connected, but the server lists no models.")
         self._finish_test(config.id, True, message, names)

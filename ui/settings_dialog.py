@@ -148,8 +148,8 @@ class _FoundRow(QWidget):
         if found.api_key is not None:
             detail = self.tr("API key from {variable}").format(variable=found.source)
         else:
-            detail = self.tr("running at {address}, {count} model(s)").format(
-                address=found.source, count=len(found.models)
+            detail = self.tr("running at {address}, %n model(s)", "", len(found.models)).format(
+                address=found.source
             )
         self.label.setText(f"<b>{html.escape(found.config.name)}</b> — {html.escape(detail)}")
         self.button.setText(self.tr("Added") if self.added else self.tr("Add"))
@@ -206,6 +206,7 @@ class SettingsDialog(QDialog):
         self._tasks = OwnedTasks("settings dialog", self._task_failed)
         self.is_loaded = False
         self.is_saving = False
+        self._keychain_known = False  # whether a keychain exists is known once settings load
 
         self._build()
         self.retranslate()
@@ -228,6 +229,7 @@ class SettingsDialog(QDialog):
 
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("settingsTabs")
+        self.tabs.currentChanged.connect(lambda _index: self._show_keychain_warning())
         outer.addWidget(self.tabs, 1)
         self.providersPage = ProviderPage(self._store, self._spawn, self)
         self.providersPage.connectionTested.connect(self.connectionTested)
@@ -412,6 +414,15 @@ class SettingsDialog(QDialog):
 
     # ------------------------------------------------------------------ loading
 
+    def _show_keychain_warning(self) -> None:
+        """Without a keychain, say where API keys are kept; not on the Tools page, whose own
+        warning says where the servers' secret values are (one warning per page)."""
+        tools = getattr(self, "toolsPage", None)
+        on_tools = tools is not None and self.tabs.currentWidget() is tools
+        self.keychainWarning.setVisible(
+            self._keychain_known and not self._store.keychain_available and not on_tools
+        )
+
     async def _load(self) -> None:
         try:
             self._settings = await self._store.load()
@@ -420,7 +431,8 @@ class SettingsDialog(QDialog):
             self._show_save_error(str(exc), offer_move=True)
         if not self._alive():
             return
-        self.keychainWarning.setVisible(not self._store.keychain_available)
+        self._keychain_known = True
+        self._show_keychain_warning()
         has_key: dict[str, bool] = {}
         for config in self._settings.providers:
             try:

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
+from .i18n import engine_language
 from .markdown import wait_warm
 
 if TYPE_CHECKING:
@@ -66,8 +67,9 @@ class ToolServers(QObject):
 
     # the servers, their states or their tools changed (the Tools page and the header listen)
     changed = Signal()
-    # a server could not start for a request: (server, what happened, in plain words)
-    failed = Signal(str, str)
+    # a server could not start for a request: (server, why in plain words, its log or "");
+    # "why" is the engine's whole sentence when the failure was not a start's
+    failed = Signal(str, str, str)
     # a conversation's request waits for its servers to start: (session id, waiting)
     starting = Signal(str, bool)
 
@@ -180,7 +182,7 @@ class ToolServers(QObject):
         for name in need:
             error = toolset.failures.get(name)
             if error is not None and before.get(name) != str(error):
-                self.failed.emit(name, str(error))
+                self.failed.emit(name, *_why_not_started(error))
         self.changed.emit()
 
     async def release(self, handle: Any) -> None:
@@ -249,7 +251,7 @@ class ToolServers(QObject):
     def failure(self, name: str) -> str | None:
         toolset = self._toolset
         error = toolset.failures.get(name) if toolset is not None else None
-        return str(error) if error is not None else None
+        return error.sentence(engine_language()) if error is not None else None
 
     def tools_of(self, name: str) -> list[MCPTool]:
         toolset = self._toolset
@@ -278,6 +280,20 @@ class ToolServers(QObject):
         handle, _tools = await self.hold({OFF_KEY: [n for n in self.names() if n != name]})
         await self.release(handle)
         self.changed.emit()
+
+
+def _why_not_started(error: Any) -> tuple[str, str]:
+    """(why, log) of a server's failure, in the window's language: a start's reason alone
+    ("the command … was not found"), short enough for the status bar with the log's path;
+    any other failure's whole sentence."""
+    from engine import MCPServerStartError  # loaded: the error is one of the engine's
+
+    language = engine_language()
+    if not isinstance(error, MCPServerStartError):
+        return error.sentence(language), ""
+    detail = error.detail
+    why = detail if isinstance(detail, str) else detail.sentence(language)
+    return why.rstrip(".。"), error.log or ""
 
 
 async def _close(toolset: MCPToolset) -> None:

@@ -72,6 +72,7 @@ class ToolStatus(QObject):
         self._approvals: Approvals | None = None
         self.escape_denies: EscapeDenies | None = None  # once attached
         self._shown = ""  # the conversation shown (its metadata is loaded)
+        self._said: dict[str, str] = {}  # server → what the status bar said of its failure
         self.retranslate()
 
     def attach(self, host: ToolHost, servers: ToolServers, approvals: Approvals) -> None:
@@ -104,17 +105,30 @@ class ToolStatus(QObject):
         sid = self._shown
         offered = host.offered_servers(sid) if sid else servers.names()
         self._w.button.set_servers(servers.names(), offered, sid)
+        self._forget_failures(servers)
+
+    def _forget_failures(self, servers: ToolServers) -> None:
+        """A failure said of a server removed (or switched off) since is not left standing."""
+        names = set(servers.names())
+        for server in [s for s in self._said if s not in names]:
+            text = self._said.pop(server)
+            if self._w.status.currentMessage() == text:
+                self._w.status.clearMessage()
 
     def _on_offer_changed(self, sid: str, server: str, offered: bool) -> None:
         if sid and self._host is not None:
             self._host.spawn(self._host.offer_server(sid, server, offered), "offer tool server")
 
-    def _on_failed(self, server: str, error: str) -> None:
-        self._w.problem(
-            self.tr(
-                "The tool server {server} could not start, so its tools are not offered: {error}"
-            ).format(server=server, error=error)
-        )
+    def _on_failed(self, server: str, why: str, log: str) -> None:
+        # One line of the status bar: which server, why in words, where its log is (the
+        # Tools page shows the whole sentence and the log's last lines).
+        if log:
+            text = self.tr("The tool server {server} could not start: {why}. Its log: {log}")
+        else:
+            text = self.tr("The tool server {server} could not start: {why}")
+        text = text.format(server=server, why=why, log=log)
+        self._said[server] = text
+        self._w.problem(text)
 
     def _on_starting(self, session_id: str, starting: bool) -> None:
         if session_id != self._shown:

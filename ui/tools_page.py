@@ -9,8 +9,12 @@ shows "not started" and Check is unavailable.
 
 Choices: an imported server whose name is taken is renamed ``name-2`` (and the page says so)
 rather than asked about; a preset adds its server to the list like Add does, written with
-Save/Apply; presets run ``uvx``/``npx`` by name (found on PATH, as other apps write them).
-Which of ``uvx``/``npx`` exist is found off the GUI thread.
+Save/Apply. A preset runs the server it finds first (`find_launch`): one installed in the
+app's own environment (the time server is a dependency, so the Time preset works without uv
+or a network: ``<python> -m mcp_server_time``, or ``continuo --mcp-server mcp_server_time``
+in the bundle), then the server's own command on PATH (``mcp-server-time``), then ``uvx`` /
+``npx`` by name (as other apps write them); each preset says under its button which it will
+run, and its tooltip the whole command. What is installed is found off the GUI thread.
 """
 
 from __future__ import annotations
@@ -20,7 +24,6 @@ import json
 import logging
 import shutil
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import shiboken6
@@ -41,39 +44,22 @@ from PySide6.QtWidgets import (
 
 from engine import MCPConfigError
 from engine.mcp import MCPServerState
+from engine.sentences import join_sentences
 
 from .i18n import engine_language
 from .mcp_file import MCPFile, MCPFileError, ServerEntry, parse_servers, unique_name
+from .tool_presets import PRESETS, Launch, LaunchKind, Preset, find_launch
 from .tool_server_editor import ImportDialog, ServerEditor
 from .widgets.dialog_buttons import named_button
 
 if TYPE_CHECKING:
     from engine.mcp import MCPTool
 
-__all__ = ["PRESETS", "Preset", "ToolRuntime", "ToolServerSource", "ToolsPage"]
+__all__ = ["ToolRuntime", "ToolServerSource", "ToolsPage"]
 
 log = logging.getLogger(__name__)
 
 Spawn = Callable[[Coroutine[Any, Any, Any]], "asyncio.Task[Any]"]
-
-
-@dataclass(frozen=True, slots=True)
-class Preset:
-    """A reference server added in one click; ``folder`` asks for a folder first."""
-
-    key: str  # also the server's name
-    program: str  # "uvx" or "npx"
-    args: tuple[str, ...]
-    folder: str | None = None  # None, "folder" (appended) or "repository" (--repository path)
-
-
-PRESETS = (
-    Preset("time", "uvx", ("mcp-server-time",)),
-    Preset("fetch", "uvx", ("mcp-server-fetch",)),
-    Preset("filesystem", "npx", ("-y", "@modelcontextprotocol/server-filesystem"), "folder"),
-    Preset("git", "uvx", ("mcp-server-git", "--repository"), "repository"),
-    Preset("memory", "npx", ("-y", "@modelcontextprotocol/server-memory")),
-)
 
 
 class ToolServerSource(Protocol):
@@ -167,6 +153,7 @@ class ToolsPage(QWidget):
         self.entries: list[ServerEntry] = []
         self.is_loaded = False
         self.found: dict[str, bool] | None = None  # program → found on PATH; None while looking
+        self.launches: dict[str, Launch | None] = {}  # preset → how it runs (once looked)
         self.editor: ServerEditor | None = None
         self.importDialog: ImportDialog | None = None
         self.fileDialog: QFileDialog | None = None
@@ -174,6 +161,8 @@ class ToolsPage(QWidget):
         self._filling = False
         self._message = ""
         self._saved = ""
+        self._saved_entries: dict[str, str] = {}  # name → the entry as last saved (`_as_text`)
+        self._check_note: tuple[str, str] | None = None  # (why Check did not start, server)
         self._build()
         self.retranslate()
         self.runtime.connect(self._on_runtime_changed)
@@ -211,7 +200,11 @@ class ToolsPage(QWidget):
         left = QVBoxLayout()
         self.toolServerList = QListWidget(self)
         self.toolServerList.setObjectName("toolServerList")
-        self.toolServerList.currentRowChanged.connect(lambda _row: self._show_details())
+        # A long command (a venv's python, a path) wraps onto a second line rather than
+        # hiding the server's state behind a horizontal scroll bar.
+        self.toolServerList.setWordWrap(True)
+        self.toolServerList.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.toolServerList.currentRowChanged.connect(lambda _row: self._on_row_changed())
         self.toolServerList.itemChanged.connect(self._on_item_changed)
         self.toolServerList.itemDoubleClicked.connect(lambda _item: self.edit_server())
         left.addWidget(self.toolServerList, 1)
@@ -247,25 +240,43 @@ class ToolsPage(QWidget):
         self.toolServerTools.setObjectName("toolServerTools")
         right.addWidget(self.toolServerTools, 1)
         self.checkServerButton = named_button(self, "checkServerButton", self._on_check)
-        right.addWidget(self.checkServerButton, 0, Qt.AlignmentFlag.AlignLeft)
+        check_row = QHBoxLayout()
+        check_row.addWidget(self.checkServerButton, 0, Qt.AlignmentFlag.AlignTop)
+        # Why Check did not start the server chosen ("Press Apply first: …").
+        self.checkServerNote = QLabel(self)
+        self.checkServerNote.setObjectName("checkServerNote")
+        self.checkServerNote.setTextFormat(Qt.TextFormat.PlainText)  # holds a server's name
+        self.checkServerNote.setWordWrap(True)
+        self.checkServerNote.setVisible(False)
+        check_row.addWidget(self.checkServerNote, 1)
+        right.addLayout(check_row)
         row.addLayout(right, 3)
         outer.addLayout(row, 1)
 
         self.presetBox = QGroupBox(self)
         grid = QGridLayout(self.presetBox)
         self.presetButtons: dict[str, QPushButton] = {}
+        self.presetSources: dict[str, QLabel] = {}  # under each button: what it will run
         for index, preset in enumerate(PRESETS):
             button = QPushButton(self.presetBox)
             button.setObjectName(f"preset_{preset.key}")
-            button.setEnabled(False)  # until uvx/npx are looked for
+            button.setEnabled(False)  # until what is installed is looked for
             button.clicked.connect(lambda _=False, p=preset: self.add_preset(p))
             grid.addWidget(button, 0, index)
             self.presetButtons[preset.key] = button
+            source = QLabel(self.presetBox)
+            source.setObjectName(f"presetSource_{preset.key}")
+            source.setTextFormat(Qt.TextFormat.PlainText)
+            source.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+            source.setWordWrap(True)
+            source.setEnabled(False)  # drawn quietly, as a caption
+            grid.addWidget(source, 1, index)
+            self.presetSources[preset.key] = source
         self.presetNeeds = QLabel(self.presetBox)
         self.presetNeeds.setObjectName("presetNeeds")
         self.presetNeeds.setTextFormat(Qt.TextFormat.PlainText)
         self.presetNeeds.setWordWrap(True)
-        grid.addWidget(self.presetNeeds, 1, 0, 1, len(PRESETS))
+        grid.addWidget(self.presetNeeds, 2, 0, 1, len(PRESETS))
         outer.addWidget(self.presetBox)
         self._update_buttons()
 
@@ -306,6 +317,7 @@ class ToolsPage(QWidget):
         self._show_presets()
         self._refresh_items()
         self._show_details()
+        self._show_check_note()
         self.toolsMessage.setText(self._message)
 
     def _needs(self, program: str) -> str:
@@ -313,22 +325,36 @@ class ToolsPage(QWidget):
             return self.tr("Needs uv (uvx) — install it from https://docs.astral.sh/uv/")
         return self.tr("Needs Node.js (npx) — install it from https://nodejs.org/")
 
+    def _source_text(self, launch: Launch | None, program: str) -> str:
+        """The caption under a preset's button: which server it will run."""
+        if launch is None:
+            return self.tr("needs uv") if program == "uvx" else self.tr("needs Node.js")
+        if launch.kind is LaunchKind.APP:
+            return self.tr("installed with Continuo")
+        if launch.kind is LaunchKind.INSTALLED:
+            return self.tr("installed: {command}").format(command=launch.command)
+        return self.tr("with {program}").format(program=launch.command)
+
     def _show_presets(self) -> None:
         missing = []
         for preset in PRESETS:
             button = self.presetButtons[preset.key]
-            ok = bool(self.found and self.found.get(preset.program))
-            button.setEnabled(ok)
-            if ok:
-                shown = " ".join((preset.program, *preset.args))
+            source = self.presetSources[preset.key]
+            looked = self.found is not None
+            launch = self.launches.get(preset.key)
+            button.setEnabled(launch is not None)
+            source.setVisible(looked)
+            source.setText(self._source_text(launch, preset.program) if looked else "")
+            if launch is not None:
+                shown = launch.shown()
                 if preset.folder == "folder":
                     shown += " " + self.tr("<folder>")
                 elif preset.folder == "repository":
                     shown += " " + self.tr("<repository>")
-                button.setToolTip(shown)
+                button.setToolTip(self.tr("Runs: {command}").format(command=shown))
             else:
-                button.setToolTip("" if self.found is None else self._needs(preset.program))
-            if self.found is not None and not ok and preset.program not in missing:
+                button.setToolTip("" if not looked else self._needs(preset.program))
+            if looked and launch is None and preset.program not in missing:
                 missing.append(preset.program)
         self.presetNeeds.setText("\n".join(self._needs(p) for p in missing))
         self.presetNeeds.setVisible(bool(missing))
@@ -352,6 +378,7 @@ class ToolsPage(QWidget):
         if self.is_loaded:
             self._show_error("")
         self._saved = self._state()
+        self._saved_entries = {e.name: self._as_text(e) for e in entries}
         self._fill_list()
         self._update_buttons()
         self.loaded.emit()
@@ -368,6 +395,19 @@ class ToolsPage(QWidget):
             [[e.name, e.data, sorted(e.pending.items()), e.origin] for e in self.entries],
             sort_keys=True,
             default=str,
+        )
+
+    @staticmethod
+    def _as_text(entry: ServerEntry) -> str:
+        return json.dumps([entry.data, sorted(entry.pending.items())], sort_keys=True, default=str)
+
+    def _applied(self, entry: ServerEntry) -> bool:
+        """Whether the running servers run this entry as it is on the page (Check starts
+        what was applied, never the working copy)."""
+        return (
+            entry.origin == entry.name
+            and self._saved_entries.get(entry.name) == self._as_text(entry)
+            and self.runtime.known(entry.name)
         )
 
     def _on_move_aside(self) -> None:
@@ -389,6 +429,8 @@ class ToolsPage(QWidget):
             selected = self.current_name()
             self.entries = [e.copy() for e in entries]
             self._saved = self._state()
+            self._saved_entries = {e.name: self._as_text(e) for e in self.entries}
+            self._set_check_note(None)
             self._fill_list(selected)
 
     def current_name(self) -> str | None:
@@ -400,6 +442,7 @@ class ToolsPage(QWidget):
         self.toolServerList.clear()
         for entry in self.entries:
             item = QListWidgetItem(self._item_text(entry))
+            item.setToolTip(item.text())
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if entry.enabled else Qt.CheckState.Unchecked)
             item.setData(Qt.ItemDataRole.UserRole, entry.name)
@@ -434,6 +477,7 @@ class ToolsPage(QWidget):
             item = self.toolServerList.item(row)
             if item is not None:
                 item.setText(self._item_text(entry))
+                item.setToolTip(item.text())
         self._filling = False
 
     def _on_item_changed(self, item: QListWidgetItem) -> None:
@@ -542,12 +586,15 @@ class ToolsPage(QWidget):
     def _imported(self, entries: list[ServerEntry]) -> None:
         self._show_error("")
         renamed = self._add(entries)
-        text = self.tr("Imported {count} server(s); they are saved with Save or Apply.").format(
-            count=len(entries)
+        text = self.tr(
+            "Imported %n server(s); they are saved with Save or Apply.", "", len(entries)
         )
         for old, new in renamed:
-            text += " " + self.tr("{old} was already there, so the new one is {new}.").format(
-                old=old, new=new
+            text = join_sentences(
+                text,
+                self.tr("{old} was already there, so the new one is {new}.").format(
+                    old=old, new=new
+                ),
             )
         self._say(text)
         self.importFinished.emit(True, text)
@@ -556,18 +603,25 @@ class ToolsPage(QWidget):
 
     async def _check_presets(self) -> None:
         programs = sorted({p.program for p in PRESETS})
-        found = await asyncio.to_thread(lambda: {p: shutil.which(p) is not None for p in programs})
+
+        def look() -> tuple[dict[str, bool], dict[str, Launch | None]]:
+            found = {p: shutil.which(p) is not None for p in programs}
+            return found, {p.key: find_launch(p) for p in PRESETS}
+
+        found, launches = await asyncio.to_thread(look)
         if not self._alive():
             return
-        self.found = found
+        self.found, self.launches = found, launches
         self._show_presets()
         self.presetsChecked.emit()
 
     def add_preset(self, preset: Preset) -> None:
+        launch = self.launches.get(preset.key)
+        if launch is None:
+            return
+        entry = {"command": launch.command, "args": list(launch.args)}
         if preset.folder is None:
-            self._add(
-                [ServerEntry(preset.key, {"command": preset.program, "args": list(preset.args)})]
-            )
+            self._add([ServerEntry(preset.key, entry)])
             return
         title = (
             self.tr("Folder the server may read and change")
@@ -579,13 +633,7 @@ class ToolsPage(QWidget):
         dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
         dialog.fileSelected.connect(
             lambda path: (
-                self._add(
-                    [
-                        ServerEntry(
-                            preset.key, {"command": preset.program, "args": [*preset.args, path]}
-                        )
-                    ]
-                )
+                self._add([ServerEntry(preset.key, {**entry, "args": [*entry["args"], path]})])
                 if path
                 else None
             )
@@ -600,10 +648,51 @@ class ToolsPage(QWidget):
             self._refresh_items()
             self._show_details()
 
+    def _on_row_changed(self) -> None:
+        self._set_check_note(None)
+        self._show_details()
+
+    def _set_check_note(self, why: str | None, name: str = "") -> None:
+        self._check_note = (why, name) if why else None
+        self._show_check_note()
+
+    def _show_check_note(self) -> None:
+        note = self._check_note
+        if note is None:
+            self.checkServerNote.setVisible(False)
+            return
+        why, name = note
+        text = {
+            "off": self.tr("{name} is switched off: switch it on and press Apply, then Check."),
+            "new": self.tr(
+                "Press Apply first: {name} is not applied yet, and Check starts a "
+                "server as it was applied."
+            ),
+            "changed": self.tr(
+                "Press Apply first: {name} has changes that are not applied "
+                "yet, and Check starts a server as it was applied."
+            ),
+        }[why].format(name=name)
+        self.checkServerNote.setText(text)
+        self.checkServerNote.setVisible(True)
+
     def _on_check(self) -> None:
         name = self.current_name()
         if name is None:
             return
+        entry = self.entries[self.toolServerList.currentRow()]
+        if not self._applied(entry) or not entry.enabled:
+            # Check starts the server the app runs; one added, edited or switched off here
+            # and not applied would start as before, or not at all: say what to do instead.
+            if not entry.enabled:
+                why = "off"
+            elif self._saved_entries.get(entry.name, "") not in ("", self._as_text(entry)):
+                why = "changed"
+            else:
+                why = "new"  # or applied a moment ago, and the servers not read again yet
+            self._set_check_note(why, name)
+            return
+        self._set_check_note(None)
 
         async def check() -> None:
             self.checkServerButton.setEnabled(False)

@@ -52,6 +52,7 @@ from ..errors import (
 from ..messages import ToolEffect, ToolInfo, tool_effect
 from ..model import ToolSpec
 from ..redaction import Redactor, install_url_filter, shorten
+from ..sentences import Phrase
 from ..tools import Tool, ToolArgumentError
 from .config import MCPServerConfig, MCPTransport
 from .process import (
@@ -406,7 +407,9 @@ class _Server:
         except Exception as exc:  # every start failure becomes one error
             if not ready.done():
                 ready.set_exception(
-                    MCPServerStartError(self.config.name, _detail(exc, self.redact), self._log)
+                    MCPServerStartError(
+                        self.config.name, _start_detail(exc, self.config, self.redact), self._log
+                    )
                 )
         finally:
             start.session = None
@@ -565,6 +568,26 @@ def _detail(exc: BaseException, redact: Redactor) -> str:
         return str(exc)
     text = str(exc) or type(exc).__name__
     return shorten(redact(f"{type(exc).__name__}: {text}"), QUOTE_LIMIT)
+
+
+def _start_detail(exc: BaseException, config: MCPServerConfig, redact: Redactor) -> str | Phrase:
+    """Why a server did not start, in words: a command or folder that is not there, or may
+    not be run, is said as such (the OS's errno text is no help to a person); else `_detail`."""
+    inner = exc
+    while isinstance(inner, BaseExceptionGroup) and inner.exceptions:
+        inner = inner.exceptions[0]
+    if isinstance(inner, OSError) and config.transport is MCPTransport.STDIO:
+        command = redact(str(config.command))
+        # Starting a process reports a missing working folder as a missing file too: the
+        # error's filename tells which of the two it was.
+        if config.cwd is not None and str(inner.filename) == str(config.cwd):
+            if isinstance(inner, FileNotFoundError | NotADirectoryError):
+                return Phrase("mcp.start.no_folder", {"path": redact(str(config.cwd))})
+        elif isinstance(inner, FileNotFoundError):
+            return Phrase("mcp.start.not_found", {"command": command})
+        elif isinstance(inner, PermissionError | IsADirectoryError):
+            return Phrase("mcp.start.not_allowed", {"command": command})
+    return _detail(exc, redact)
 
 
 #: names of environment variables whose values are credentials (hidden when quoted)

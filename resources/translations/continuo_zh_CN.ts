@@ -945,12 +945,12 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="364"/>
+        <location filename="../../ui/main_window.py" line="366"/>
         <source>Continuo</source>
         <translation>Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="368"/>
+        <location filename="../../ui/main_window.py" line="370"/>
         <source>{title} — Continuo</source>
         <translation>{title} — Continuo</translation>
     </message>
@@ -1113,7 +1113,7 @@
     <message>
         <location filename="../../ui/tool_server_editor.py" line="95"/>
         <source>No system keychain was found: values are kept in mcp.json, a file only your user account can read.</source>
-        <translation>未找到系统钥匙串：值将保存在 mcp.json 中，该文件只有你的用户帐户可以读取。</translation>
+        <translation>未找到系统钥匙串：值将保存在 mcp.json 中，该文件只有你的用户账户可以读取。</translation>
     </message>
 </context>
 <context>
@@ -1216,15 +1216,55 @@
         <source>Connecting…</source>
         <translation>正在连接…</translation>
     </message>
-    <message>
+    <message numerus="yes">
         <location filename="../../ui/provider_page.py" line="495"/>
-        <source>Connected. {count} model(s): {names}</source>
-        <translation>连接成功。共 {count} 个模型：{names}</translation>
+        <source>Connected. %n model(s): {names}</source>
+        <translation>
+            <numerusform>连接成功。共 %n 个模型：{names}</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../../ui/provider_page.py" line="499"/>
+        <location filename="../../ui/provider_page.py" line="497"/>
         <source>Connected, but the server lists no models.</source>
         <translation>连接成功，但服务器没有列出任何模型。</translation>
+    </message>
+</context>
+<context>
+    <name>QAbstractFileIconProvider</name>
+    <message>
+        <location filename="../../ui/qt_strings.py" line="33"/>
+        <source>Drive</source>
+        <translation>驱动器</translation>
+    </message>
+    <message>
+        <location filename="../../ui/qt_strings.py" line="34"/>
+        <source>Folder</source>
+        <comment>All other platforms</comment>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../ui/qt_strings.py" line="35"/>
+        <source>Shortcut</source>
+        <comment>All other platforms</comment>
+        <translation>快捷方式</translation>
+    </message>
+    <message>
+        <location filename="../../ui/qt_strings.py" line="36"/>
+        <source>Unknown</source>
+        <translation>未知</translation>
+    </message>
+</context>
+<context>
+    <name>QFileDialog</name>
+    <message>
+        <location filename="../../ui/qt_strings.py" line="31"/>
+        <source>&amp;Look in:</source>
+        <translation>查找范围(&amp;L)：</translation>
+    </message>
+    <message>
+        <location filename="../../ui/qt_strings.py" line="32"/>
+        <source>Files of &amp;type:</source>
+        <translation>文件类型(&amp;T)：</translation>
     </message>
 </context>
 <context>
@@ -1521,106 +1561,106 @@ Backup: {path}</source>
         <translation>连接测试失败：{detail}</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="345"/>
-        <location filename="../../ui/settings_dialog.py" line="346"/>
+        <location filename="../../ui/settings_dialog.py" line="347"/>
+        <location filename="../../ui/settings_dialog.py" line="348"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="349"/>
+        <location filename="../../ui/settings_dialog.py" line="351"/>
         <source>No system keychain was found, so API keys are saved in {path}, a file only your user account can read. Anyone with access to your account can read them.</source>
         <translation>未找到系统钥匙串，因此 API 密钥保存在 {path} 中，该文件只有你的用户账户可以读取。能访问你账户的任何人都能读取这些密钥。</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="353"/>
+        <location filename="../../ui/settings_dialog.py" line="355"/>
         <source>Providers</source>
         <translation>服务商</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="354"/>
+        <location filename="../../ui/settings_dialog.py" line="356"/>
         <source>Found on this computer</source>
         <translation>在本机发现</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="355"/>
+        <location filename="../../ui/settings_dialog.py" line="357"/>
         <source>Language and look</source>
         <translation>语言与外观</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="356"/>
+        <location filename="../../ui/settings_dialog.py" line="358"/>
         <source>Tools</source>
         <translation>工具</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="357"/>
+        <location filename="../../ui/settings_dialog.py" line="359"/>
         <source>Tool approval</source>
         <translation>工具批准</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="358"/>
+        <location filename="../../ui/settings_dialog.py" line="360"/>
         <source>Error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="359"/>
+        <location filename="../../ui/settings_dialog.py" line="361"/>
         <source>Move the damaged settings file aside and save</source>
         <translation>将损坏的设置文件移到一旁并保存</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="362"/>
+        <location filename="../../ui/settings_dialog.py" line="364"/>
         <source>Continuo looked for model servers running on this computer and for API keys set in your environment. Add any of them with one click, or add a provider by hand on the Providers page.</source>
         <translation>Continuo 查找了本机正在运行的模型服务器，以及环境变量中设置的 API 密钥。点一下即可添加其中任意一项，也可以在“服务商”页面手动添加。</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="380"/>
+        <location filename="../../ui/settings_dialog.py" line="382"/>
         <source>Looking for model servers…</source>
         <translation>正在查找模型服务器…</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="368"/>
+        <location filename="../../ui/settings_dialog.py" line="370"/>
         <source>Look again</source>
         <translation>重新查找</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="369"/>
+        <location filename="../../ui/settings_dialog.py" line="371"/>
         <source>Add a provider by hand</source>
         <translation>手动添加服务商</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="372"/>
         <location filename="../../ui/settings_dialog.py" line="374"/>
+        <location filename="../../ui/settings_dialog.py" line="376"/>
         <source>System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="374"/>
+        <location filename="../../ui/settings_dialog.py" line="376"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="374"/>
+        <location filename="../../ui/settings_dialog.py" line="376"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="370"/>
-        <location filename="../../ui/settings_dialog.py" line="373"/>
+        <location filename="../../ui/settings_dialog.py" line="372"/>
+        <location filename="../../ui/settings_dialog.py" line="375"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="371"/>
-        <location filename="../../ui/settings_dialog.py" line="376"/>
+        <location filename="../../ui/settings_dialog.py" line="373"/>
+        <location filename="../../ui/settings_dialog.py" line="378"/>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="382"/>
+        <location filename="../../ui/settings_dialog.py" line="384"/>
         <source>Found {count}:</source>
         <translation>找到 {count} 项：</translation>
     </message>
     <message>
-        <location filename="../../ui/settings_dialog.py" line="385"/>
+        <location filename="../../ui/settings_dialog.py" line="387"/>
         <source>Nothing found. Start Ollama, LM Studio, llama.cpp or vLLM and press Look again, or add a provider by hand on the Providers page.</source>
         <translation>未找到任何服务。请启动 Ollama、LM Studio、llama.cpp 或 vLLM 后点击“重新查找”，或在“服务商”页面手动添加。</translation>
     </message>
@@ -1729,72 +1769,72 @@ Backup: {path}</source>
 <context>
     <name>StorageNotice</name>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="112"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="113"/>
         <source>File: {path}</source>
         <translation>文件：{path}</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="121"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="122"/>
         <source>The disk is full</source>
         <translation>磁盘已满</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="122"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="123"/>
         <source>The conversation file cannot be used</source>
         <translation>无法使用对话文件</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="123"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="124"/>
         <source>The conversation file is damaged</source>
         <translation>对话文件已损坏</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="124"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="125"/>
         <source>The conversation file is from a newer Continuo</source>
         <translation>对话文件来自更新版本的 Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="126"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="127"/>
         <source>The conversations cannot be saved</source>
         <translation>无法保存对话</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="134"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="135"/>
         <source>Free some disk space, then press Try again. Nothing already saved is lost.</source>
         <translation>请腾出一些磁盘空间，然后按“重试”。已保存的内容不会丢失。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="137"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="138"/>
         <source>Check the data folder&apos;s permissions: your user must be able to read and write it and the file. Or start Continuo with another folder (--data-dir). Then press Try again.</source>
         <translation>请检查数据文件夹的权限：你的用户必须能读写该文件夹和文件。也可以用另一个文件夹启动 Continuo（--data-dir）。然后按“重试”。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="142"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="143"/>
         <source>Restore the file from a backup, or move it aside to start with an empty list, then press Try again. Continuo has not changed it.</source>
         <translation>请从备份恢复该文件，或把它移走以从空列表开始，然后按“重试”。Continuo 没有改动它。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="146"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="147"/>
         <source>Install a newer Continuo to open it. This version has not changed it.</source>
         <translation>请安装更新版本的 Continuo 来打开它。这个版本没有改动它。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="149"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="150"/>
         <source>Press Try again once the problem is fixed.</source>
         <translation>问题解决后请按“重试”。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="152"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="153"/>
         <source>Problem with the conversation file</source>
         <translation>对话文件有问题</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="153"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="154"/>
         <source>Try again</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/storage_notice.py" line="154"/>
+        <location filename="../../ui/widgets/storage_notice.py" line="155"/>
         <source>Restore from a backup…</source>
         <translation>从备份恢复…</translation>
     </message>
@@ -2000,32 +2040,32 @@ Backup: {path}</source>
 <context>
     <name>ToolServerButton</name>
     <message>
-        <location filename="../../ui/widgets/tool_server_menu.py" line="55"/>
+        <location filename="../../ui/widgets/tool_server_menu.py" line="92"/>
         <source>Tools {count}/{total}</source>
         <translation>工具 {count}/{total}</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_server_menu.py" line="57"/>
+        <location filename="../../ui/widgets/tool_server_menu.py" line="94"/>
         <source>Tools</source>
         <translation>工具</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_server_menu.py" line="58"/>
+        <location filename="../../ui/widgets/tool_server_menu.py" line="95"/>
         <source>Which tool servers this conversation may use</source>
         <translation>此对话可以使用哪些工具服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_server_menu.py" line="60"/>
+        <location filename="../../ui/widgets/tool_server_menu.py" line="97"/>
         <source>Tools: {count} of {total} servers offered</source>
         <translation>工具：已提供 {total} 个服务器中的 {count} 个</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_server_menu.py" line="62"/>
+        <location filename="../../ui/widgets/tool_server_menu.py" line="99"/>
         <source>Set up tools…</source>
         <translation>设置工具…</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/tool_server_menu.py" line="64"/>
+        <location filename="../../ui/widgets/tool_server_menu.py" line="101"/>
         <source>Offer the tools of {server} here</source>
         <translation>在此提供 {server} 的工具</translation>
     </message>
@@ -2033,18 +2073,23 @@ Backup: {path}</source>
 <context>
     <name>ToolStatus</name>
     <message>
-        <location filename="../../ui/tool_status.py" line="115"/>
-        <source>The tool server {server} could not start, so its tools are not offered: {error}</source>
+        <location filename="../../ui/tool_status.py" line="126"/>
+        <source>The tool server {server} could not start: {why}. Its log: {log}</source>
         <extracomment>under the last message while a card of the shown conversation waits</extracomment>
-        <translation>工具服务器 {server} 无法启动，因此不提供其工具：{error}</translation>
+        <translation>工具服务器 {server} 无法启动：{why}。日志：{log}</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_status.py" line="123"/>
+        <location filename="../../ui/tool_status.py" line="128"/>
+        <source>The tool server {server} could not start: {why}</source>
+        <translation>工具服务器 {server} 无法启动：{why}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tool_status.py" line="137"/>
         <source>Starting the tool servers…</source>
         <translation>正在启动工具服务器…</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_status.py" line="140"/>
+        <location filename="../../ui/tool_status.py" line="154"/>
         <source>Waiting for your answer about a tool</source>
         <translation>正在等待你对工具的答复</translation>
     </message>
@@ -2052,177 +2097,224 @@ Backup: {path}</source>
 <context>
     <name>ToolsPage</name>
     <message>
-        <location filename="../../ui/tools_page.py" line="281"/>
+        <location filename="../../ui/tools_page.py" line="292"/>
         <source>No system keychain was found, so secret values of MCP servers are saved in {path}, a file only your user account can read.</source>
-        <translation>未找到系统钥匙串，因此 MCP 服务器的机密值保存在 {path} 中，该文件只有你的用户帐户可以读取。</translation>
+        <translation>未找到系统钥匙串，因此 MCP 服务器的机密值保存在 {path} 中，该文件只有你的用户账户可以读取。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="285"/>
+        <location filename="../../ui/tools_page.py" line="296"/>
         <source>MCP servers</source>
         <translation>MCP 服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="287"/>
+        <location filename="../../ui/tools_page.py" line="298"/>
         <source>Move the damaged MCP server file aside and start with no servers</source>
         <translation>将损坏的 MCP 服务器文件移开，并从无服务器开始</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="289"/>
+        <location filename="../../ui/tools_page.py" line="300"/>
         <source>Add…</source>
         <translation>添加…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="290"/>
+        <location filename="../../ui/tools_page.py" line="301"/>
         <source>Edit…</source>
         <translation>编辑…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="291"/>
+        <location filename="../../ui/tools_page.py" line="302"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="292"/>
+        <location filename="../../ui/tools_page.py" line="303"/>
         <source>Import: paste JSON…</source>
         <translation>导入：粘贴 JSON…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="293"/>
+        <location filename="../../ui/tools_page.py" line="304"/>
         <source>Import a file…</source>
         <translation>导入文件…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="294"/>
+        <location filename="../../ui/tools_page.py" line="305"/>
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="295"/>
+        <location filename="../../ui/tools_page.py" line="306"/>
         <source>Tools</source>
         <translation>工具</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="296"/>
+        <location filename="../../ui/tools_page.py" line="307"/>
         <source>Add a reference server</source>
         <translation>添加参考服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="298"/>
+        <location filename="../../ui/tools_page.py" line="309"/>
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="299"/>
+        <location filename="../../ui/tools_page.py" line="310"/>
         <source>Fetch web pages</source>
         <translation>获取网页</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="300"/>
+        <location filename="../../ui/tools_page.py" line="311"/>
         <source>Files in a folder…</source>
         <translation>文件夹中的文件…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="301"/>
+        <location filename="../../ui/tools_page.py" line="312"/>
         <source>Git repository…</source>
         <translation>Git 仓库…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="302"/>
+        <location filename="../../ui/tools_page.py" line="313"/>
         <source>Memory</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="313"/>
+        <location filename="../../ui/tools_page.py" line="325"/>
         <source>Needs uv (uvx) — install it from https://docs.astral.sh/uv/</source>
         <translation>需要 uv（uvx）——请从 https://docs.astral.sh/uv/ 安装</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="314"/>
+        <location filename="../../ui/tools_page.py" line="326"/>
         <source>Needs Node.js (npx) — install it from https://nodejs.org/</source>
         <translation>需要 Node.js（npx）——请从 https://nodejs.org/ 安装</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="325"/>
+        <location filename="../../ui/tools_page.py" line="331"/>
+        <source>needs uv</source>
+        <translation>需要 uv</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="331"/>
+        <source>needs Node.js</source>
+        <translation>需要 Node.js</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="333"/>
+        <source>installed with Continuo</source>
+        <translation>随 Continuo 安装</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="335"/>
+        <source>installed: {command}</source>
+        <translation>已安装：{command}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="336"/>
+        <source>with {program}</source>
+        <translation>通过 {program}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="351"/>
         <source>&lt;folder&gt;</source>
         <translation>&lt;文件夹&gt;</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="327"/>
+        <location filename="../../ui/tools_page.py" line="353"/>
         <source>&lt;repository&gt;</source>
         <translation>&lt;仓库&gt;</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="425"/>
+        <location filename="../../ui/tools_page.py" line="354"/>
+        <source>Runs: {command}</source>
+        <translation>运行：{command}</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="468"/>
         <source>Not started</source>
         <translation>未启动</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="426"/>
+        <location filename="../../ui/tools_page.py" line="469"/>
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="427"/>
+        <location filename="../../ui/tools_page.py" line="470"/>
         <source>Stopped; it starts again when a tool is used</source>
         <translation>已停止；使用工具时会再次启动</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="428"/>
+        <location filename="../../ui/tools_page.py" line="471"/>
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="523"/>
+        <location filename="../../ui/tools_page.py" line="567"/>
         <source>Import MCP servers</source>
         <translation>导入 MCP 服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="525"/>
+        <location filename="../../ui/tools_page.py" line="569"/>
         <source>JSON files (*.json)</source>
         <translation>JSON 文件 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="525"/>
+        <location filename="../../ui/tools_page.py" line="569"/>
         <source>All files (*)</source>
         <translation>所有文件 (*)</translation>
     </message>
-    <message>
-        <location filename="../../ui/tools_page.py" line="545"/>
-        <source>Imported {count} server(s); they are saved with Save or Apply.</source>
-        <translation>已导入 {count} 个服务器；点击“保存”或“应用”后才会保存。</translation>
+    <message numerus="yes">
+        <location filename="../../ui/tools_page.py" line="590"/>
+        <source>Imported %n server(s); they are saved with Save or Apply.</source>
+        <translation>
+            <numerusform>已导入 %n 个服务器；点击“保存”或“应用”后才会保存。</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="549"/>
+        <location filename="../../ui/tools_page.py" line="595"/>
         <source>{old} was already there, so the new one is {new}.</source>
         <translation>{old} 已存在，因此新的服务器名为 {new}。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="573"/>
+        <location filename="../../ui/tools_page.py" line="627"/>
         <source>Folder the server may read and change</source>
         <translation>服务器可以读取和更改的文件夹</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="575"/>
+        <location filename="../../ui/tools_page.py" line="629"/>
         <source>Git repository</source>
         <translation>Git 仓库</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="626"/>
+        <location filename="../../ui/tools_page.py" line="666"/>
+        <source>{name} is switched off: switch it on and press Apply, then Check.</source>
+        <translation>{name} 已关闭：请先打开它并点“应用”，再点“检查”。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="668"/>
+        <source>Press Apply first: {name} is not applied yet, and Check starts a server as it was applied.</source>
+        <translation>请先点“应用”：{name} 还没有应用，而“检查”启动的是已应用的服务器。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="672"/>
+        <source>Press Apply first: {name} has changes that are not applied yet, and Check starts a server as it was applied.</source>
+        <translation>请先点“应用”：{name} 有尚未应用的更改，而“检查”启动的是已应用的服务器。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tools_page.py" line="715"/>
         <source>No server chosen.</source>
         <translation>未选择服务器。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="652"/>
+        <location filename="../../ui/tools_page.py" line="741"/>
         <source>read-only</source>
         <translation>只读</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="654"/>
+        <location filename="../../ui/tools_page.py" line="743"/>
         <source>may change things</source>
         <translation>可能会更改内容</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="656"/>
+        <location filename="../../ui/tools_page.py" line="745"/>
         <source>destructive</source>
         <translation>破坏性</translation>
     </message>
@@ -2382,10 +2474,12 @@ Backup: {path}</source>
         <source>API key from {variable}</source>
         <translation>来自 {variable} 的 API 密钥</translation>
     </message>
-    <message>
+    <message numerus="yes">
         <location filename="../../ui/settings_dialog.py" line="151"/>
-        <source>running at {address}, {count} model(s)</source>
-        <translation>运行于 {address}，共 {count} 个模型</translation>
+        <source>running at {address}, %n model(s)</source>
+        <translation>
+            <numerusform>运行于 {address}，共 %n 个模型</numerusform>
+        </translation>
     </message>
     <message>
         <location filename="../../ui/settings_dialog.py" line="155"/>

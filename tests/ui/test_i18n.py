@@ -119,6 +119,12 @@ def test_system_language_follows_the_locale(locale: str, expected: str) -> None:
     assert resolve_language("en", QLocale(locale)) == "en"
 
 
+def _translations(message: ET.Element) -> list[str]:
+    """A message's translation, or each of its plural forms (a "%n" string)."""
+    forms = [form.text or "" for form in message.iter("numerusform")]
+    return forms or [message.findtext("translation") or ""]
+
+
 def test_every_string_is_translated_and_keeps_its_placeholders() -> None:
     messages = _messages()
     assert len(messages) > 50
@@ -126,19 +132,17 @@ def test_every_string_is_translated_and_keeps_its_placeholders() -> None:
         (context, source)
         for context, source, message in messages
         if message.find("translation").get("type") == "unfinished"  # type: ignore[union-attr]
-        or not (message.findtext("translation") or "").strip()
+        or not all(text.strip() for text in _translations(message))
     ]
     assert unfinished == [], "run pyside6-lupdate and translate these"
-    placeholder = re.compile(r"\{[a-z_]*\}")
+    placeholder = re.compile(r"\{[a-z_]*\}|%n")
     for context, source, message in messages:
-        translation = message.findtext("translation") or ""
-        assert sorted(placeholder.findall(translation)) == sorted(placeholder.findall(source)), (
-            context,
-            source,
-            translation,
-        )
-        # A mnemonic (&F) must survive translation, or the menu loses its shortcut.
-        assert ("&" in source) == ("&" in translation), (context, source, translation)
+        for translation in _translations(message):
+            assert sorted(placeholder.findall(translation)) == sorted(
+                placeholder.findall(source)
+            ), (context, source, translation)
+            # A mnemonic (&F) must survive translation, or the menu loses its shortcut.
+            assert ("&" in source) == ("&" in translation), (context, source, translation)
 
 
 def _tool(name: str) -> str:

@@ -452,11 +452,12 @@ async def test_presets_say_what_they_need_when_uvx_and_npx_are_missing(
     dialog = await tools_dialog(qtbot, tmp_path / "data")
     await presets_checked(dialog)
     page = dialog.toolsPage
-    for button in page.presetButtons.values():
-        assert button.isVisible() and not button.isEnabled()
+    for key, button in page.presetButtons.items():
+        # The time server is installed with the app (issue 20, item 21): it needs neither.
+        assert button.isVisible() and button.isEnabled() == (key == "time"), key
     uv = "Needs uv (uvx) — install it from https://docs.astral.sh/uv/"
     assert uv in page.presetNeeds.text() and "Needs Node.js (npx)" in page.presetNeeds.text()
-    assert page.presetButtons["time"].toolTip() == uv
+    assert page.presetButtons["fetch"].toolTip() == uv
     assert not (tmp_path / "data" / "mcp.json").exists()
     assert "Needs Node.js (npx)" in page.presetButtons["memory"].toolTip()
 
@@ -473,15 +474,16 @@ async def test_a_preset_adds_the_right_entry_when_its_program_is_found(
     dialog = await tools_dialog(qtbot, data)
     await presets_checked(dialog)
     page = dialog.toolsPage
-    assert page.presetButtons["time"].isEnabled() and page.presetButtons["git"].isEnabled()
+    assert page.presetButtons["fetch"].isEnabled() and page.presetButtons["git"].isEnabled()
     assert not page.presetButtons["memory"].isEnabled()
     assert not page.presetButtons["filesystem"].isEnabled()
     assert "Needs Node.js (npx)" in page.presetNeeds.text()
     assert "uvx" not in page.presetNeeds.text()
-    assert page.presetButtons["time"].toolTip() == "uvx mcp-server-time"
+    assert page.presetButtons["fetch"].toolTip() == "Runs: uvx mcp-server-fetch"
+    assert page.presetSources["fetch"].text() == "with uvx"
 
-    click(qtbot, page.presetButtons["time"])
-    click(qtbot, page.presetButtons["time"])  # twice: the second is renamed
+    click(qtbot, page.presetButtons["fetch"])
+    click(qtbot, page.presetButtons["fetch"])  # twice: the second is renamed
     click(qtbot, page.presetButtons["git"])
     assert page.folderDialog is not None and page.folderDialog.isVisible()
     page.folderDialog.selectFile(str(repo))
@@ -489,8 +491,8 @@ async def test_a_preset_adds_the_right_entry_when_its_program_is_found(
     await until(lambda: len(page.entries) == 3, "the git server added")
     await save(qtbot, dialog)
     assert servers(data) == {
-        "time": {"command": "uvx", "args": ["mcp-server-time"]},
-        "time-2": {"command": "uvx", "args": ["mcp-server-time"]},
+        "fetch": {"command": "uvx", "args": ["mcp-server-fetch"]},
+        "fetch-2": {"command": "uvx", "args": ["mcp-server-fetch"]},
         "git": {"command": "uvx", "args": ["mcp-server-git", "--repository", str(repo)]},
     }
 
@@ -507,7 +509,7 @@ async def test_a_filesystem_preset_with_npx_found(
     dialog = await tools_dialog(qtbot, data)
     await presets_checked(dialog)
     page = dialog.toolsPage
-    assert not page.presetButtons["time"].isEnabled()
+    assert not page.presetButtons["fetch"].isEnabled()
     click(qtbot, page.presetButtons["memory"])
     click(qtbot, page.presetButtons["filesystem"])
     assert page.folderDialog is not None

@@ -672,7 +672,7 @@ class AnswerView(_RowView):
             # The one notice of a cut-off answer: the engine's words for why, in the window's
             # language, then whether what arrived is kept (a stop exists, so the engine is
             # loaded: this import costs nothing at the first paint).
-            from engine.sentences import describe_stop
+            from engine.sentences import describe_stop, join_sentences
 
             why = describe_stop(item.stop, engine_language())
             if item.state is ItemState.INTERRUPTED:
@@ -681,7 +681,7 @@ class AnswerView(_RowView):
                     if item.saved
                     else self.tr("What arrived could not be saved.")
                 )
-                message = f"{why} {kept}"
+                message = join_sentences(why, kept)  # no space after a Chinese "。"
             else:
                 message = f"{message} ({why})"
         self.status.setVisible(message is not None)

@@ -100,6 +100,7 @@ class StorageNotice(QFrame):
             self.restore_button.setVisible(False)
             return
         from engine import ErrorAction
+        from engine.sentences import join_sentences
 
         message, action, path = self._state
         # A damaged file can be replaced by a backup, whether found at start or later.
@@ -111,7 +112,7 @@ class StorageNotice(QFrame):
         self.advice.setVisible(bool(advice))
         self.file.setText(self.tr("File: {path}").format(path=path) if path else "")
         self.file.setVisible(bool(path))
-        self.setAccessibleDescription(" ".join(w for w in (message, advice) if w))
+        self.setAccessibleDescription(join_sentences(message, advice))
 
     def title_text(self, action: AnyAction) -> str:
         """A headline for what helps."""

@@ -6,15 +6,27 @@ tools…", which opens Settings › Tools. It is hidden while no server is enabl
 who never set one up sees nothing of it. Its text says how many servers are offered when
 not all are ("Tools 1/2"). It draws only; the window keeps the choice in the conversation's
 metadata (`Controller.offer_server`).
+
+Qt's styles draw an instant-popup tool button's menu arrow in its bottom-right corner without
+making room for it (only a split "menu button" gets room), so the arrow landed on the last
+letter of "Tools": the button is made wider by the arrow's width and its label is drawn left
+of the arrow (`sizeHint`, `paintEvent`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QEvent, Signal
-from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMenu, QToolButton, QWidget
+from PySide6.QtCore import QEvent, QSize, Signal
+from PySide6.QtGui import QAction, QPaintEvent
+from PySide6.QtWidgets import (
+    QMenu,
+    QStyle,
+    QStyleOptionToolButton,
+    QStylePainter,
+    QToolButton,
+    QWidget,
+)
 
 __all__ = ["ToolServerButton"]
 
@@ -48,6 +60,31 @@ class ToolServerButton(QToolButton):
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
         super().changeEvent(event)
+
+    def _arrow_width(self, option: QStyleOptionToolButton) -> int:
+        return self.style().pixelMetric(QStyle.PixelMetric.PM_MenuButtonIndicator, option, self)
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        option = QStyleOptionToolButton()
+        self.initStyleOption(option)
+        hint = super().sizeHint()
+        return QSize(hint.width() + self._arrow_width(option), hint.height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return self.sizeHint()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
+        """The style's button and arrow, then the label in the room left of the arrow."""
+        painter = QStylePainter(self)
+        option = QStyleOptionToolButton()
+        self.initStyleOption(option)
+        label = option.text
+        option.text = ""
+        painter.drawComplexControl(QStyle.ComplexControl.CC_ToolButton, option)
+        option.text = label
+        margin = self.style().pixelMetric(QStyle.PixelMetric.PM_ButtonMargin, option, self)
+        option.rect = self.rect().adjusted(margin // 2, 0, -self._arrow_width(option), 0)
+        painter.drawControl(QStyle.ControlElement.CE_ToolButtonLabel, option)
 
     def retranslate(self) -> None:
         count, total = len(self._offered), len(self._names)
