@@ -1230,43 +1230,47 @@
 <context>
     <name>RestoreFlow</name>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="78"/>
-        <location filename="../../ui/archive/restore_flow.py" line="94"/>
+        <location filename="../../ui/archive/restore_flow.py" line="118"/>
         <source>The backup was not restored; your conversations are as they were.</source>
         <translation>备份没有恢复；你的对话保持原样。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="85"/>
+        <location filename="../../ui/archive/restore_flow.py" line="86"/>
         <source>Restoring the backup…</source>
         <translation>正在恢复备份…</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="100"/>
+        <location filename="../../ui/archive/restore_flow.py" line="101"/>
         <source>The conversations you had before are kept in {path}</source>
         <translation>你之前的对话保存在 {path}</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="107"/>
+        <location filename="../../ui/archive/restore_flow.py" line="108"/>
         <source>The backup is restored ({count}).</source>
         <translation>备份已恢复（{count}）。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="133"/>
+        <location filename="../../ui/archive/restore_flow.py" line="117"/>
+        <source>The chosen file is not a Continuo backup. Nothing changed.</source>
+        <translation>所选文件不是 Continuo 备份。什么都没有改动。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/restore_flow.py" line="142"/>
         <source>never</source>
         <translation>从未</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="138"/>
+        <location filename="../../ui/archive/restore_flow.py" line="147"/>
         <source>Restore from a backup</source>
         <translation>从备份恢复</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="140"/>
+        <location filename="../../ui/archive/restore_flow.py" line="149"/>
         <source>Replace your conversations with the backup&apos;s ({count}, last changed {when})?</source>
         <translation>用备份中的对话（{count}，最后修改于 {when}）替换你现有的对话吗？</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="143"/>
+        <location filename="../../ui/archive/restore_flow.py" line="152"/>
         <source>Nothing is deleted: the current conversation file is kept in {folder} as {name}.before-restore-&lt;date and time&gt;. Answers being written now are stopped and saved first.
 
 Backup: {path}</source>
@@ -1275,7 +1279,7 @@ Backup: {path}</source>
 备份：{path}</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="147"/>
+        <location filename="../../ui/archive/restore_flow.py" line="156"/>
         <source>Restore</source>
         <translation>恢复</translation>
     </message>
