@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
 from engine import MCPConfigError
 from engine.mcp import MCPServerState
 
+from .file_dialogs import remember, start_folder
 from .i18n import engine_language
 from .mcp_file import MCPFile, MCPFileError, ServerEntry, parse_servers, unique_name
 from .tool_server_editor import ImportDialog, ServerEditor
@@ -520,9 +521,10 @@ class ToolsPage(QWidget):
         dialog.open()
 
     def import_file(self) -> None:
-        dialog = QFileDialog(self, self.tr("Import MCP servers"))
+        dialog = QFileDialog(self, self.tr("Import MCP servers"), str(start_folder()))
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
         dialog.setNameFilters([self.tr("JSON files (*.json)"), self.tr("All files (*)")])
+        dialog.fileSelected.connect(remember)
         dialog.fileSelected.connect(lambda path: self._spawn(self._import_path(path)))
         self.fileDialog = dialog
         dialog.open()
@@ -574,9 +576,10 @@ class ToolsPage(QWidget):
             if preset.folder == "folder"
             else self.tr("Git repository")
         )
-        dialog = QFileDialog(self, title)
+        dialog = QFileDialog(self, title, str(start_folder()))
         dialog.setFileMode(QFileDialog.FileMode.Directory)
         dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
+        dialog.fileSelected.connect(lambda path: remember(path, folder=True))
         dialog.fileSelected.connect(
             lambda path: (
                 self._add(

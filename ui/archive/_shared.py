@@ -204,20 +204,21 @@ class ArchiveUI(QObject):
             chosen = await chosen
         if not chosen:
             return None
+        from ..file_dialogs import remember
+
         path = Path(chosen)
         self.folder = path.parent
+        remember(path)
         return path
 
     def start_folder(self) -> Path:
-        """Where the file dialog starts: the last folder chosen, else Documents."""
-        if self.folder is not None:
-            return self.folder
-        from PySide6.QtCore import QStandardPaths
+        """Where the file dialog starts: the last folder chosen (here, or in another of the
+        window's file dialogs), else Documents, else home (`ui.file_dialogs`)."""
+        from ..file_dialogs import start_folder
 
-        documents = QStandardPaths.writableLocation(
-            QStandardPaths.StandardLocation.DocumentsLocation
-        )
-        return Path(documents) if documents else Path.home()
+        if self.folder is not None and self.folder.is_dir():
+            return self.folder
+        return start_folder()
 
     async def ask_for_path(self, purpose: str, suggested: Path) -> Path | None:
         """The default `choose_path`: the platform's file dialog, opened with ``open()``."""
