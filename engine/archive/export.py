@@ -111,6 +111,21 @@ class ExportFormat(StrEnum):
         """The usual file name suffix (``.md``, ``.json``, ``.html``)."""
         return {"markdown": ".md", "json": ".json", "html": ".html"}[self.value]
 
+    @classmethod
+    def for_suffix(cls, suffix: str) -> ExportFormat | None:
+        """The format a file name's ``suffix`` says (``.md``, ``.markdown``, ``.json``,
+        ``.html``, ``.htm``; any case), or None for any other."""
+        return _BY_SUFFIX.get(suffix.lower())
+
+
+_BY_SUFFIX = {
+    ".md": ExportFormat.MARKDOWN,
+    ".markdown": ExportFormat.MARKDOWN,
+    ".json": ExportFormat.JSON,
+    ".html": ExportFormat.HTML,
+    ".htm": ExportFormat.HTML,
+}
+
 
 @dataclass(frozen=True, slots=True)
 class ExportReport:

@@ -230,12 +230,13 @@ class ArchiveUI(QObject):
             Action.BACKUP: self.tr("Back up the conversations"),
             Action.RESTORE: self.tr("Restore from a backup"),
         }
+        kinds = {
+            ".md": self.tr("Markdown (*.md)"),
+            ".json": self.tr("JSON (*.json)"),
+            ".html": self.tr("HTML (*.html)"),
+        }
         filters = {
-            Action.EXPORT: {
-                ".md": self.tr("Markdown (*.md)"),
-                ".json": self.tr("JSON (*.json)"),
-                ".html": self.tr("HTML (*.html)"),
-            }.get(suggested.suffix, self.tr("All files (*)")),
+            Action.EXPORT: ";;".join(kinds.values()),
             Action.IMPORT: self.tr("Exports (*.json *.zip);;All files (*)"),
             Action.BACKUP: self.tr("Continuo backups (*.db)"),
             Action.RESTORE: self.tr("Continuo backups (*.db *.sqlite3);;All files (*)"),
@@ -247,6 +248,14 @@ class ArchiveUI(QObject):
             dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
             dialog.setFileMode(QFileDialog.FileMode.AnyFile)
             dialog.setDefaultSuffix(suggested.suffix.lstrip("."))
+            if action is Action.EXPORT and suggested.suffix in kinds:
+                # The format chosen is the filter shown; another filter chosen in the dialog
+                # gives a name typed without an extension that filter's extension.
+                dialog.selectNameFilter(kinds[suggested.suffix])
+                by_filter = {text: suffix for suffix, text in kinds.items()}
+                dialog.filterSelected.connect(
+                    lambda text: dialog.setDefaultSuffix(by_filter.get(text, "").lstrip("."))
+                )
             dialog.selectFile(suggested.name)
         else:
             dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
