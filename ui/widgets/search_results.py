@@ -2,8 +2,13 @@
 
 Each row is drawn as two lines: the conversation's title and the message's date, then the
 snippet with each match marked (bold on the highlight colour), and "(on another version)"
-on the first line when the message is on a branch the conversation does not show. Enter or a click chooses a
-hit (`hitChosen`). Text is laid out as plain text: a snippet is a message's words, never markup.
+on the first line when the message is on a branch the conversation does not show. Enter or a
+click chooses a hit (`hitChosen`). Text is laid out as plain text: a snippet is a message's
+words, never markup.
+
+On a narrow list the title gives way, never the date or the note (`_HitDelegate.head`): the
+title is elided to what the date and the note leave; when not even an ellipsis of it fits
+beside them, the date and the note move to a line of their own, under the elided title.
 """
 
 from __future__ import annotations
@@ -23,10 +28,12 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 from ..models.search_hits import (
+    DATE_ROLE,
     HIDDEN_BRANCH_ROLE,
     HIT_ROLE,
     MARKS_ROLE,
     SNIPPET_ROLE,
+    TITLE_ROLE,
     hidden_branch_text,
 )
 
@@ -37,6 +44,21 @@ _PAD = 6
 
 
 class _HitDelegate(QStyledItemDelegate):
+    def head(self, font: QFont, width: int, index: _Index) -> tuple[str, str, bool]:
+        """The first line as drawn in ``width`` with ``font``: the title as shown (bold,
+        elided), what follows it (" · date" and the note, whole), and whether that follows on
+        a line of its own (too narrow for both)."""
+        bold = QFontMetrics(_bold(font))
+        title = str(index.data(TITLE_ROLE) or "")
+        tail = f" · {index.data(DATE_ROLE) or ''}"
+        if index.data(HIDDEN_BRANCH_ROLE):  # said first: the snippet may be cut
+            tail = f"{tail} {hidden_branch_text()}"
+        room = width - QFontMetrics(font).horizontalAdvance(tail)
+        if room >= bold.horizontalAdvance(title[:1] + "…"):
+            return bold.elidedText(title, Qt.TextElideMode.ElideRight, room), tail, False
+        shown = bold.elidedText(title, Qt.TextElideMode.ElideRight, width)
+        return shown, tail.removeprefix(" · "), True
+
     def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:  # noqa: N802
         line = QFontMetrics(option.font).lineSpacing()
         return QSize(option.rect.width(), 3 * line + 2 * _PAD)
@@ -55,16 +77,18 @@ class _HitDelegate(QStyledItemDelegate):
         metrics = QFontMetrics(option.font)
         line = metrics.lineSpacing()
         painter.save()
-        bold = QFont(option.font)
-        bold.setBold(True)
+        bold = _bold(option.font)
         painter.setFont(bold)
         painter.setPen(palette.color(text_role))
-        head_text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
-        if index.data(HIDDEN_BRANCH_ROLE):  # said first: the snippet may be cut
-            head_text = f"{head_text} {hidden_branch_text()}"
-        head = QFontMetrics(bold).elidedText(head_text, Qt.TextElideMode.ElideRight, rect.width())
-        painter.drawText(QRect(rect.left(), rect.top(), rect.width(), line), Qt.AlignmentFlag.AlignLeft, head)
+        title, tail, own_line = self.head(option.font, rect.width(), index)
+        left = Qt.AlignmentFlag.AlignLeft
+        painter.drawText(QRect(rect.left(), rect.top(), rect.width(), line), left, title)
         painter.setFont(option.font)
+        if own_line:
+            painter.drawText(QRect(rect.left(), rect.top() + line, rect.width(), line), left, tail)
+        else:
+            after = rect.left() + QFontMetrics(bold).horizontalAdvance(title)
+            painter.drawText(QRect(after, rect.top(), rect.right() - after + 1, line), left, tail)
         snippet = str(index.data(SNIPPET_ROLE) or "")
         layout = QTextLayout(snippet, option.font)
         mark = QTextCharFormat()
@@ -78,8 +102,8 @@ class _HitDelegate(QStyledItemDelegate):
             formats.append(span)
         layout.setFormats(formats)
         layout.beginLayout()
-        y = rect.top() + line
-        for _ in range(2):  # two lines of snippet at most
+        y = rect.top() + line * (2 if own_line else 1)
+        for _ in range(1 if own_line else 2):  # two lines of snippet at most
             text_line = layout.createLine()
             if not text_line.isValid():
                 break
@@ -91,6 +115,12 @@ class _HitDelegate(QStyledItemDelegate):
         painter.setClipRect(rect)
         layout.draw(painter, rect.topLeft())
         painter.restore()
+
+
+def _bold(font: QFont) -> QFont:
+    bold = QFont(font)
+    bold.setBold(True)
+    return bold
 
 
 class SearchResultsView(QListView):
