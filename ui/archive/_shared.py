@@ -107,6 +107,10 @@ class ArchiveHost(Protocol):
         """The open conversation: (its id, its title as shown), or None."""
         ...
 
+    def provider_names(self) -> dict[str, str]:
+        """The name the person gave each provider set up, by its id (exports say names)."""
+        ...
+
     async def reload(self, *, reopen: bool) -> None:
         """Read the conversation list from the store again; with ``reopen``, show the open
         conversation from it too (the first one when it is gone)."""

@@ -4,8 +4,8 @@
 ``exportDialog``; the scope and the format of the last export are offered again, both or
 neither), then the file (named after the conversation's title, or ``Continuo export <date>``),
 and has the engine write it (`engine.export_conversations`, on its own thread) under a
-progress dialog whose Cancel leaves no file. It is given the store and the open conversation,
-nothing more.
+progress dialog whose Cancel leaves no file. It is given the store, the open conversation and
+the providers' names, nothing more.
 
 The file's name has the last word on the format: a name typed with ``.md``, ``.json`` or
 ``.html`` is written in that format (``all.html`` is a page, whatever the list said), a name
@@ -55,6 +55,7 @@ class ExportFlow(QObject):
         ui: the dialogs and the engine's work.
         storage: the conversation store now.
         shown: the open conversation (id, title), or None.
+        provider_names: the providers' names by id (the export names a provider so).
     """
 
     def __init__(
@@ -62,11 +63,13 @@ class ExportFlow(QObject):
         ui: ArchiveUI,
         storage: Callable[[], SQLiteSessionStorage],
         shown: Callable[[], tuple[str, str] | None],
+        provider_names: Callable[[], dict[str, str]],
     ) -> None:
         super().__init__(ui)
         self._ui = ui
         self._storage = storage
         self._shown = shown
+        self._provider_names = provider_names
         # The last export's format and scope ("all" or not), offered again together.
         self._last: tuple[ExportFormat, bool] | None = None
 
@@ -100,7 +103,14 @@ class ExportFlow(QObject):
         ids = [shown[0]] if only_this and shown else None
         report, error, cancelled = await ui.run(
             "export",
-            export_conversations(self._storage(), path, kind, ids, progress=progress.set_progress),
+            export_conversations(
+                self._storage(),
+                path,
+                kind,
+                ids,
+                progress=progress.set_progress,
+                provider_names=self._provider_names(),
+            ),
         )
         if cancelled:
             ui.said(
