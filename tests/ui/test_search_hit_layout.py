@@ -61,9 +61,9 @@ def _expected_date() -> str:
     return locale.toString(QDate(2026, 12, 3), QLocale.FormatType.ShortFormat)
 
 
-def _heads(window: Any) -> list[tuple[str, str, bool, int, int]]:
-    """Each hit's first line as the list draws it: (title, what follows, on its own line,
-    the width it takes, the width there is)."""
+def _heads(window: Any) -> list[tuple[str, str, str, int, int]]:
+    """Each hit's first line as the list draws it: (title, what follows it, the second line,
+    the width the first line takes, the width there is)."""
     view = window.search_results
     delegate = view.itemDelegate()
     font = view.font()
@@ -73,11 +73,9 @@ def _heads(window: Any) -> list[tuple[str, str, bool, int, int]]:
     for row in range(view.model().rowCount()):
         index = view.model().index(row, 0)
         width = view.visualRect(index).width() - 2 * search_results._PAD
-        title, tail, own_line = delegate.head(font, width, index)
-        used = QFontMetrics(bold).horizontalAdvance(title) + (
-            0 if own_line else QFontMetrics(font).horizontalAdvance(tail)
-        )
-        heads.append((title, tail, own_line, used, width))
+        title, tail, second = delegate.head(font, width, index)
+        used = QFontMetrics(bold).horizontalAdvance(title) + QFontMetrics(font).horizontalAdvance(tail)
+        heads.append((title, tail, second, used, width))
     return heads
 
 
@@ -101,18 +99,24 @@ async def test_the_title_elides_never_the_date_or_the_note(tmp_path: Path, c_loc
         for r in range(window.search.hits.rowCount())
     )
 
-    # At the default sidebar width: the title gives way, the date and the note are whole.
+    # At the default sidebar width: the title gives way, the date and the note are whole;
+    # the note on the second line rather than leave a title of a few letters.
     heads = _heads(window)
-    assert sorted(h[1:3] for h in heads) == [(f" · {date}", False), (f" · {date} {note}", False)]
-    for title, _tail, _own, used, width in heads:
+    assert all(h[1].startswith(f" · {date}") for h in heads), heads
+    with_note = [h for h in heads if note in h[1] + h[2]]
+    assert len(with_note) == 1 and note in (with_note[0][1].removeprefix(f" · {date} "), with_note[0][2])
+    for title, _tail, _second, used, width in heads:
         assert title.endswith("…") and TITLE.startswith(title[:-1]) and used <= width
+        assert len(title) > 10, title  # enough of it to tell conversations apart
 
-    # Far narrower than the list ever is: the date and the note take a line of their own,
-    # still whole, under what is left of the title.
+    # Wide: the note stays beside the date.
     view = window.search_results
-    row = next(r for r, h in enumerate(heads) if note in h[1])
+    row = next(r for r, h in enumerate(heads) if note in h[1] + h[2])
     index = view.model().index(row, 0)
+    title, tail, second = view.itemDelegate().head(view.font(), 2000, index)
+    assert (title, tail, second) == (TITLE, f" · {date} {note}", "")
+
+    # Far narrower than the list ever is: the date and the note take the second line, whole.
     tail_width = QFontMetrics(view.font()).horizontalAdvance(f" · {date} {note}")
-    title, tail, own_line = view.itemDelegate().head(view.font(), tail_width, index)
-    assert (tail, own_line) == (f"{date} {note}", True)
-    assert title.endswith("…") or title == ""
+    title, tail, second = view.itemDelegate().head(view.font(), tail_width // 2, index)
+    assert (tail, second) == ("", f"{date} {note}")

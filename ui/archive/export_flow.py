@@ -131,7 +131,7 @@ class ExportFlow(QObject):
                 count=ui.conversations(report.conversations),
                 messages=ui.messages(report.messages),
             ),
-            f"{where}\n{why}" if why else where,
+            f"{where}\n\n{why}" if why else where,
         )
 
     def file_and_format(self, picked: Path, chosen: ExportFormat) -> tuple[Path, ExportFormat, str]:

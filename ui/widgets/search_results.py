@@ -7,8 +7,8 @@ click chooses a hit (`hitChosen`). Text is laid out as plain text: a snippet is 
 words, never markup.
 
 On a narrow list the title gives way, never the date or the note (`_HitDelegate.head`): the
-title is elided to what the date and the note leave; when not even an ellipsis of it fits
-beside them, the date and the note move to a line of their own, under the elided title.
+title is elided to what the date and the note leave; when that would leave less than a few
+words of it, the note moves to the second line, and on a list narrower still the date too.
 """
 
 from __future__ import annotations
@@ -41,23 +41,32 @@ __all__ = ["SearchResultsView"]
 
 _Index = QModelIndex | QPersistentModelIndex
 _PAD = 6
+_TITLE_CHARS = 12  # the title's least width beside the date, in average characters
 
 
 class _HitDelegate(QStyledItemDelegate):
-    def head(self, font: QFont, width: int, index: _Index) -> tuple[str, str, bool]:
+    def head(self, font: QFont, width: int, index: _Index) -> tuple[str, str, str]:
         """The first line as drawn in ``width`` with ``font``: the title as shown (bold,
-        elided), what follows it (" · date" and the note, whole), and whether that follows on
-        a line of its own (too narrow for both)."""
+        elided), what follows it on that line, and a second line ("" when none) for what did
+        not fit beside it. The date and the note are always whole; the title gives way first,
+        then the note moves to the second line, then the date with it."""
         bold = QFontMetrics(_bold(font))
+        plain = QFontMetrics(font)
         title = str(index.data(TITLE_ROLE) or "")
-        tail = f" · {index.data(DATE_ROLE) or ''}"
-        if index.data(HIDDEN_BRANCH_ROLE):  # said first: the snippet may be cut
-            tail = f"{tail} {hidden_branch_text()}"
-        room = width - QFontMetrics(font).horizontalAdvance(tail)
-        if room >= bold.horizontalAdvance(title[:1] + "…"):
-            return bold.elidedText(title, Qt.TextElideMode.ElideRight, room), tail, False
+        date = str(index.data(DATE_ROLE) or "")
+        note = hidden_branch_text() if index.data(HIDDEN_BRANCH_ROLE) else ""
+        # enough of the title to tell conversations apart, unless the title is shorter
+        least = min(bold.horizontalAdvance(title), bold.averageCharWidth() * _TITLE_CHARS)
+        ways = [(f" · {date} {note}" if note else f" · {date}", "")]
+        if note:
+            ways.append((f" · {date}", note))
+        for tail, second in ways:
+            room = width - plain.horizontalAdvance(tail)
+            if room >= least:
+                shown = bold.elidedText(title, Qt.TextElideMode.ElideRight, room)
+                return shown, tail, second
         shown = bold.elidedText(title, Qt.TextElideMode.ElideRight, width)
-        return shown, tail.removeprefix(" · "), True
+        return shown, "", f"{date} {note}".strip()
 
     def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:  # noqa: N802
         line = QFontMetrics(option.font).lineSpacing()
@@ -80,15 +89,15 @@ class _HitDelegate(QStyledItemDelegate):
         bold = _bold(option.font)
         painter.setFont(bold)
         painter.setPen(palette.color(text_role))
-        title, tail, own_line = self.head(option.font, rect.width(), index)
+        title, tail, second = self.head(option.font, rect.width(), index)
         left = Qt.AlignmentFlag.AlignLeft
         painter.drawText(QRect(rect.left(), rect.top(), rect.width(), line), left, title)
         painter.setFont(option.font)
-        if own_line:
-            painter.drawText(QRect(rect.left(), rect.top() + line, rect.width(), line), left, tail)
-        else:
-            after = rect.left() + QFontMetrics(bold).horizontalAdvance(title)
-            painter.drawText(QRect(after, rect.top(), rect.right() - after + 1, line), left, tail)
+        after = rect.left() + QFontMetrics(bold).horizontalAdvance(title)
+        painter.drawText(QRect(after, rect.top(), rect.right() - after + 1, line), left, tail)
+        if second:
+            below = QRect(rect.left(), rect.top() + line, rect.width(), line)
+            painter.drawText(below, left, second)
         snippet = str(index.data(SNIPPET_ROLE) or "")
         layout = QTextLayout(snippet, option.font)
         mark = QTextCharFormat()
@@ -102,8 +111,8 @@ class _HitDelegate(QStyledItemDelegate):
             formats.append(span)
         layout.setFormats(formats)
         layout.beginLayout()
-        y = rect.top() + line * (2 if own_line else 1)
-        for _ in range(1 if own_line else 2):  # two lines of snippet at most
+        y = rect.top() + line * (2 if second else 1)
+        for _ in range(1 if second else 2):  # two lines of snippet at most
             text_line = layout.createLine()
             if not text_line.isValid():
                 break
