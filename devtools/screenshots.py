@@ -13,7 +13,10 @@ block, a long word wrapping, a link whose text names another host), ``chinese``,
 ``session-groups``, ``filter-no-matches``, ``about``, ``narrow-640`` and ``narrow-folded``
 (a narrow window; with their Chinese ``-zh`` twins), ``empty-list-zh``, the tool-server and
 Chinese-text states of `devtools.tool_shots` (``settings-tools-presets``,
-``tool-server-failed``, each also ``-zh``; ``interrupted-zh``, ``file-dialog-zh``), and
+``tool-server-failed``, each also ``-zh``; ``interrupted-zh``, ``file-dialog-zh``), the
+archive and search states of `devtools.archive_shots` (``export-file-dialog``,
+``export-format-followed``, ``restore-not-a-backup``, ``search-long-title``, the last three in
+Chinese too), and
 ``scaled-200``: a finished conversation with a tool card, a code block and a table at 200%
 scaling, maximised on a 1920x1080 screen (960x540 logical pixels). Scaling is fixed when a
 process starts, so that shot is taken by a second run of this module (``--scaled``) with
@@ -248,6 +251,9 @@ async def _run(out: Path) -> int:
         await _run_mcp_states(root / "mcp", out)
         await _run_version_states(root / "versions", out)
         await _run_search_states(root / "search", out)
+        from devtools.archive_shots import run_archive_states
+
+        await run_archive_states(root / "archive", out)
 
         apply_palette(app, "light")
         data = root / "resume"

@@ -80,6 +80,7 @@ __all__ = [
     "MCPToolError",
     "MessageNotFoundError",
     "NewerSchemaError",
+    "NotABackupError",
     "ProviderAuthError",
     "ProviderConnectionError",
     "ProviderContextLengthError",
@@ -257,6 +258,18 @@ class ForeignSchemaError(CorruptDatabaseError):
                 "name": repr(name),
             },
         )
+
+
+class NotABackupError(CorruptDatabaseError):
+    """A file chosen to restore is not a Continuo backup at all (not SQLite, another
+    program's database, an empty one): refused, untouched, and nothing else changed. Not
+    damage: what helps is choosing another file."""
+
+    action = ErrorAction.NONE
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        ContinuoError.__init__(self, key="storage.not_backup", params={"path": path})
 
 
 class NewerSchemaError(StorageError):

@@ -210,6 +210,11 @@ _SENTENCES: dict[str, tuple[str, str]] = {
     "storage.kind.index": ("index", "索引"),
     "storage.kind.trigger": ("trigger", "触发器"),
     "storage.kind.view": ("view", "视图"),
+    "storage.not_backup": (
+        "{path} is not a Continuo backup, so it was not restored; your conversations are as "
+        "they were. Choose a file that File › Back up… made.",
+        "{path} 不是 Continuo 备份，因此没有恢复；你的对话保持原样。请选择由“文件 › 备份…”创建的文件。",
+    ),
     "storage.newer": (
         "The conversation file {path} was written by a newer Continuo (schema {found}, this "
         "version reads up to {supported}). It was not changed; update Continuo to open it.",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEvent, Qt
@@ -38,6 +39,7 @@ from PySide6.QtWidgets import (
 from engine import MCPConfigError
 from engine.mcp import DEFAULT_CALL_TIMEOUT
 
+from .file_dialogs import remember, start_folder
 from .i18n import engine_language
 from .mcp_file import KEYCHAIN_KEY, ServerEntry, parse_servers
 from .widgets.dialog_buttons import Standard, button_row, named_button
@@ -318,9 +320,12 @@ class ServerEditor(QDialog):
         self.headersTable.retranslate()
 
     def _on_browse_cwd(self) -> None:
-        dialog = QFileDialog(self, self.tr("Working folder"), self.serverCwd.text())
+        typed = self.serverCwd.text().strip()
+        where = typed if typed and Path(typed).expanduser().is_dir() else str(start_folder())
+        dialog = QFileDialog(self, self.tr("Working folder"), where)
         dialog.setFileMode(QFileDialog.FileMode.Directory)
         dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
+        dialog.fileSelected.connect(lambda path: remember(path, folder=True))
         dialog.fileSelected.connect(self.serverCwd.setText)
         self.folderDialog = dialog
         dialog.open()

@@ -46,6 +46,7 @@ from engine import MCPConfigError
 from engine.mcp import MCPServerState
 from engine.sentences import join_sentences
 
+from .file_dialogs import remember, start_folder
 from .i18n import engine_language
 from .mcp_file import MCPFile, MCPFileError, ServerEntry, parse_servers, unique_name
 from .tool_presets import PRESETS, Launch, LaunchKind, Preset, find_launch
@@ -564,9 +565,10 @@ class ToolsPage(QWidget):
         dialog.open()
 
     def import_file(self) -> None:
-        dialog = QFileDialog(self, self.tr("Import MCP servers"))
+        dialog = QFileDialog(self, self.tr("Import MCP servers"), str(start_folder()))
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
         dialog.setNameFilters([self.tr("JSON files (*.json)"), self.tr("All files (*)")])
+        dialog.fileSelected.connect(remember)
         dialog.fileSelected.connect(lambda path: self._spawn(self._import_path(path)))
         self.fileDialog = dialog
         dialog.open()
@@ -628,9 +630,10 @@ class ToolsPage(QWidget):
             if preset.folder == "folder"
             else self.tr("Git repository")
         )
-        dialog = QFileDialog(self, title)
+        dialog = QFileDialog(self, title, str(start_folder()))
         dialog.setFileMode(QFileDialog.FileMode.Directory)
         dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
+        dialog.fileSelected.connect(lambda path: remember(path, folder=True))
         dialog.fileSelected.connect(
             lambda path: (
                 self._add([ServerEntry(preset.key, {**entry, "args": [*entry["args"], path]})])

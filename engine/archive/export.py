@@ -7,7 +7,9 @@
   versioned and documented in ``docs/export-format.md``; `engine.archive.continuo_json`
   reads it back.
 * **Markdown** and **HTML** show the version of each conversation that Continuo shows (the
-  active path), and say how many other versions were left out. HTML is one self-contained
+  active path), and say how many other versions were left out. They speak as the window
+  does (`engine.archive._reading`): providers by name, tool outcomes in words, Resume's
+  notice as its caption and the answer it redid as the earlier attempt. HTML is one self-contained
   file that runs nothing and loads nothing: no scripts, no event attributes, no external
   resources (a Content-Security-Policy says so to the browser too), all text escaped,
   assistant Markdown rendered without raw HTML, links only to ``http``/``https``/``mailto``,
@@ -66,6 +68,7 @@ from ..sentences import ErrorAction, Phrase, describe_stop
 from ..storage.backup import is_database_file
 from ..storage.transfer import ArchivedMessage, ArchivedSession
 from ._inert import SAFE_SCHEMES, SCHEME, Inert
+from ._reading import Attempts, Group, model_line, notice_caption, outcome_words
 from ._thread import in_thread
 
 if TYPE_CHECKING:
@@ -111,6 +114,21 @@ class ExportFormat(StrEnum):
         """The usual file name suffix (``.md``, ``.json``, ``.html``)."""
         return {"markdown": ".md", "json": ".json", "html": ".html"}[self.value]
 
+    @classmethod
+    def for_suffix(cls, suffix: str) -> ExportFormat | None:
+        """The format a file name's ``suffix`` says (``.md``, ``.markdown``, ``.json``,
+        ``.html``, ``.htm``; any case), or None for any other."""
+        return _BY_SUFFIX.get(suffix.lower())
+
+
+_BY_SUFFIX = {
+    ".md": ExportFormat.MARKDOWN,
+    ".markdown": ExportFormat.MARKDOWN,
+    ".json": ExportFormat.JSON,
+    ".html": ExportFormat.HTML,
+    ".htm": ExportFormat.HTML,
+}
+
 
 @dataclass(frozen=True, slots=True)
 class ExportReport:
@@ -151,11 +169,15 @@ async def export_conversations(
     session_ids: Iterable[str] | None = None,
     *,
     progress: ExportProgress | None = None,
+    provider_names: Mapping[str, str] | None = None,
 ) -> ExportReport:
     """Write the conversations `session_ids` (None: every one, oldest first) to `path`.
 
     Args:
         fmt: an `ExportFormat` or its value (``"markdown"``, ``"json"``, ``"html"``).
+        provider_names: the name of each provider the host knows, by its id: Markdown and
+            HTML name a conversation's provider so (and leave an unknown one out); JSON keeps
+            the id, as stored.
         progress: called with (messages written, messages to write) after each page, on
             the caller's loop. The total is counted first; a message appended meanwhile may
             make the count end a little above it.
@@ -199,7 +221,7 @@ async def export_conversations(
         total = 0
         for sid in ids:
             total += await storage.count_messages(sid)
-    formatter = _FORMATS[kind]()
+    formatter = _FORMATS[kind](dict(provider_names or {}))
     sink = _Sink(target)
     done = conversations = 0
     try:
@@ -367,7 +389,7 @@ class _Format(Protocol):
 class _Json:
     """The lossless format: one JSON document, one line per message (docs/export-format.md)."""
 
-    def __init__(self) -> None:
+    def __init__(self, _provider_names: Mapping[str, str]) -> None:
         self._first_conversation = True
         self._first_message = True
 
@@ -438,14 +460,6 @@ def _versions_line(head: _Head) -> str:
         f"({_plural(head.hidden, 'message')} on other branches) {verb} not included; "
         "a JSON export keeps every version."
     )
-
-
-def _settings_line(metadata: Mapping[str, Any]) -> str | None:
-    """Which model the conversation uses, when its metadata says."""
-    model, provider = metadata.get("model"), metadata.get("provider_id")
-    if not isinstance(model, str) or not model:
-        return None
-    return f"Model: {model}" + (f" ({provider})" if isinstance(provider, str) and provider else "")
 
 
 def _stop_line(message: AssistantMessage) -> str | None:
@@ -536,10 +550,12 @@ class _Markdown:
     through `Inert`, what the export writes itself through `_inline` or a code block.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, provider_names: Mapping[str, str]) -> None:
         self._first = True
         self._inert = Inert()
         self._calls = _Calls()
+        self._names = provider_names
+        self._attempts = Attempts()
 
     def begin(self, exported_at: float) -> str:
         return f"<!-- Exported from Continuo on {_when(exported_at)} -->\n\n"
@@ -553,14 +569,23 @@ class _Markdown:
             "",
             f"Started {_when(s.created_at)}, last changed {_when(s.updated_at)}.",
         ]
-        settings = _settings_line(s.metadata)
+        settings = model_line(s.metadata, self._names)
         if settings:
             lines.append(_inline(settings))
         lines += ["", _versions_line(head), "", ""]
         return lead + "\n".join(lines)
 
     def messages(self, page: Sequence[ArchivedMessage]) -> str:
-        return "".join(self._message(item.message) for item in page)
+        return self._groups(self._attempts.feed(item.message for item in page))
+
+    def _groups(self, groups: Sequence[Group]) -> str:
+        parts = []
+        for messages, earlier in groups:
+            text = "".join(self._message(m) for m in messages)
+            if earlier is not None:  # folded in the window: marked and set apart here
+                text = _quoted(f"**Earlier attempt ({earlier})**\n\n{text.rstrip()}") + "\n\n"
+            parts.append(text)
+        return "".join(parts)
 
     def _message(self, m: Message) -> str:
         inert = self._inert
@@ -581,17 +606,18 @@ class _Markdown:
                 parts.append(f"{_inline(_one_line(stop))}\n\n")
             return "".join(parts)
         if isinstance(m, ToolMessage):
-            outcome = m.outcome.value if m.outcome is not None else "ok"
+            outcome = outcome_words(m)
             name = _md_tool(self._calls.of(m), titled=False)
             return f"### Tool result: {name} ({_inline(outcome)})\n\n{_fenced(m.content)}\n"
-        if isinstance(m, InternalMessage):
-            return _quoted(f"*Continuo:* {inert(m.content)}") + "\n\n"
+        if isinstance(m, InternalMessage):  # meant for the model: the window's caption
+            caption = _one_line(notice_caption(m))
+            return f"*— {_inline(caption)} —*\n\n" if caption else ""
         if isinstance(m, SystemMessage):
             return f"## System\n\n{inert(m.content)}\n\n"
         return ""
 
     def end_conversation(self) -> str:
-        return ""
+        return self._groups(self._attempts.flush())
 
     def end(self) -> str:
         return ""
@@ -660,10 +686,12 @@ def _pre(text: str) -> str:
 class _Html:
     """One self-contained page; every piece of text escaped or rendered without raw HTML."""
 
-    def __init__(self) -> None:
+    def __init__(self, provider_names: Mapping[str, str]) -> None:
         self._md: MarkdownIt | None = None
         self._first = True
         self._calls = _Calls()
+        self._names = provider_names
+        self._attempts = Attempts()
 
     def begin(self, exported_at: float) -> str:
         self._md = _markdown_renderer()  # here, in the worker thread: its import takes a while
@@ -682,7 +710,7 @@ class _Html:
         self._first = False
         title = _one_line(s.title or "") or "Untitled conversation"
         meta = [f"Started {_when(s.created_at)}, last changed {_when(s.updated_at)}."]
-        settings = _settings_line(s.metadata)
+        settings = model_line(s.metadata, self._names)
         if settings:
             meta.append(settings)
         meta.append(_versions_line(head))
@@ -690,7 +718,17 @@ class _Html:
         return f"{lead}<article>\n<h1>{html.escape(title)}</h1>\n{lines}"
 
     def messages(self, page: Sequence[ArchivedMessage]) -> str:
-        return "".join(self._message(item.message) for item in page)
+        return self._groups(self._attempts.feed(item.message for item in page))
+
+    def _groups(self, groups: Sequence[Group]) -> str:
+        parts = []
+        for messages, earlier in groups:
+            text = "".join(self._message(m) for m in messages)
+            if earlier is not None:  # folded, as the window folds it
+                summary = html.escape(f"Earlier attempt ({earlier})")
+                text = f'<details class="earlier"><summary>{summary}</summary>\n{text}</details>\n'
+            parts.append(text)
+        return "".join(parts)
 
     def _message(self, m: Message) -> str:
         if isinstance(m, UserMessage):
@@ -713,24 +751,25 @@ class _Html:
                 parts.append(f'<p class="stop">{html.escape(stop)}</p>\n')
             return "".join(parts) + "</section>\n"
         if isinstance(m, ToolMessage):
-            outcome = m.outcome.value if m.outcome is not None else "ok"
+            outcome = outcome_words(m)
             name = _html_tool(self._calls.of(m), titled=False)
             heading = f"Tool result: {name} ({html.escape(outcome)})"
             return f'<section class="tool">\n<h3>{heading}</h3>\n{_pre(m.content)}</section>\n'
-        if isinstance(m, InternalMessage):
-            return f'<section class="note">\n{_text("Continuo: " + m.content)}</section>\n'
+        if isinstance(m, InternalMessage):  # meant for the model: the window's caption
+            caption = _one_line(notice_caption(m))
+            return f'<p class="note">— {html.escape(caption)} —</p>\n' if caption else ""
         if isinstance(m, SystemMessage):
             return f'<section class="system">\n<h2>System</h2>\n{_text(m.content)}</section>\n'
         return ""
 
     def end_conversation(self) -> str:
-        return "</article>\n"
+        return self._groups(self._attempts.flush()) + "</article>\n"
 
     def end(self) -> str:
         return "</body>\n</html>\n"
 
 
-_FORMATS: dict[ExportFormat, Callable[[], _Format]] = {
+_FORMATS: dict[ExportFormat, Callable[[Mapping[str, str]], _Format]] = {
     ExportFormat.JSON: _Json,
     ExportFormat.MARKDOWN: _Markdown,
     ExportFormat.HTML: _Html,

@@ -29,7 +29,8 @@ Invariants:
   program is `ForeignSchemaError`, by name), then reads every page of it (the full check of
   `engine.storage.integrity`, which opening the app's own file never runs), so a bad, foreign
   or newer file is refused with `CorruptDatabaseError` or `NewerSchemaError` and the current
-  data is not touched. The copy's schema is checked again before the copy is written to. The
+  data is not touched. A file that is no Continuo database at all (not SQLite, another
+  program's, an empty one) is `NotABackupError`: it says so, not that a file is damaged. The copy's schema is checked again before the copy is written to. The
   current file is kept as ``<name>.before-restore-<timestamp>``, never deleted: that name is a
   hard link to it (a copy where the disk has no links), so the file stays where the app opens
   it until the backup's checked copy is renamed onto it in one step. A kill at any instant
@@ -59,11 +60,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._finish import finish
-from ..errors import CorruptDatabaseError, StorageError
+from ..errors import CorruptDatabaseError, NotABackupError, StorageError
 from ..sentences import Phrase
 from .files import _os_refusal, make_private, refuse_unusable, storage_error
 from .integrity import check_file
-from .migrations import _inspect_read_only, check_schema
+from .migrations import _SQLITE_MAGIC, APPLICATION_ID, _inspect_read_only, check_schema
 from .sqlite import SQLiteSessionStorage
 
 __all__ = [
@@ -83,6 +84,10 @@ _STEP_PAGES = 1024
 #: the files SQLite may keep beside a database (WAL, its index, a rollback journal)
 _BESIDE = ("-wal", "-shm", "-journal")
 _BUSY_TIMEOUT = 5.0
+#: the pragmas that say who wrote a database: its schema version, its application's id
+_IDENTITY = ("user_version", "application_id")
+#: SQLite's result code for a file that is not a database (past a valid-looking header)
+_NOTADB = 26
 #: the schema version that added ``writers`` (a backup of an older file has none to drop)
 _WRITERS_VERSION = 6
 
@@ -195,9 +200,10 @@ def restore_database(data_path: Path, backup_path: Path) -> Path | None:
         None when there was no current file.
 
     Raises:
-        CorruptDatabaseError: the backup is damaged, is not SQLite, is another program's or
-            holds no Continuo database. Nothing was changed. (`ForeignSchemaError`, one of
-            them: it holds a trigger, view, table or index Continuo does not create.)
+        CorruptDatabaseError: the backup is damaged. Nothing was changed.
+            (`NotABackupError`, one of them: it is not SQLite, is another program's or holds
+            no Continuo database; `ForeignSchemaError`, another: it holds a trigger, view,
+            table or index Continuo does not create.)
         NewerSchemaError: a newer Continuo wrote the backup. Nothing was changed.
         ValueError: ``backup_path`` is the conversation file itself, or a file SQLite keeps
             beside it (``-wal``, ``-shm``, ``-journal``).
@@ -333,8 +339,8 @@ def _open_target(temporary: Path, named: Path) -> sqlite3.Connection:
 def _check_backup(backup: Path) -> None:
     """Refuse, untouched, a backup that is not a Continuo database this version reads."""
     try:
-        if not backup.is_file():
-            raise CorruptDatabaseError(str(backup), "it is not a file")
+        if not backup.is_file() or not _continuo_database(backup):
+            raise NotABackupError(str(backup))
         _inspect_read_only(backup)
         check_file(backup)  # every page: opening a file never reads them all
         ro = sqlite3.connect(f"{backup.resolve().as_uri()}?mode=ro", uri=True)
@@ -347,7 +353,34 @@ def _check_backup(backup: Path) -> None:
     except OSError as exc:
         raise _disk_error(backup, exc) from exc
     if version < 1:  # an empty SQLite file: restoring it would lose every conversation
-        raise CorruptDatabaseError(str(backup), "it holds no Continuo conversations")
+        raise NotABackupError(str(backup))
+
+
+def _continuo_database(path: Path) -> bool:
+    """Whether ``path`` is, by its header and schema record, a database Continuo wrote
+    (damaged or not): not another file, another program's database, nor an empty one. A file
+    that is none of these is told "not a Continuo backup", never "damaged"; the full checks
+    come after, for the file that is one.
+
+    Raises:
+        sqlite3.Error, OSError: the file could not be read (told by the caller as such).
+    """
+    with path.open("rb") as handle:
+        if handle.read(len(_SQLITE_MAGIC)) != _SQLITE_MAGIC:
+            return False
+    ro = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        version, app_id = (ro.execute(f"PRAGMA {p}").fetchone()[0] for p in _IDENTITY)
+        migrations = ro.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+        ).fetchone()
+    except sqlite3.DatabaseError as exc:
+        if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF == _NOTADB:
+            return True  # the SQLite header but unreadable pages: damage, said as damage
+        raise
+    finally:
+        ro.close()
+    return version > 0 and app_id in (0, APPLICATION_ID) and migrations is not None
 
 
 # ---------------------------------------------------------------------------- files

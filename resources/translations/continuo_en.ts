@@ -15,7 +15,7 @@
 <context>
     <name>ToolsPage</name>
     <message numerus="yes">
-        <location filename="../../ui/tools_page.py" line="590"/>
+        <location filename="../../ui/tools_page.py" line="592"/>
         <source>Imported %n server(s); they are saved with Save or Apply.</source>
         <translation>
             <numerusform>Imported %n server; it is saved with Save or Apply.</numerusform>

@@ -245,102 +245,97 @@
 <context>
     <name>ArchiveUI</name>
     <message>
-        <location filename="../../ui/archive/_shared.py" line="227"/>
+        <location filename="../../ui/archive/_shared.py" line="232"/>
         <source>Export conversations</source>
         <translation>导出对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/_shared.py" line="228"/>
+        <location filename="../../ui/archive/_shared.py" line="233"/>
         <source>Import conversations</source>
         <translation>导入对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/_shared.py" line="229"/>
+        <location filename="../../ui/archive/_shared.py" line="234"/>
         <source>Back up the conversations</source>
         <translation>备份对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/_shared.py" line="230"/>
+        <location filename="../../ui/archive/_shared.py" line="235"/>
         <source>Restore from a backup</source>
         <translation>从备份恢复</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/_shared.py" line="234"/>
+        <location filename="../../ui/archive/_shared.py" line="238"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/_shared.py" line="235"/>
+        <location filename="../../ui/archive/_shared.py" line="239"/>
         <source>JSON (*.json)</source>
         <translation>JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/_shared.py" line="236"/>
+        <location filename="../../ui/archive/_shared.py" line="240"/>
         <source>HTML (*.html)</source>
         <translation>HTML (*.html)</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/_shared.py" line="237"/>
-        <source>All files (*)</source>
-        <translation>所有文件 (*)</translation>
-    </message>
-    <message>
-        <location filename="../../ui/archive/_shared.py" line="238"/>
+        <location filename="../../ui/archive/_shared.py" line="244"/>
         <source>Exports (*.json *.zip);;All files (*)</source>
         <translation>导出文件 (*.json *.zip);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/_shared.py" line="239"/>
+        <location filename="../../ui/archive/_shared.py" line="245"/>
         <source>Continuo backups (*.db)</source>
         <translation>Continuo 备份 (*.db)</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/_shared.py" line="240"/>
+        <location filename="../../ui/archive/_shared.py" line="246"/>
         <source>Continuo backups (*.db *.sqlite3);;All files (*)</source>
         <translation>Continuo 备份 (*.db *.sqlite3);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/_shared.py" line="282"/>
+        <location filename="../../ui/archive/_shared.py" line="296"/>
         <source>1 conversation</source>
         <translation>1 个对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/_shared.py" line="283"/>
+        <location filename="../../ui/archive/_shared.py" line="297"/>
         <source>{count} conversations</source>
         <translation>{count} 个对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/_shared.py" line="287"/>
+        <location filename="../../ui/archive/_shared.py" line="301"/>
         <source>1 message</source>
         <translation>1 条消息</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/_shared.py" line="288"/>
+        <location filename="../../ui/archive/_shared.py" line="302"/>
         <source>{count} messages</source>
         <translation>{count} 条消息</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/_shared.py" line="319"/>
+        <location filename="../../ui/archive/_shared.py" line="333"/>
         <source>{path} is the conversation file in use, not a backup. Choose a backup file.</source>
         <translation>{path} 是正在使用的对话文件，不是备份。请选择一个备份文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/_shared.py" line="351"/>
+        <location filename="../../ui/archive/_shared.py" line="365"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/_shared.py" line="352"/>
+        <location filename="../../ui/archive/_shared.py" line="366"/>
         <source>Import</source>
         <translation>导入</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/_shared.py" line="353"/>
+        <location filename="../../ui/archive/_shared.py" line="367"/>
         <source>Back up</source>
         <translation>备份</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/_shared.py" line="354"/>
+        <location filename="../../ui/archive/_shared.py" line="368"/>
         <source>Restore</source>
         <translation>恢复</translation>
     </message>
@@ -619,52 +614,52 @@
 <context>
     <name>ExportDialog</name>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="134"/>
+        <location filename="../../ui/archive/export_flow.py" line="199"/>
         <source>Export conversations</source>
         <translation>导出对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="139"/>
+        <location filename="../../ui/archive/export_flow.py" line="204"/>
         <source>This conversation: {title}</source>
         <translation>这个对话：{title}</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="141"/>
+        <location filename="../../ui/archive/export_flow.py" line="206"/>
         <source>This conversation</source>
         <translation>这个对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="144"/>
+        <location filename="../../ui/archive/export_flow.py" line="209"/>
         <source>All conversations</source>
         <translation>所有对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="155"/>
+        <location filename="../../ui/archive/export_flow.py" line="220"/>
         <source>Markdown, to read</source>
         <translation>Markdown，便于阅读</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="157"/>
+        <location filename="../../ui/archive/export_flow.py" line="222"/>
         <source>JSON, to keep or import again (everything, every version)</source>
         <translation>JSON，便于保存或再次导入（全部内容，所有版本）</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="160"/>
+        <location filename="../../ui/archive/export_flow.py" line="225"/>
         <source>HTML, one page to share</source>
         <translation>HTML，一个便于分享的网页</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="164"/>
+        <location filename="../../ui/archive/export_flow.py" line="229"/>
         <source>Format:</source>
         <translation>格式：</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="165"/>
+        <location filename="../../ui/archive/export_flow.py" line="230"/>
         <source>Export:</source>
         <translation>导出：</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="170"/>
+        <location filename="../../ui/archive/export_flow.py" line="235"/>
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
@@ -672,27 +667,52 @@
 <context>
     <name>ExportFlow</name>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="86"/>
+        <location filename="../../ui/archive/export_flow.py" line="102"/>
         <source>Exporting the conversations…</source>
         <translation>正在导出对话…</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="96"/>
+        <location filename="../../ui/archive/export_flow.py" line="119"/>
         <source>The export was cancelled; no file was written.</source>
         <translation>导出已取消；没有写入任何文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="100"/>
+        <location filename="../../ui/archive/export_flow.py" line="123"/>
         <source>The conversations were not exported.</source>
         <translation>对话没有导出。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="106"/>
+        <location filename="../../ui/archive/export_flow.py" line="130"/>
         <source>Exported {count}, {messages}.</source>
         <translation>已导出 {count}，{messages}。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="110"/>
+        <location filename="../../ui/archive/export_flow.py" line="151"/>
+        <source>It is written as {format}, as its name ends in {suffix} ({chosen} was chosen in the list).</source>
+        <translation>文件以 {format} 格式写入，因为它的名字以 {suffix} 结尾（列表中选的是 {chosen}）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/export_flow.py" line="164"/>
+        <source>It is written as {format}, though its name ends in {suffix}.</source>
+        <translation>文件以 {format} 格式写入，虽然它的名字以 {suffix} 结尾。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/export_flow.py" line="173"/>
+        <source>Markdown</source>
+        <translation>Markdown</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/export_flow.py" line="174"/>
+        <source>JSON</source>
+        <translation>JSON</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/export_flow.py" line="175"/>
+        <source>HTML</source>
+        <translation>HTML</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/export_flow.py" line="126"/>
         <source>The export is the file {path}</source>
         <translation>导出文件是 {path}</translation>
     </message>
@@ -772,12 +792,12 @@
 <context>
     <name>ImportDialog</name>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="435"/>
+        <location filename="../../ui/tool_server_editor.py" line="440"/>
         <source>Import MCP servers</source>
         <translation>导入 MCP 服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="438"/>
+        <location filename="../../ui/tool_server_editor.py" line="443"/>
         <source>Paste a JSON object with &quot;mcpServers&quot; (Claude desktop, Cursor, LM Studio) or &quot;servers&quot; (VS Code).</source>
         <translation>粘贴一个包含 &quot;mcpServers&quot;（Claude desktop、Cursor、LM Studio）或 &quot;servers&quot;（VS Code）的 JSON 对象。</translation>
     </message>
@@ -1071,47 +1091,47 @@
 <context>
     <name>PairsTable</name>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="81"/>
+        <location filename="../../ui/tool_server_editor.py" line="83"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="81"/>
+        <location filename="../../ui/tool_server_editor.py" line="83"/>
         <source>Value</source>
         <translation>值</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="81"/>
+        <location filename="../../ui/tool_server_editor.py" line="83"/>
         <source>Keychain</source>
         <translation>钥匙串</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="83"/>
+        <location filename="../../ui/tool_server_editor.py" line="85"/>
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="84"/>
+        <location filename="../../ui/tool_server_editor.py" line="86"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="88"/>
+        <location filename="../../ui/tool_server_editor.py" line="90"/>
         <source>Kept in the keychain; leave empty to keep it</source>
         <translation>已保存在钥匙串中；留空则保持不变</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="90"/>
+        <location filename="../../ui/tool_server_editor.py" line="92"/>
         <source>Keep in keychain</source>
         <translation>保存在钥匙串中</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="92"/>
+        <location filename="../../ui/tool_server_editor.py" line="94"/>
         <source>Keep this value in the system keychain instead of mcp.json</source>
         <translation>将此值保存在系统钥匙串中，而不是 mcp.json</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="95"/>
+        <location filename="../../ui/tool_server_editor.py" line="97"/>
         <source>No system keychain was found: values are kept in mcp.json, a file only your user account can read.</source>
         <translation>未找到系统钥匙串：值将保存在 mcp.json 中，该文件只有你的用户账户可以读取。</translation>
     </message>
@@ -1119,7 +1139,7 @@
 <context>
     <name>ProgressDialog</name>
     <message>
-        <location filename="../../ui/archive/_shared.py" line="453"/>
+        <location filename="../../ui/archive/_shared.py" line="467"/>
         <source>Cancelling…</source>
         <translation>正在取消…</translation>
     </message>
@@ -1270,43 +1290,47 @@
 <context>
     <name>RestoreFlow</name>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="78"/>
-        <location filename="../../ui/archive/restore_flow.py" line="94"/>
+        <location filename="../../ui/archive/restore_flow.py" line="118"/>
         <source>The backup was not restored; your conversations are as they were.</source>
         <translation>备份没有恢复；你的对话保持原样。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="85"/>
+        <location filename="../../ui/archive/restore_flow.py" line="86"/>
         <source>Restoring the backup…</source>
         <translation>正在恢复备份…</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="100"/>
+        <location filename="../../ui/archive/restore_flow.py" line="101"/>
         <source>The conversations you had before are kept in {path}</source>
         <translation>你之前的对话保存在 {path}</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="107"/>
+        <location filename="../../ui/archive/restore_flow.py" line="108"/>
         <source>The backup is restored ({count}).</source>
         <translation>备份已恢复（{count}）。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="133"/>
+        <location filename="../../ui/archive/restore_flow.py" line="117"/>
+        <source>The chosen file is not a Continuo backup. Nothing changed.</source>
+        <translation>所选文件不是 Continuo 备份。什么都没有改动。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/restore_flow.py" line="142"/>
         <source>never</source>
         <translation>从未</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="138"/>
+        <location filename="../../ui/archive/restore_flow.py" line="147"/>
         <source>Restore from a backup</source>
         <translation>从备份恢复</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="140"/>
+        <location filename="../../ui/archive/restore_flow.py" line="149"/>
         <source>Replace your conversations with the backup&apos;s ({count}, last changed {when})?</source>
         <translation>用备份中的对话（{count}，最后修改于 {when}）替换你现有的对话吗？</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="143"/>
+        <location filename="../../ui/archive/restore_flow.py" line="152"/>
         <source>Nothing is deleted: the current conversation file is kept in {folder} as {name}.before-restore-&lt;date and time&gt;. Answers being written now are stopped and saved first.
 
 Backup: {path}</source>
@@ -1315,7 +1339,7 @@ Backup: {path}</source>
 备份：{path}</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="147"/>
+        <location filename="../../ui/archive/restore_flow.py" line="156"/>
         <source>Restore</source>
         <translation>恢复</translation>
     </message>
@@ -1371,7 +1395,7 @@ Backup: {path}</source>
 <context>
     <name>SearchHitsModel</name>
     <message>
-        <location filename="../../ui/models/search_hits.py" line="95"/>
+        <location filename="../../ui/models/search_hits.py" line="100"/>
         <source>(on another version)</source>
         <translation>（在另一个版本中）</translation>
     </message>
@@ -1379,88 +1403,88 @@ Backup: {path}</source>
 <context>
     <name>ServerEditor</name>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="297"/>
+        <location filename="../../ui/tool_server_editor.py" line="299"/>
         <source>Edit MCP server</source>
         <translation>编辑 MCP 服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="297"/>
+        <location filename="../../ui/tool_server_editor.py" line="299"/>
         <source>Add an MCP server</source>
         <translation>添加 MCP 服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="300"/>
+        <location filename="../../ui/tool_server_editor.py" line="302"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="301"/>
+        <location filename="../../ui/tool_server_editor.py" line="303"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="302"/>
+        <location filename="../../ui/tool_server_editor.py" line="304"/>
         <source>Command</source>
         <translation>命令</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="303"/>
+        <location filename="../../ui/tool_server_editor.py" line="305"/>
         <source>Arguments (one a line)</source>
         <translation>参数（每行一个）</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="304"/>
-        <location filename="../../ui/tool_server_editor.py" line="321"/>
+        <location filename="../../ui/tool_server_editor.py" line="306"/>
+        <location filename="../../ui/tool_server_editor.py" line="325"/>
         <source>Working folder</source>
         <translation>工作文件夹</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="305"/>
+        <location filename="../../ui/tool_server_editor.py" line="307"/>
         <source>Environment variables</source>
         <translation>环境变量</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="306"/>
+        <location filename="../../ui/tool_server_editor.py" line="308"/>
         <source>URL</source>
         <translation>URL</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="307"/>
+        <location filename="../../ui/tool_server_editor.py" line="309"/>
         <source>Headers</source>
         <translation>请求头</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="308"/>
+        <location filename="../../ui/tool_server_editor.py" line="310"/>
         <source>Timeout of a call (seconds)</source>
         <translation>调用超时（秒）</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="312"/>
+        <location filename="../../ui/tool_server_editor.py" line="314"/>
         <source>Program on this computer (stdio)</source>
         <translation>本机程序（stdio）</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="313"/>
+        <location filename="../../ui/tool_server_editor.py" line="315"/>
         <source>Server at a URL (HTTP)</source>
         <translation>位于 URL 的服务器（HTTP）</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="314"/>
+        <location filename="../../ui/tool_server_editor.py" line="316"/>
         <source>Choose…</source>
         <translation>选择…</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="315"/>
+        <location filename="../../ui/tool_server_editor.py" line="317"/>
         <source>e.g. uvx or npx</source>
         <translation>例如 uvx 或 npx</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="381"/>
+        <location filename="../../ui/tool_server_editor.py" line="386"/>
         <source>Give the server a name.</source>
         <translation>请为服务器命名。</translation>
     </message>
     <message>
-        <location filename="../../ui/tool_server_editor.py" line="383"/>
+        <location filename="../../ui/tool_server_editor.py" line="388"/>
         <source>There is already a server named {name}.</source>
         <translation>已存在名为 {name} 的服务器。</translation>
     </message>
@@ -2097,224 +2121,224 @@ Backup: {path}</source>
 <context>
     <name>ToolsPage</name>
     <message>
-        <location filename="../../ui/tools_page.py" line="292"/>
+        <location filename="../../ui/tools_page.py" line="293"/>
         <source>No system keychain was found, so secret values of MCP servers are saved in {path}, a file only your user account can read.</source>
         <translation>未找到系统钥匙串，因此 MCP 服务器的机密值保存在 {path} 中，该文件只有你的用户账户可以读取。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="296"/>
+        <location filename="../../ui/tools_page.py" line="297"/>
         <source>MCP servers</source>
         <translation>MCP 服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="298"/>
+        <location filename="../../ui/tools_page.py" line="299"/>
         <source>Move the damaged MCP server file aside and start with no servers</source>
         <translation>将损坏的 MCP 服务器文件移开，并从无服务器开始</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="300"/>
+        <location filename="../../ui/tools_page.py" line="301"/>
         <source>Add…</source>
         <translation>添加…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="301"/>
+        <location filename="../../ui/tools_page.py" line="302"/>
         <source>Edit…</source>
         <translation>编辑…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="302"/>
+        <location filename="../../ui/tools_page.py" line="303"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="303"/>
+        <location filename="../../ui/tools_page.py" line="304"/>
         <source>Import: paste JSON…</source>
         <translation>导入：粘贴 JSON…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="304"/>
+        <location filename="../../ui/tools_page.py" line="305"/>
         <source>Import a file…</source>
         <translation>导入文件…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="305"/>
+        <location filename="../../ui/tools_page.py" line="306"/>
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="306"/>
+        <location filename="../../ui/tools_page.py" line="307"/>
         <source>Tools</source>
         <translation>工具</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="307"/>
+        <location filename="../../ui/tools_page.py" line="308"/>
         <source>Add a reference server</source>
         <translation>添加参考服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="309"/>
+        <location filename="../../ui/tools_page.py" line="310"/>
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="310"/>
+        <location filename="../../ui/tools_page.py" line="311"/>
         <source>Fetch web pages</source>
         <translation>获取网页</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="311"/>
+        <location filename="../../ui/tools_page.py" line="312"/>
         <source>Files in a folder…</source>
         <translation>文件夹中的文件…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="312"/>
+        <location filename="../../ui/tools_page.py" line="313"/>
         <source>Git repository…</source>
         <translation>Git 仓库…</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="313"/>
+        <location filename="../../ui/tools_page.py" line="314"/>
         <source>Memory</source>
         <translation>记忆</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="325"/>
+        <location filename="../../ui/tools_page.py" line="326"/>
         <source>Needs uv (uvx) — install it from https://docs.astral.sh/uv/</source>
         <translation>需要 uv（uvx）——请从 https://docs.astral.sh/uv/ 安装</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="326"/>
+        <location filename="../../ui/tools_page.py" line="327"/>
         <source>Needs Node.js (npx) — install it from https://nodejs.org/</source>
         <translation>需要 Node.js（npx）——请从 https://nodejs.org/ 安装</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="331"/>
+        <location filename="../../ui/tools_page.py" line="332"/>
         <source>needs uv</source>
         <translation>需要 uv</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="331"/>
+        <location filename="../../ui/tools_page.py" line="332"/>
         <source>needs Node.js</source>
         <translation>需要 Node.js</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="333"/>
+        <location filename="../../ui/tools_page.py" line="334"/>
         <source>installed with Continuo</source>
         <translation>随 Continuo 安装</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="335"/>
+        <location filename="../../ui/tools_page.py" line="336"/>
         <source>installed: {command}</source>
         <translation>已安装：{command}</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="336"/>
+        <location filename="../../ui/tools_page.py" line="337"/>
         <source>with {program}</source>
         <translation>通过 {program}</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="351"/>
+        <location filename="../../ui/tools_page.py" line="352"/>
         <source>&lt;folder&gt;</source>
         <translation>&lt;文件夹&gt;</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="353"/>
+        <location filename="../../ui/tools_page.py" line="354"/>
         <source>&lt;repository&gt;</source>
         <translation>&lt;仓库&gt;</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="354"/>
+        <location filename="../../ui/tools_page.py" line="355"/>
         <source>Runs: {command}</source>
         <translation>运行：{command}</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="468"/>
+        <location filename="../../ui/tools_page.py" line="469"/>
         <source>Not started</source>
         <translation>未启动</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="469"/>
+        <location filename="../../ui/tools_page.py" line="470"/>
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="470"/>
+        <location filename="../../ui/tools_page.py" line="471"/>
         <source>Stopped; it starts again when a tool is used</source>
         <translation>已停止；使用工具时会再次启动</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="471"/>
+        <location filename="../../ui/tools_page.py" line="472"/>
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="567"/>
+        <location filename="../../ui/tools_page.py" line="568"/>
         <source>Import MCP servers</source>
         <translation>导入 MCP 服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="569"/>
+        <location filename="../../ui/tools_page.py" line="570"/>
         <source>JSON files (*.json)</source>
         <translation>JSON 文件 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="569"/>
+        <location filename="../../ui/tools_page.py" line="570"/>
         <source>All files (*)</source>
         <translation>所有文件 (*)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/tools_page.py" line="590"/>
+        <location filename="../../ui/tools_page.py" line="592"/>
         <source>Imported %n server(s); they are saved with Save or Apply.</source>
         <translation>
             <numerusform>已导入 %n 个服务器；点击“保存”或“应用”后才会保存。</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="595"/>
+        <location filename="../../ui/tools_page.py" line="597"/>
         <source>{old} was already there, so the new one is {new}.</source>
         <translation>{old} 已存在，因此新的服务器名为 {new}。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="627"/>
+        <location filename="../../ui/tools_page.py" line="629"/>
         <source>Folder the server may read and change</source>
         <translation>服务器可以读取和更改的文件夹</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="629"/>
+        <location filename="../../ui/tools_page.py" line="631"/>
         <source>Git repository</source>
         <translation>Git 仓库</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="666"/>
+        <location filename="../../ui/tools_page.py" line="669"/>
         <source>{name} is switched off: switch it on and press Apply, then Check.</source>
         <translation>{name} 已关闭：请先打开它并点“应用”，再点“检查”。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="668"/>
+        <location filename="../../ui/tools_page.py" line="671"/>
         <source>Press Apply first: {name} is not applied yet, and Check starts a server as it was applied.</source>
         <translation>请先点“应用”：{name} 还没有应用，而“检查”启动的是已应用的服务器。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="672"/>
+        <location filename="../../ui/tools_page.py" line="675"/>
         <source>Press Apply first: {name} has changes that are not applied yet, and Check starts a server as it was applied.</source>
         <translation>请先点“应用”：{name} 有尚未应用的更改，而“检查”启动的是已应用的服务器。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="715"/>
+        <location filename="../../ui/tools_page.py" line="718"/>
         <source>No server chosen.</source>
         <translation>未选择服务器。</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="741"/>
+        <location filename="../../ui/tools_page.py" line="744"/>
         <source>read-only</source>
         <translation>只读</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="743"/>
+        <location filename="../../ui/tools_page.py" line="746"/>
         <source>may change things</source>
         <translation>可能会更改内容</translation>
     </message>
     <message>
-        <location filename="../../ui/tools_page.py" line="745"/>
+        <location filename="../../ui/tools_page.py" line="748"/>
         <source>destructive</source>
         <translation>破坏性</translation>
     </message>

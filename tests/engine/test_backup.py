@@ -23,6 +23,7 @@ from engine import (
     AssistantMessage,
     CorruptDatabaseError,
     NewerSchemaError,
+    NotABackupError,
     ResumeKind,
     SQLiteSessionStorage,
     StopReason,
@@ -469,12 +470,12 @@ def _empty_sqlite(path: Path) -> None:
 @pytest.mark.parametrize(
     ("kind", "error"),
     [
-        ("garbage", CorruptDatabaseError),
+        ("garbage", NotABackupError),
         ("truncated", CorruptDatabaseError),
-        ("foreign", CorruptDatabaseError),
-        ("other_program", CorruptDatabaseError),
-        ("empty_sqlite", CorruptDatabaseError),
-        ("missing", CorruptDatabaseError),
+        ("foreign", NotABackupError),
+        ("other_program", NotABackupError),
+        ("empty_sqlite", NotABackupError),
+        ("missing", NotABackupError),
         ("newer", NewerSchemaError),
     ],
 )
@@ -513,6 +514,13 @@ async def test_a_bad_backup_is_refused_and_nothing_changes(tmp_path, kind, error
 
     assert str(bad) in caught.value.sentence("en")
     assert caught.value.sentence("zh_CN") != caught.value.sentence("en")
+    # A file that is no Continuo database is said to be no backup, not a damaged file; a
+    # damaged backup is still told as damage.
+    if error is NotABackupError:
+        assert "is not a Continuo backup" in caught.value.sentence("en")
+        assert "damaged" not in caught.value.sentence("en")
+    elif kind == "truncated":
+        assert not isinstance(caught.value, NotABackupError)
     assert sorted(p.name for p in data.parent.iterdir()) == before
     assert _digest(data) == digest
     assert (_digest(bad) if bad.exists() else None) == bad_digest

@@ -140,7 +140,7 @@ async def test_markdown_shows_the_active_path_and_says_what_else_exists(
     text = await export(storage, tmp_path / "trip.md", ExportFormat.MARKDOWN, "trip")
 
     assert "# A trip to Lyon" in text
-    assert "Model: gpt-4.1 (openai)" in text
+    assert "Model: gpt-4.1" in text and "(openai)" not in text  # an id, not a name
     assert (
         "This is the version of the conversation Continuo shows (5 messages). 1 other version "
         "(2 messages on other branches) is not included; a JSON export keeps every version."
@@ -153,7 +153,7 @@ async def test_markdown_shows_the_active_path_and_says_what_else_exists(
     # tool calls and results as fenced code blocks
     assert '**Tool call:** `weather`\n\n```json\n{\n  "city": "Lyon",\n  "days": [\n' in text
     # the result holds a fence of its own: the block's fence is longer
-    assert "### Tool result: `weather` (ok)\n\n````\n```\nsunny, 24°C\n```\n````\n" in text
+    assert "### Tool result: `weather` (done)\n\n````\n```\nsunny, 24°C\n```\n````\n" in text
     # the cut answer noted in one plain line
     assert "\nStopped: The answer reached the output limit; resuming continues it.\n" in text
     # images become links: nothing is loaded when a viewer renders the file
@@ -238,7 +238,7 @@ async def test_a_tool_name_cannot_leave_its_code_span(
     await storage.append("t", "r", ToolMessage(tool_call_id="c1", name=name, content="done"))
     text = await export(storage, tmp_path / "t.md", ExportFormat.MARKDOWN)
     assert _loading(text) == []
-    assert f"**Tool call:** `` {name} ``" in text and f"### Tool result: `` {name} `` (ok)" in text
+    assert f"**Tool call:** `` {name} ``" in text and f"### Tool result: `` {name} `` (done)" in text
 
 
 #: links whose address could run or load something, in each way Markdown writes a link

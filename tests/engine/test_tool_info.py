@@ -148,10 +148,10 @@ async def test_exports_name_a_tool_as_the_card_does(tmp_path: Path) -> None:
         await storage.close()
     markdown = texts[ExportFormat.MARKDOWN]
     assert "**Tool call:** `delete_everything` from `srv`" in markdown
-    assert "### Tool result: `delete_everything` from `srv` (ok)" in markdown
+    assert "### Tool result: `delete_everything` from `srv` (done)" in markdown
     assert "`Get [the](javascript:x) time`, says its server" in markdown  # inert, as code
     page = texts[ExportFormat.HTML]
     assert "Tool call: <code>delete_everything</code> from <code>srv</code>" in page
-    assert "Tool result: <code>delete_everything</code> from <code>srv</code> (ok)" in page
+    assert "Tool result: <code>delete_everything</code> from <code>srv</code> (done)" in page
     assert "javascript:x" in page and 'href="javascript' not in page
     assert '"info": {"server": "srv", "tool": "delete_everything"' in texts[ExportFormat.JSON]

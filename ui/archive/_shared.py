@@ -107,6 +107,10 @@ class ArchiveHost(Protocol):
         """The open conversation: (its id, its title as shown), or None."""
         ...
 
+    def provider_names(self) -> dict[str, str]:
+        """The name the person gave each provider set up, by its id (exports say names)."""
+        ...
+
     async def reload(self, *, reopen: bool) -> None:
         """Read the conversation list from the store again; with ``reopen``, show the open
         conversation from it too (the first one when it is gone)."""
@@ -204,20 +208,21 @@ class ArchiveUI(QObject):
             chosen = await chosen
         if not chosen:
             return None
+        from ..file_dialogs import remember
+
         path = Path(chosen)
         self.folder = path.parent
+        remember(path)
         return path
 
     def start_folder(self) -> Path:
-        """Where the file dialog starts: the last folder chosen, else Documents."""
-        if self.folder is not None:
-            return self.folder
-        from PySide6.QtCore import QStandardPaths
+        """Where the file dialog starts: the last folder chosen (here, or in another of the
+        window's file dialogs), else Documents, else home (`ui.file_dialogs`)."""
+        from ..file_dialogs import start_folder
 
-        documents = QStandardPaths.writableLocation(
-            QStandardPaths.StandardLocation.DocumentsLocation
-        )
-        return Path(documents) if documents else Path.home()
+        if self.folder is not None and self.folder.is_dir():
+            return self.folder
+        return start_folder()
 
     async def ask_for_path(self, purpose: str, suggested: Path) -> Path | None:
         """The default `choose_path`: the platform's file dialog, opened with ``open()``."""
@@ -229,12 +234,13 @@ class ArchiveUI(QObject):
             Action.BACKUP: self.tr("Back up the conversations"),
             Action.RESTORE: self.tr("Restore from a backup"),
         }
+        kinds = {
+            ".md": self.tr("Markdown (*.md)"),
+            ".json": self.tr("JSON (*.json)"),
+            ".html": self.tr("HTML (*.html)"),
+        }
         filters = {
-            Action.EXPORT: {
-                ".md": self.tr("Markdown (*.md)"),
-                ".json": self.tr("JSON (*.json)"),
-                ".html": self.tr("HTML (*.html)"),
-            }.get(suggested.suffix, self.tr("All files (*)")),
+            Action.EXPORT: ";;".join(kinds.values()),
             Action.IMPORT: self.tr("Exports (*.json *.zip);;All files (*)"),
             Action.BACKUP: self.tr("Continuo backups (*.db)"),
             Action.RESTORE: self.tr("Continuo backups (*.db *.sqlite3);;All files (*)"),
@@ -246,6 +252,14 @@ class ArchiveUI(QObject):
             dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
             dialog.setFileMode(QFileDialog.FileMode.AnyFile)
             dialog.setDefaultSuffix(suggested.suffix.lstrip("."))
+            if action is Action.EXPORT and suggested.suffix in kinds:
+                # The format chosen is the filter shown; another filter chosen in the dialog
+                # gives a name typed without an extension that filter's extension.
+                dialog.selectNameFilter(kinds[suggested.suffix])
+                by_filter = {text: suffix for suffix, text in kinds.items()}
+                dialog.filterSelected.connect(
+                    lambda text: dialog.setDefaultSuffix(by_filter.get(text, "").lstrip("."))
+                )
             dialog.selectFile(suggested.name)
         else:
             dialog.setFileMode(QFileDialog.FileMode.ExistingFile)

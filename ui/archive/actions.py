@@ -80,7 +80,7 @@ class ArchiveActions(QObject):
         ui.host = host
         self._host = host
         self._flows = {
-            "export": ExportFlow(ui, storage, host.shown).run,
+            "export": ExportFlow(ui, storage, host.shown, host.provider_names).run,
             "import": ImportFlow(ui, storage, lambda: host.reload(reopen=False)).run,
             "backup": BackupFlow(ui, storage).run,
             "restore": RestoreFlow(ui, storage, host.replace_store).run,

@@ -1,10 +1,17 @@
 """File › Export…: this conversation or all, in Markdown, JSON or HTML, to a file.
 
 `ExportFlow` asks which conversations and which format (`ExportDialog`, objectName
-``exportDialog``; the format chosen last is offered again), then the file (named after the
-conversation's title, or ``Continuo export <date>``), and has the engine write it
-(`engine.export_conversations`, on its own thread) under a progress dialog whose Cancel
-leaves no file. It is given the store and the open conversation, nothing more.
+``exportDialog``; the scope and the format of the last export are offered again, both or
+neither), then the file (named after the conversation's title, or ``Continuo export <date>``),
+and has the engine write it (`engine.export_conversations`, on its own thread) under a
+progress dialog whose Cancel leaves no file. It is given the store, the open conversation and
+the providers' names, nothing more.
+
+The file's name has the last word on the format: a name typed with ``.md``, ``.json`` or
+``.html`` is written in that format (``all.html`` is a page, whatever the list said), a name
+with no extension gets the chosen format's, and a name with another extension keeps it and is
+written in the chosen format. Whenever the file's name and the list disagreed, the report says
+which format was written and why.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
@@ -28,6 +36,8 @@ __all__ = ["ExportDialog", "ExportFlow", "export_file_name"]
 
 # A file name's characters no file system takes (and control characters).
 _UNSAFE = re.compile(r'[\x00-\x1f\x7f<>:"/\\|?*]+')
+# What counts as a file name's extension ("v1.2 notes" has none).
+_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,8}")
 
 
 def export_file_name(title: str | None, suffix: str, when: float | None = None) -> str:
@@ -45,6 +55,7 @@ class ExportFlow(QObject):
         ui: the dialogs and the engine's work.
         storage: the conversation store now.
         shown: the open conversation (id, title), or None.
+        provider_names: the providers' names by id (the export names a provider so).
     """
 
     def __init__(
@@ -52,12 +63,15 @@ class ExportFlow(QObject):
         ui: ArchiveUI,
         storage: Callable[[], SQLiteSessionStorage],
         shown: Callable[[], tuple[str, str] | None],
+        provider_names: Callable[[], dict[str, str]],
     ) -> None:
         super().__init__(ui)
         self._ui = ui
         self._storage = storage
         self._shown = shown
-        self._format: ExportFormat | None = None  # the format chosen last (offered again)
+        self._provider_names = provider_names
+        # The last export's format and scope ("all" or not), offered again together.
+        self._last: tuple[ExportFormat, bool] | None = None
 
     async def run(self) -> None:
         from engine import export_conversations
@@ -65,29 +79,38 @@ class ExportFlow(QObject):
         ui = self._ui
         shown = self._shown()
         dialog = ExportDialog(ui.parent_widget, shown[1] if shown else None)
-        if self._format is not None:
-            dialog.choose_format(self._format)
+        if self._last is not None:
+            dialog.choose_format(self._last[0])
+            dialog.choose_all(self._last[1])
         try:
             accepted = await ui.ask(dialog)
-            only_this, fmt = dialog.only_this(), dialog.chosen_format()
+            only_this, chosen = dialog.only_this(), dialog.chosen_format()
         finally:
             dialog.deleteLater()
         if not accepted:
             ui.dismissed(Action.EXPORT)
             return
-        self._format = kind = fmt
         title = shown[1] if only_this and shown else None
-        path = await ui.choose(
-            Action.EXPORT, ui.start_folder() / export_file_name(title, kind.suffix)
+        picked = await ui.choose(
+            Action.EXPORT, ui.start_folder() / export_file_name(title, chosen.suffix)
         )
-        if path is None:
+        if picked is None:
             ui.dismissed(Action.EXPORT)
             return
+        path, kind, why = self.file_and_format(picked, chosen)
+        self._last = (kind, not only_this)
         progress = ui.show_progress(self.tr("Exporting the conversations…"))
         ids = [shown[0]] if only_this and shown else None
         report, error, cancelled = await ui.run(
             "export",
-            export_conversations(self._storage(), path, kind, ids, progress=progress.set_progress),
+            export_conversations(
+                self._storage(),
+                path,
+                kind,
+                ids,
+                progress=progress.set_progress,
+                provider_names=self._provider_names(),
+            ),
         )
         if cancelled:
             ui.said(
@@ -100,6 +123,7 @@ class ExportFlow(QObject):
             text = self.tr("The conversations were not exported.")
             ui.tell(Action.EXPORT, Outcome.FAILED, text, ui.sentence(error) if error else "")
             return
+        where = self.tr("The export is the file {path}").format(path=report.path)
         ui.tell(
             Action.EXPORT,
             Outcome.DONE,
@@ -107,8 +131,49 @@ class ExportFlow(QObject):
                 count=ui.conversations(report.conversations),
                 messages=ui.messages(report.messages),
             ),
-            self.tr("The export is the file {path}").format(path=report.path),
+            f"{where}\n\n{why}" if why else where,
         )
+
+    def file_and_format(self, picked: Path, chosen: ExportFormat) -> tuple[Path, ExportFormat, str]:
+        """The file to write, its format, and what to say when the two disagreed with the
+        format chosen in the list ("" when they agree): see the module docstring."""
+        from engine import ExportFormat
+
+        suffix = picked.suffix if _EXTENSION.fullmatch(picked.suffix) else ""
+        said = ExportFormat.for_suffix(suffix)
+        if said is chosen:
+            return picked, chosen, ""
+        if said is not None:
+            return (
+                picked,
+                said,
+                self.tr(
+                    "It is written as {format}, as its name ends in {suffix} ({chosen} was chosen "
+                    "in the list)."
+                ).format(
+                    format=self.format_name(said),
+                    suffix=picked.suffix,
+                    chosen=self.format_name(chosen),
+                ),
+            )
+        if not suffix:  # "notes", "v1.2 notes": the chosen format's extension is added
+            return picked.with_name(picked.name + chosen.suffix), chosen, ""
+        return (
+            picked,
+            chosen,
+            self.tr("It is written as {format}, though its name ends in {suffix}.").format(
+                format=self.format_name(chosen), suffix=picked.suffix
+            ),
+        )
+
+    def format_name(self, kind: ExportFormat) -> str:
+        from engine import ExportFormat
+
+        return {
+            ExportFormat.MARKDOWN: self.tr("Markdown"),
+            ExportFormat.JSON: self.tr("JSON"),
+            ExportFormat.HTML: self.tr("HTML"),
+        }[kind]
 
 
 class ExportDialog(QDialog):
@@ -174,6 +239,13 @@ class ExportDialog(QDialog):
         index = self.format.findData(str(value))
         if index >= 0:
             self.format.setCurrentIndex(index)
+
+    def choose_all(self, every: bool) -> None:
+        """Offer all conversations (``every``) or the open one (when there is one)."""
+        if every or not self.this_conversation.isEnabled():
+            self.all_conversations.setChecked(True)
+        else:
+            self.this_conversation.setChecked(True)
 
     def chosen_format(self) -> ExportFormat:
         from engine import ExportFormat

@@ -74,6 +74,11 @@ class WindowArchiveHost:
         sid = self._c.current
         return (sid, session_title(self._c.sessions.info(sid))) if sid else None
 
+    def provider_names(self) -> dict[str, str]:
+        settings = self._c.settings
+        providers = getattr(settings, "providers", None) or []
+        return {p.id: p.name for p in providers if p.name}
+
     async def reload(self, *, reopen: bool) -> None:
         from engine import ErrorAction, StorageError
 

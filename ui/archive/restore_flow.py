@@ -3,12 +3,13 @@
 Restore swaps the conversation file under the running window, as a person expects of it (no
 restart). `RestoreFlow` asks for the backup and checks it first, read-only
 (`engine.storage.backup.inspect_backup`), so a file the engine refuses (damaged, from a newer
-Continuo, the conversation file itself) is refused before anything stops. Then it asks
-(``restoreConfirm``: how many conversations, last changed when, where the current file is
-kept), and has the host replace the store: requests stop (their partial answers are stored),
-the store closes, `restore_database` puts the backup in place (the current file moved aside,
-never deleted), a new store opens the restored file, and the list and the open conversation
-are read from it. It is given the store and the host's way to replace it, nothing more.
+Continuo, the conversation file itself, no Continuo backup at all: said as such) is refused
+before anything stops. Then it asks (``restoreConfirm``: how many conversations, last
+changed when, where the current file is kept), and has the host replace the store: requests
+stop (their partial answers are stored), the store closes, `restore_database` puts the backup
+in place (the current file moved aside, never deleted), a new store opens the restored file,
+and the list and the open conversation are read from it. It is given the store and the host's
+way to replace it, nothing more.
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ class RestoreFlow(QObject):
             ui.tell(
                 Action.RESTORE,
                 Outcome.REFUSED,
-                self.tr("The backup was not restored; your conversations are as they were."),
+                self._refused(error),
                 ui.sentence(error, same_file=data_path) if error else "",
             )
             return
@@ -91,7 +92,7 @@ class RestoreFlow(QObject):
             ui.tell(
                 Action.RESTORE,
                 Outcome.REFUSED if refused else Outcome.FAILED,
-                self.tr("The backup was not restored; your conversations are as they were."),
+                self._refused(error),
                 ui.sentence(error, same_file=data_path),
             )
             return
@@ -107,6 +108,14 @@ class RestoreFlow(QObject):
             self.tr("The backup is restored ({count}).").format(count=count),
             before,
         )
+
+    def _refused(self, error: BaseException | None) -> str:
+        """The first line of a refusal: a file that is no backup at all is said to be so."""
+        from engine import NotABackupError
+
+        if isinstance(error, NotABackupError):
+            return self.tr("The chosen file is not a Continuo backup. Nothing changed.")
+        return self.tr("The backup was not restored; your conversations are as they were.")
 
     async def _swap(
         self, data_path: Path, backup: Path

@@ -1,9 +1,11 @@
 """The message hits of the conversation list's search, as a Qt list model over `SearchHit`.
 
 One row per message that holds every term (`engine.SearchHit`): the conversation's title
-and the message's date (`DisplayRole`, one line), the snippet and where the terms are in it
-(`SNIPPET_ROLE`, `MARKS_ROLE`), and whether the message is on a version the conversation does
-not show (`HIDDEN_BRANCH_ROLE`), so the list can say so before it is chosen. The window fills
+and the message's date in the person's locale's format (`DisplayRole`, one line; apart in
+`TITLE_ROLE` and `DATE_ROLE`, so the list elides the title, never the date), the snippet and
+where the terms are in it (`SNIPPET_ROLE`, `MARKS_ROLE`), and whether the message is on a
+version the conversation does not show (`HIDDEN_BRANCH_ROLE`), so the list can say so before
+it is chosen. The window fills
 it (`set_hits`) from the storage's answer; the model never reads storage itself.
 """
 
@@ -12,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from PySide6.QtCore import QDateTime, QLocale, QObject, Qt
+from PySide6.QtCore import QObject, Qt
 
+from ..dates import short_date
 from ..markdown import tooltip_text
 from .base import RowsModel
 
@@ -21,10 +24,12 @@ if TYPE_CHECKING:
     from engine import SearchHit
 
 __all__ = [
+    "DATE_ROLE",
     "HIDDEN_BRANCH_ROLE",
     "HIT_ROLE",
     "MARKS_ROLE",
     "SNIPPET_ROLE",
+    "TITLE_ROLE",
     "SearchHitsModel",
 ]
 
@@ -32,8 +37,8 @@ HIT_ROLE = int(Qt.ItemDataRole.UserRole) + 40  # the SearchHit itself
 SNIPPET_ROLE = HIT_ROLE + 1
 MARKS_ROLE = HIT_ROLE + 2
 HIDDEN_BRANCH_ROLE = HIT_ROLE + 3
-_TITLE_ROLE = HIT_ROLE + 4
-_DATE_ROLE = HIT_ROLE + 5
+TITLE_ROLE = HIT_ROLE + 4
+DATE_ROLE = HIT_ROLE + 5
 
 
 class SearchHitsModel(RowsModel["SearchHit"]):
@@ -44,8 +49,8 @@ class SearchHitsModel(RowsModel["SearchHit"]):
         SNIPPET_ROLE: b"snippet",
         MARKS_ROLE: b"marks",
         HIDDEN_BRANCH_ROLE: b"hiddenBranch",
-        _TITLE_ROLE: b"title",
-        _DATE_ROLE: b"date",
+        TITLE_ROLE: b"title",
+        DATE_ROLE: b"date",
     }
 
     def __init__(self, title_of: Callable[[str], str], parent: QObject | None = None) -> None:
@@ -82,9 +87,9 @@ class SearchHitsModel(RowsModel["SearchHit"]):
             return hit.marks
         if role == HIDDEN_BRANCH_ROLE:
             return not hit.on_active_path
-        if role == _TITLE_ROLE:
+        if role == TITLE_ROLE:
             return self._title_of(hit.session_id)
-        if role == _DATE_ROLE:
+        if role == DATE_ROLE:
             return _date(hit.created_at)
         return None
 
@@ -96,5 +101,4 @@ def hidden_branch_text() -> str:
 
 
 def _date(created_at: float) -> str:
-    when = QDateTime.fromSecsSinceEpoch(int(created_at))
-    return QLocale().toString(when.date(), QLocale.FormatType.ShortFormat)
+    return short_date(created_at)  # the person's locale's format (ui.dates)

@@ -241,10 +241,12 @@ class MessageActions(QWidget):
 
 def _when(created_at: float) -> str:
     """The time for today's messages; the date too for older ones (an imported history)."""
-    from PySide6.QtCore import QDateTime, QLocale
+    from PySide6.QtCore import QDateTime
+
+    from ..dates import short_date
 
     when = QDateTime.fromSecsSinceEpoch(int(created_at))
     clock = time.strftime("%H:%M", time.localtime(created_at))
     if when.date() == QDateTime.currentDateTime().date():
         return clock
-    return f"{QLocale().toString(when.date(), QLocale.FormatType.ShortFormat)} {clock}"
+    return f"{short_date(created_at)} {clock}"  # the person's locale's format, as search's
