@@ -26,12 +26,14 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QRectF, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import (
     QDesktopServices,
     QGuiApplication,
     QKeyEvent,
+    QPainter,
     QPalette,
+    QPen,
     QTextCursor,
     QTextDocument,
     QTextDocumentFragment,
@@ -224,6 +226,7 @@ class _RowView(QFrame):
         self._seen = -1
         self._item: TranscriptItem | None = None  # the item last drawn
         self.actions_bar: Any = None  # a message's `MessageActions` (user and answer rows)
+        self.framed = False  # the message holds the keyboard focus: a frame says so
 
     def _add_actions(self, kind: ItemKind, layout: QVBoxLayout, text: RichText) -> None:
         """The versions, the answer's line and the actions under the message; the same
@@ -235,12 +238,46 @@ class _RowView(QFrame):
         layout.addWidget(self.actions_bar)
         text.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         text.customContextMenuRequested.connect(lambda pos, text=text: self._menu(text, pos))
+        text.installEventFilter(self)  # its focus draws the row's frame (`eventFilter`)
+
+    def eventFilter(self, watched: Any, event: QEvent) -> bool:  # noqa: N802
+        # A caret alone does not show which message the keyboard is on (Alt+Up / Alt+Down):
+        # the row is framed while its text has the focus, unless a click put it there (the
+        # person is selecting with the mouse), and stays framed while its menu is open.
+        kind = event.type()
+        if watched is self.message_text() and kind in (QEvent.Type.FocusIn, QEvent.Type.FocusOut):
+            reason = event.reason()  # type: ignore[attr-defined]
+            if kind == QEvent.Type.FocusIn:
+                self._set_framed(reason != Qt.FocusReason.MouseFocusReason)
+            elif reason != Qt.FocusReason.PopupFocusReason:
+                self._set_framed(False)
+        return super().eventFilter(watched, event)
+
+    def _set_framed(self, framed: bool) -> None:
+        if framed != self.framed:
+            self.framed = framed
+            self.update()
+
+    def paintEvent(self, event: Any) -> None:  # noqa: N802
+        super().paintEvent(event)
+        if self.framed:
+            painter = QPainter(self)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setPen(QPen(self.palette().color(QPalette.ColorRole.Highlight), 2))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRoundedRect(QRectF(self.rect()).adjusted(1, 1, -1, -1), 7, 7)
+            painter.end()
 
     def _menu(self, text: RichText, pos: Any) -> Any:
         if getattr(self, "editing", False):
             return None  # the editor's own keys and menu apply
         menu = text.createStandardContextMenu(pos)  # with the link's entries at ``pos``
         menu.setObjectName("messageMenu")
+        # Only what can be done here: the text widget's greyed-out entries ("Copy Link
+        # Location" with no link under the cursor, "Copy" with nothing selected) go.
+        for entry in menu.actions():
+            if not entry.isSeparator() and not entry.isEnabled():
+                menu.removeAction(entry)
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # one menu at a time, freed
         extra = self.actions_bar.menu_actions(menu) if self.actions_bar is not None else []
         if extra:

@@ -140,6 +140,28 @@ class TranscriptView(QScrollArea):
         ):
             shortcut = QShortcut(QKeySequence(keys), self, context=within)
             shortcut.activated.connect(slot)
+        self._below: QWidget | None = None  # where Alt+Down from the last message goes
+
+    def take_keys_from(self, composer: QWidget) -> None:
+        """Let the message keys work from ``composer``, where the focus usually is: Alt+Up
+        (or Alt+Down) enters the transcript at the last message, Shift+F10 opens that
+        message's menu; Alt+Down from the last message comes back to ``composer``."""
+        from PySide6.QtGui import QKeySequence, QShortcut
+
+        self._below = composer
+        only = Qt.ShortcutContext.WidgetShortcut
+        for keys, slot in (
+            ("Alt+Up", lambda: self.focus_message(-1)),
+            ("Alt+Down", lambda: self.focus_message(-1)),
+            ("Shift+F10", self._open_last_menu),
+        ):
+            shortcut = QShortcut(QKeySequence(keys), composer, context=only)
+            shortcut.activated.connect(slot)
+
+    def _open_last_menu(self) -> Any:
+        if self.focus_message(-1) is None:
+            return None
+        return self.open_message_menu()
 
     def retranslate(self) -> None:
         """Set the view's own strings in the current language."""
@@ -208,7 +230,8 @@ class TranscriptView(QScrollArea):
 
     def focus_message(self, step: int) -> Any:
         """Move the focus ``step`` messages on (-1: the one above); from outside a message,
-        to the last one. Returns the row focused, or None when there is no message."""
+        to the last one; on from the last one, to the composer (`take_keys_from`). Returns
+        the row focused, or None when no message is."""
         views = self.message_views()
         if not views:
             return None
@@ -217,6 +240,9 @@ class TranscriptView(QScrollArea):
             return None  # in the editor, Alt+arrows are the editor's
         if current is None:
             target = views[-1]
+        elif step > 0 and current is views[-1] and self._below is not None:
+            self._below.setFocus(Qt.FocusReason.ShortcutFocusReason)  # past the last one
+            return None
         else:
             index = max(0, min(len(views) - 1, views.index(current) + step))
             target = views[index]
