@@ -567,6 +567,24 @@ class AnswerView(_RowView):
     def code_blocks(self) -> list[str]:
         return list(self._codes)
 
+    def unfold_for(self, terms: list[str]) -> bool:
+        """Show the folded parts that hold one of ``terms`` (a find's hit the shown text
+        lacks): the code blocks that hold one open, and all of a very long answer is shown.
+        Returns whether anything opened."""
+        if self._item is None:
+            return False
+        words = [t.casefold() for t in terms if t]
+        opened = {n for n, code in enumerate(self._codes) if any(w in code.casefold() for w in words)}
+        opened -= self._expanded
+        whole = not self._whole and any(w in self._item.text.casefold() for w in words)
+        if not opened and not whole:
+            return False
+        self._expanded |= opened
+        self._whole = self._whole or whole
+        self._restart()
+        self._draw(self._item)
+        return True
+
     def _toggle_attempt(self, shown: bool) -> None:
         self.content.setVisible(shown or not self.attempt_toggle.isVisibleTo(self))
         self.attempt_toggle.setArrowType(

@@ -27,7 +27,7 @@ import contextlib
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractButton,
     QApplication,
@@ -282,7 +282,10 @@ class TranscriptView(QScrollArea):
         view = self._build_row(row)
         text = view.message_text() if hasattr(view, "message_text") else None
         if text is not None:
-            text.setExtraSelections(_term_selections(text, terms))
+            selections = _term_selections(text, terms)
+            if not selections and hasattr(view, "unfold_for") and view.unfold_for(terms):
+                selections = _term_selections(text, terms)  # it was in a folded part
+            text.setExtraSelections(selections)
             self._marked = text
         self._marked_view = view
         self._stick = False
@@ -294,8 +297,21 @@ class TranscriptView(QScrollArea):
         return view
 
     def _reveal(self, view: QWidget) -> None:
-        if view in self._views:
+        if view not in self._views:
+            return
+        # The match itself, not the row's top: in a tall row (a long code block above the
+        # words) the top is all that showing the row would show.
+        text = getattr(self, "_marked", None)
+        marks = text.extraSelections() if text is not None and view.isAncestorOf(text) else []
+        if not marks:
             self.ensureWidgetVisible(view, 0, 80)
+            return
+        start = QTextCursor(marks[0].cursor)
+        start.setPosition(marks[0].cursor.selectionStart())
+        spot = text.cursorRect(start)
+        centre = text.viewport().mapTo(self._column, spot.center())
+        margin = min(self.viewport().height() // 3, 120)  # some lines of context around it
+        self.ensureVisible(centre.x(), centre.y(), 0, max(margin, spot.height()))
 
     def marked_view(self) -> Any:
         """The row the last `mark_hit` marked, while it is shown."""
