@@ -117,9 +117,20 @@ class RichText(QTextBrowser):
         self.viewport().setAutoFillBackground(False)
         self.setStyleSheet("QTextBrowser { background: transparent; }")
         self.document().setDocumentMargin(2)
+        self._set_indent()
         self.document().documentLayout().documentSizeChanged.connect(self._fit)
         self.anchorClicked.connect(self.linkActivated.emit)
         self.setFixedHeight(self._height_for(0))
+
+    def _set_indent(self) -> None:
+        # A list level indents by about two lines' height, as a browser's 40px does at its
+        # larger type; Qt's fixed 40px put a nested bullet far right of its parent's text.
+        self.document().setIndentWidth(round(1.75 * self.fontMetrics().height()))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+        if event.type() == QEvent.Type.FontChange:
+            self._set_indent()
+        super().changeEvent(event)
 
     def loadResource(self, kind: int, name: QUrl | str) -> Any:  # noqa: N802 (Qt's name)
         return None  # see InertDocument: nothing is read, whatever the document asks for
@@ -622,6 +633,7 @@ class AnswerView(_RowView):
             expanded=self._expanded,
             whole=self._whole,
             more_label=self.tr("Show all {count} characters"),
+            cell_line=self.body.fontMetrics().lineSpacing(),
         )
         return rendered.html, rendered.code_blocks, rendered.links
 
