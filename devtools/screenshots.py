@@ -11,6 +11,8 @@ cut-off answer Resume redid, folded), ``storage-failure`` (a damaged conversatio
 start-up), ``error``, ``untrusted`` (an image as its alt text and address, a folded code
 block, a long word wrapping, a link whose text names another host), ``chinese``, and
 ``session-groups``, ``filter-no-matches``, ``about``, and
+the transcript's (`devtools.screenshots_transcript`: ``stopped-answer``, ``message-focus``,
+``message-menu``, ``find-tall-message``, ``lists-and-tables``), and
 ``scaled-200``: a finished conversation with a tool card, a code block and a table at 200%
 scaling, maximised on a 1920x1080 screen (960x540 logical pixels). Scaling is fixed when a
 process starts, so that shot is taken by a second run of this module (``--scaled``) with
@@ -245,6 +247,9 @@ async def _run(out: Path) -> int:
         await _run_mcp_states(root / "mcp", out)
         await _run_version_states(root / "versions", out)
         await _run_search_states(root / "search", out)
+        from devtools.screenshots_transcript import run_transcript_states
+
+        await run_transcript_states(root / "transcript", out)
 
         apply_palette(app, "light")
         data = root / "resume"

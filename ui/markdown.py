@@ -396,8 +396,13 @@ def _render(
                 renderer.rules.pop(name, None)
             else:
                 renderer.rules[name] = rule
-    # Qt draws no table borders from CSS; the attributes do it.
-    out = _TABLE_OPEN.sub('<table border="1" cellspacing="0" cellpadding="4">', out)
+    # Qt draws no table borders from CSS; the attributes do it. The margins part a table
+    # from a list above it (Qt gave it none: the table touched the last item).
+    out = _TABLE_OPEN.sub(
+        '<table border="1" cellspacing="0" cellpadding="4" '
+        'style="margin-top:6px; margin-bottom:6px">',
+        out,
+    )
     # No whitespace around the blocks: Qt keeps a trailing newline as a space at the end of
     # the last paragraph, and a piece appended while streaming would differ from one render.
     return Rendered(out.strip(), blocks, links)
