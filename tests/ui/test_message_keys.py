@@ -85,3 +85,20 @@ async def test_shift_f10_in_the_composer_opens_the_last_messages_menu(tmp_path: 
     names = [a.objectName() for a in entries if a.objectName().endswith("MessageAction")]
     assert names == ["copyMessageAction", "regenerateMessageAction", "branchMessageAction"]
     menu.close()
+
+
+async def test_a_click_into_a_message_draws_no_frame(tmp_path: Path) -> None:
+    # The frame is for the keyboard: a click (to select text) shows the caret only, also
+    # after the message's menu opened and closed.
+    window = await _window(tmp_path)
+    answer = window.transcript.message_views()[-1]
+    highlight = answer.palette().color(QPalette.ColorRole.Highlight)
+    QTest.mouseClick(answer.body.viewport(), Qt.MouseButton.LeftButton)
+    await until(lambda: window.transcript.focused_message() is answer, what="the click's focus")
+    assert _frame_colour(answer) != highlight
+    menu = window.transcript.open_message_menu()
+    await until(menu.isVisible, what="the menu")
+    menu.close()
+    await until(lambda: not menu.isVisible(), what="the menu closed")
+    await until(lambda: window.transcript.focused_message() is answer, what="the focus back")
+    assert _frame_colour(answer) != highlight

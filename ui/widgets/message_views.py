@@ -254,13 +254,15 @@ class _RowView(QFrame):
     def eventFilter(self, watched: Any, event: QEvent) -> bool:  # noqa: N802
         # A caret alone does not show which message the keyboard is on (Alt+Up / Alt+Down):
         # the row is framed while its text has the focus, unless a click put it there (the
-        # person is selecting with the mouse), and stays framed while its menu is open.
+        # person is selecting with the mouse); its menu opening and closing changes nothing.
         kind = event.type()
         if watched is self.message_text() and kind in (QEvent.Type.FocusIn, QEvent.Type.FocusOut):
             reason = event.reason()  # type: ignore[attr-defined]
-            if kind == QEvent.Type.FocusIn:
+            if reason == Qt.FocusReason.PopupFocusReason:
+                pass
+            elif kind == QEvent.Type.FocusIn:
                 self._set_framed(reason != Qt.FocusReason.MouseFocusReason)
-            elif reason != Qt.FocusReason.PopupFocusReason:
+            else:
                 self._set_framed(False)
         return super().eventFilter(watched, event)
 
