@@ -16,7 +16,8 @@ Chinese-text states of `devtools.tool_shots` (``settings-tools-presets``,
 ``tool-server-failed``, each also ``-zh``; ``interrupted-zh``, ``file-dialog-zh``), the
 archive and search states of `devtools.archive_shots` (``export-file-dialog``,
 ``export-format-followed``, ``restore-not-a-backup``, ``search-long-title``, the last three in
-Chinese too), and
+Chinese too), the transcript's (`devtools.screenshots_transcript`: ``stopped-answer``,
+``message-focus``, ``message-menu``, ``find-tall-message``, ``lists-and-tables``), and
 ``scaled-200``: a finished conversation with a tool card, a code block and a table at 200%
 scaling, maximised on a 1920x1080 screen (960x540 logical pixels). Scaling is fixed when a
 process starts, so that shot is taken by a second run of this module (``--scaled``) with
@@ -252,8 +253,10 @@ async def _run(out: Path) -> int:
         await _run_version_states(root / "versions", out)
         await _run_search_states(root / "search", out)
         from devtools.archive_shots import run_archive_states
+        from devtools.screenshots_transcript import run_transcript_states
 
         await run_archive_states(root / "archive", out)
+        await run_transcript_states(root / "transcript", out)
 
         apply_palette(app, "light")
         data = root / "resume"

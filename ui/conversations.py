@@ -217,6 +217,20 @@ class Conversations:
         self.transcript(sid).reset_records(records, has_more)
         await self.show_versions(sid)
 
+    async def settle_stopped(self, sid: str) -> None:
+        """Give the answer Stop just ended its stored id and line (`TranscriptModel.
+        settle_stopped`): the engine stored it as the request was cancelled, so its event
+        never reached the rows. The end of the path holds it (tool calls a Stop answered
+        as not run come after it)."""
+        model = self.transcript(sid)
+        try:
+            records = await self._c.storage.load_tail(sid, PAGE_SIZE)
+        except StorageError as exc:  # the row stays as it is, without its actions
+            log.warning("the stopped answer of %s not read back: %s", sid, exc)
+            return
+        if self._transcripts.get(sid) is model and model.settle_stopped(records):
+            await self.show_versions(sid)
+
     async def load_older(self) -> int:
         """Put the page before the first shown message in front; return rows added."""
         sid = self.current

@@ -261,6 +261,7 @@ class MainWindow(QMainWindow):
         self.find_bar = FindBar(right)  # Ctrl+F: find in this conversation
         self.composer_bar = ComposerBar(right)
         self.composer = self.composer_bar.composer
+        self.transcript.take_keys_from(self.composer)  # Alt+Up, Shift+F10 from the composer
         self.send_button = self.composer_bar.send_button
         self.stop_button = self.composer_bar.stop_button
         for widget, stretch in (

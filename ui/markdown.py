@@ -223,6 +223,7 @@ def render_markdown(
     expanded: Collection[int] = (),
     whole: bool = False,
     more_label: str = "Show all {count} characters",
+    cell_line: int = 0,
 ) -> Rendered:
     """Render Markdown to Qt rich-text HTML.
 
@@ -239,6 +240,10 @@ def render_markdown(
             its beginning is, followed by a ``more:`` link labelled ``more_label``
             (``{count}``: the text's length). Qt takes seconds to lay out megabytes.
         more_label: the (translated) text of that link.
+        cell_line: the height in pixels of every line in a table cell (0: each line's own).
+            Qt makes a line as tall as its tallest font, and a CJK fallback font is taller
+            than the Latin one: a row holding Chinese grew taller than the others and its
+            text sat lower than its neighbours'. One fixed height puts them on one baseline.
 
     Returns:
         The HTML, the text of each code block and the target of each link, in order.
@@ -253,7 +258,14 @@ def render_markdown(
         text = text[: cut if cut > TEXT_LIMIT // 2 else TEXT_LIMIT]
     with _rendering:
         rendered = _render(
-            text, dark, code_start, copy_label, link_start, expand_label, frozenset(expanded)
+            text,
+            dark,
+            code_start,
+            copy_label,
+            link_start,
+            expand_label,
+            frozenset(expanded),
+            cell_line,
         )
     if more:
         rendered.html += more
@@ -268,6 +280,7 @@ def _render(
     link_start: int,
     expand_label: str,
     expanded: frozenset[int],
+    cell_line: int = 0,
 ) -> Rendered:
     parser = _parser()
     tokens = parser.parse(text)
@@ -336,6 +349,28 @@ def _render(
     def code_inline(tokens: Any, idx: int, options: Any, env: Any) -> str:
         return f"<code>{html.escape(breakable(tokens[idx].content), quote=False)}</code>"
 
+    def paragraph_open(tokens: Any, idx: int, options: Any, env: Any) -> str:
+        # An item's paragraph right above its nested list (a loose list): no space under
+        # it, so the nested bullets follow their parent as in a tight list. Qt adds the
+        # paragraph's margin to the list's, where a browser would collapse them.
+        token = tokens[idx]
+        after = tokens[idx + 3] if idx + 3 < len(tokens) else None
+        if (
+            not token.hidden
+            and token.level > 0
+            and after is not None
+            and after.type in ("bullet_list_open", "ordered_list_open")
+        ):
+            return '<p style="margin-bottom:0px">'
+        return renderer.renderToken(tokens, idx, options, env)
+
+    def cell_open(tokens: Any, idx: int, options: Any, env: Any) -> str:
+        opened = renderer.renderToken(tokens, idx, options, env)
+        return opened + f'<p style="line-height:{cell_line}px; -qt-line-height-type:fixed">'
+
+    def cell_close(tokens: Any, idx: int, options: Any, env: Any) -> str:
+        return "</p>" + renderer.renderToken(tokens, idx, options, env)
+
     renderer = cast("RendererHTML", parser.renderer)  # the parser's default renderer
     # Plain functions, not the renderer's methods: markdown-it calls a rule with the same
     # four arguments either way.
@@ -346,7 +381,11 @@ def _render(
         "link_open": link_open,
         "text": text_rule,
         "code_inline": code_inline,
+        "paragraph_open": paragraph_open,
     }
+    if cell_line > 0:
+        rules.update(td_open=cell_open, th_open=cell_open, td_close=cell_close)
+        rules["th_close"] = cell_close
     saved = {name: renderer.rules.get(name) for name in rules}
     renderer.rules.update(rules)
     try:
@@ -357,8 +396,13 @@ def _render(
                 renderer.rules.pop(name, None)
             else:
                 renderer.rules[name] = rule
-    # Qt draws no table borders from CSS; the attributes do it.
-    out = _TABLE_OPEN.sub('<table border="1" cellspacing="0" cellpadding="4">', out)
+    # Qt draws no table borders from CSS; the attributes do it. The margins part a table
+    # from a list above it (Qt gave it none: the table touched the last item).
+    out = _TABLE_OPEN.sub(
+        '<table border="1" cellspacing="0" cellpadding="4" '
+        'style="margin-top:6px; margin-bottom:6px">',
+        out,
+    )
     # No whitespace around the blocks: Qt keeps a trailing newline as a space at the end of
     # the last paragraph, and a piece appended while streaming would differ from one render.
     return Rendered(out.strip(), blocks, links)

@@ -192,6 +192,7 @@ class RequestRunner:
                 await self._stream(sid, text, outcome, branch)
             except asyncio.CancelledError:
                 # A Stop: the engine stored the partial (it raises StorageError when not).
+                # Its event never reached the window: the row is settled from the store below.
                 rows.finish_request(stopped=True, saved=True)
                 if c.closed:
                     raise
@@ -216,6 +217,8 @@ class RequestRunner:
         if reread:
             rows.finish_request(stopped=True, saved=False)
             await convs.reread(sid)
+        elif rows.stopped_unsettled:
+            await convs.settle_stopped(sid)
         if text is not None and not outcome.stored:
             # Before the banner says so: the composer keeps it, free to send it again.
             outcome.told = True

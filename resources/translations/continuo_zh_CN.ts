@@ -58,100 +58,100 @@
 <context>
     <name>AnswerView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="478"/>
+        <location filename="../../ui/widgets/message_views.py" line="528"/>
         <source>Assistant answer</source>
         <translation>助手回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="479"/>
+        <location filename="../../ui/widgets/message_views.py" line="529"/>
         <source>Reasoning</source>
         <translation>推理过程</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="544"/>
+        <location filename="../../ui/widgets/message_views.py" line="612"/>
         <source>Earlier attempt (stopped)</source>
         <translation>之前的尝试（已停止）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="546"/>
+        <location filename="../../ui/widgets/message_views.py" line="614"/>
         <source>Earlier attempt (cut off)</source>
         <translation>之前的尝试（被中断）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="549"/>
+        <location filename="../../ui/widgets/message_views.py" line="617"/>
         <source>Show the answer Resume wrote again below</source>
         <translation>显示“继续”在下方重写之前的回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="564"/>
+        <location filename="../../ui/widgets/message_views.py" line="632"/>
         <location filename="../../ui/widgets/tool_card.py" line="487"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="566"/>
+        <location filename="../../ui/widgets/message_views.py" line="634"/>
         <location filename="../../ui/widgets/tool_card.py" line="488"/>
         <source>Show all {count} lines</source>
         <translation>显示全部 {count} 行</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="569"/>
+        <location filename="../../ui/widgets/message_views.py" line="637"/>
         <location filename="../../ui/widgets/tool_card.py" line="491"/>
         <source>Show all {count} characters</source>
         <translation>显示全部 {count} 个字符</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="649"/>
+        <location filename="../../ui/widgets/message_views.py" line="718"/>
         <source>Stopped. The partial answer above is saved.</source>
         <translation>已停止。上面的部分回答已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="650"/>
+        <location filename="../../ui/widgets/message_views.py" line="719"/>
         <source>The answer was cut off. What arrived is saved.</source>
         <translation>回答被中断。已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="652"/>
+        <location filename="../../ui/widgets/message_views.py" line="721"/>
         <source>Stopped. The partial answer above could not be saved.</source>
         <translation>已停止。上面的部分回答没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="653"/>
+        <location filename="../../ui/widgets/message_views.py" line="722"/>
         <source>The answer was cut off. What arrived could not be saved.</source>
         <translation>回答被中断。已收到的内容没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="657"/>
+        <location filename="../../ui/widgets/message_views.py" line="726"/>
         <source>The answer reached the output limit.</source>
         <translation>回答已达到输出长度上限。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="658"/>
+        <location filename="../../ui/widgets/message_views.py" line="727"/>
         <source>The model declined to answer.</source>
         <translation>模型拒绝了回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="660"/>
+        <location filename="../../ui/widgets/message_views.py" line="729"/>
         <source>The conversation is too long for the model. Start a new conversation.</source>
         <translation>对话已超出模型能处理的长度。请开始新的对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="662"/>
+        <location filename="../../ui/widgets/message_views.py" line="731"/>
         <source>The provider paused this answer.</source>
         <translation>服务商暂停了这个回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="663"/>
+        <location filename="../../ui/widgets/message_views.py" line="732"/>
         <source>The answer stopped for an unknown reason.</source>
         <translation>回答因未知原因停止。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="680"/>
+        <location filename="../../ui/widgets/message_views.py" line="749"/>
         <source>What arrived is saved.</source>
         <translation>已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="682"/>
+        <location filename="../../ui/widgets/message_views.py" line="751"/>
         <source>What arrived could not be saved.</source>
         <translation>已收到的内容未能保存。</translation>
     </message>
@@ -441,7 +441,7 @@
         <translation>还没有设置模型服务商。请打开设置添加一个（例如 Ollama 或 OpenAI）。</translation>
     </message>
     <message>
-        <location filename="../../ui/conversations.py" line="372"/>
+        <location filename="../../ui/conversations.py" line="386"/>
         <source>Part of this conversation&apos;s record is damaged ({reason}). Its messages are shown as far as they could be read.</source>
         <translation>这个对话的记录有一部分已损坏（{reason}）。能读取的消息都已显示。</translation>
     </message>
@@ -896,19 +896,19 @@
 <context>
     <name>LinkCheck</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="201"/>
+        <location filename="../../ui/widgets/message_views.py" line="214"/>
         <source>Open this link?</source>
         <translation>打开这个链接？</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="202"/>
+        <location filename="../../ui/widgets/message_views.py" line="215"/>
         <source>The link&apos;s text shows {named}, but it goes to {host}:
 {url}</source>
         <translation>链接文字显示的是 {named}，但它实际指向 {host}：
 {url}</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="205"/>
+        <location filename="../../ui/widgets/message_views.py" line="218"/>
         <source>Open {host}</source>
         <translation>打开 {host}</translation>
     </message>
@@ -965,12 +965,12 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.py" line="366"/>
+        <location filename="../../ui/main_window.py" line="367"/>
         <source>Continuo</source>
         <translation>Continuo</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.py" line="370"/>
+        <location filename="../../ui/main_window.py" line="371"/>
         <source>{title} — Continuo</source>
         <translation>{title} — Continuo</translation>
     </message>
@@ -1068,22 +1068,22 @@
 <context>
     <name>NoticeView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="737"/>
+        <location filename="../../ui/widgets/message_views.py" line="806"/>
         <source>Resumed: the cut-off answer is redone</source>
         <translation>已继续：重新生成被中断的回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="738"/>
+        <location filename="../../ui/widgets/message_views.py" line="807"/>
         <source>Resumed: continuing after the output limit</source>
         <translation>已继续：从输出上限处接着写</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="739"/>
+        <location filename="../../ui/widgets/message_views.py" line="808"/>
         <source>Goal not reached yet: carrying on</source>
         <translation>目标尚未达成：继续进行</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="744"/>
+        <location filename="../../ui/widgets/message_views.py" line="813"/>
         <source>Resumed</source>
         <translation>已继续</translation>
     </message>
@@ -2346,13 +2346,13 @@ Backup: {path}</source>
 <context>
     <name>TranscriptView</name>
     <message>
-        <location filename="../../ui/widgets/transcript_view.py" line="149"/>
+        <location filename="../../ui/widgets/transcript_view.py" line="171"/>
         <source>Conversation</source>
         <extracomment>rows whose widgets are built in one turn of the event loop when many arrive at once (an answer&apos;s many tool cards: a card takes a few milliseconds to build); the others wait as light placeholders, built over the next turns, so the window keeps painting</extracomment>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/transcript_view.py" line="152"/>
+        <location filename="../../ui/widgets/transcript_view.py" line="174"/>
         <source>Write a message below to begin. Every message is saved the moment it is complete; if an answer is cut off, Resume carries on from there.</source>
         <translation>在下方输入消息即可开始。每条消息一完成就已保存；回答若被中断，按“继续”即可从中断处接着往下。</translation>
     </message>
@@ -2360,22 +2360,22 @@ Backup: {path}</source>
 <context>
     <name>UserView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="345"/>
+        <location filename="../../ui/widgets/message_views.py" line="395"/>
         <source>Your message</source>
         <translation>你的消息</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="346"/>
+        <location filename="../../ui/widgets/message_views.py" line="396"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="347"/>
+        <location filename="../../ui/widgets/message_views.py" line="397"/>
         <source>Save and send</source>
         <translation>保存并发送</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="348"/>
+        <location filename="../../ui/widgets/message_views.py" line="398"/>
         <source>Edit your message</source>
         <translation>编辑你的消息</translation>
     </message>

@@ -351,6 +351,9 @@ class TranscriptModel(RowsModel[TranscriptItem]):
         self._live: TranscriptItem | None = None  # the answer streaming now
         self._live_count = 0
         self._live_started = 0.0  # time.monotonic() when the live answer began
+        # an answer Stop ended and the engine stored: its row still has its live key until
+        # `settle_stopped` gives it the stored message's id, model, time and tokens
+        self._stopped: TranscriptItem | None = None
         self.first_seq: int | None = None  # lowest stored seq loaded (None: none yet)
         self.has_more = False  # older messages exist before first_seq
         # the later messages of the path are not loaded: a page around a search hit is shown
@@ -743,6 +746,8 @@ class TranscriptModel(RowsModel[TranscriptItem]):
             if live.text or live.reasoning:
                 live.state = ItemState.STOPPED if stopped else ItemState.INTERRUPTED
                 live.saved = saved
+                live.seconds = time.monotonic() - self._live_started
+                self._stopped = live if stopped and saved else None
                 self._changed(live)
                 ended = True
             else:
@@ -761,6 +766,32 @@ class TranscriptModel(RowsModel[TranscriptItem]):
                 self._changed(item)
         self._folded = {}
         return ended
+
+    @property
+    def stopped_unsettled(self) -> bool:
+        """Whether an answer Stop ended waits for its stored record (`settle_stopped`)."""
+        return self._stopped is not None and self._stopped in self._rows
+
+    def settle_stopped(self, records: Sequence[StoredMessage]) -> bool:
+        """Give the answer Stop ended what its stored record says: its id (so Copy,
+        Regenerate and Branch act on it, as on an answer a fault cut off), its model, time
+        and tokens. ``records`` is the end of the path; the record is the last answer there
+        with the row's text. Returns whether the row was settled."""
+        row = self._stopped
+        self._stopped = None
+        if row is None or row not in self._rows or not row.key.startswith("live:"):
+            return False
+        for record in reversed(records):
+            message = record.message
+            if isinstance(message, AssistantMessage) and message.content == row.text:
+                row.key, row.seq = message.id, record.seq
+                row.stop = message.stop
+                row.model = message.model or ""
+                row.created_at = message.created_at
+                row.output_tokens = message.usage.output_tokens if message.usage else None
+                self._changed(row)
+                return True
+        return False
 
     def apply_event(self, event: AgentEvent) -> None:
         """Fold one event of a request into the rows."""

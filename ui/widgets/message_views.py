@@ -26,12 +26,14 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QRectF, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import (
     QDesktopServices,
     QGuiApplication,
     QKeyEvent,
+    QPainter,
     QPalette,
+    QPen,
     QTextCursor,
     QTextDocument,
     QTextDocumentFragment,
@@ -115,9 +117,20 @@ class RichText(QTextBrowser):
         self.viewport().setAutoFillBackground(False)
         self.setStyleSheet("QTextBrowser { background: transparent; }")
         self.document().setDocumentMargin(2)
+        self._set_indent()
         self.document().documentLayout().documentSizeChanged.connect(self._fit)
         self.anchorClicked.connect(self.linkActivated.emit)
         self.setFixedHeight(self._height_for(0))
+
+    def _set_indent(self) -> None:
+        # A list level indents by about two lines' height, as a browser's 40px does at its
+        # larger type; Qt's fixed 40px put a nested bullet far right of its parent's text.
+        self.document().setIndentWidth(round(1.75 * self.fontMetrics().height()))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+        if event.type() == QEvent.Type.FontChange:
+            self._set_indent()
+        super().changeEvent(event)
 
     def loadResource(self, kind: int, name: QUrl | str) -> Any:  # noqa: N802 (Qt's name)
         return None  # see InertDocument: nothing is read, whatever the document asks for
@@ -224,6 +237,7 @@ class _RowView(QFrame):
         self._seen = -1
         self._item: TranscriptItem | None = None  # the item last drawn
         self.actions_bar: Any = None  # a message's `MessageActions` (user and answer rows)
+        self.framed = False  # the message holds the keyboard focus: a frame says so
 
     def _add_actions(self, kind: ItemKind, layout: QVBoxLayout, text: RichText) -> None:
         """The versions, the answer's line and the actions under the message; the same
@@ -235,12 +249,48 @@ class _RowView(QFrame):
         layout.addWidget(self.actions_bar)
         text.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         text.customContextMenuRequested.connect(lambda pos, text=text: self._menu(text, pos))
+        text.installEventFilter(self)  # its focus draws the row's frame (`eventFilter`)
+
+    def eventFilter(self, watched: Any, event: QEvent) -> bool:  # noqa: N802
+        # A caret alone does not show which message the keyboard is on (Alt+Up / Alt+Down):
+        # the row is framed while its text has the focus, unless a click put it there (the
+        # person is selecting with the mouse); its menu opening and closing changes nothing.
+        kind = event.type()
+        if watched is self.message_text() and kind in (QEvent.Type.FocusIn, QEvent.Type.FocusOut):
+            reason = event.reason()  # type: ignore[attr-defined]
+            if reason == Qt.FocusReason.PopupFocusReason:
+                pass
+            elif kind == QEvent.Type.FocusIn:
+                self._set_framed(reason != Qt.FocusReason.MouseFocusReason)
+            else:
+                self._set_framed(False)
+        return super().eventFilter(watched, event)
+
+    def _set_framed(self, framed: bool) -> None:
+        if framed != self.framed:
+            self.framed = framed
+            self.update()
+
+    def paintEvent(self, event: Any) -> None:  # noqa: N802
+        super().paintEvent(event)
+        if self.framed:
+            painter = QPainter(self)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setPen(QPen(self.palette().color(QPalette.ColorRole.Highlight), 2))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRoundedRect(QRectF(self.rect()).adjusted(1, 1, -1, -1), 7, 7)
+            painter.end()
 
     def _menu(self, text: RichText, pos: Any) -> Any:
         if getattr(self, "editing", False):
             return None  # the editor's own keys and menu apply
         menu = text.createStandardContextMenu(pos)  # with the link's entries at ``pos``
         menu.setObjectName("messageMenu")
+        # Only what can be done here: the text widget's greyed-out entries ("Copy Link
+        # Location" with no link under the cursor, "Copy" with nothing selected) go.
+        for entry in menu.actions():
+            if not entry.isSeparator() and not entry.isEnabled():
+                menu.removeAction(entry)
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # one menu at a time, freed
         extra = self.actions_bar.menu_actions(menu) if self.actions_bar is not None else []
         if extra:
@@ -530,6 +580,24 @@ class AnswerView(_RowView):
     def code_blocks(self) -> list[str]:
         return list(self._codes)
 
+    def unfold_for(self, terms: list[str]) -> bool:
+        """Show the folded parts that hold one of ``terms`` (a find's hit the shown text
+        lacks): the code blocks that hold one open, and all of a very long answer is shown.
+        Returns whether anything opened."""
+        if self._item is None:
+            return False
+        words = [t.casefold() for t in terms if t]
+        opened = {n for n, code in enumerate(self._codes) if any(w in code.casefold() for w in words)}
+        opened -= self._expanded
+        whole = not self._whole and any(w in self._item.text.casefold() for w in words)
+        if not opened and not whole:
+            return False
+        self._expanded |= opened
+        self._whole = self._whole or whole
+        self._restart()
+        self._draw(self._item)
+        return True
+
     def _toggle_attempt(self, shown: bool) -> None:
         self.content.setVisible(shown or not self.attempt_toggle.isVisibleTo(self))
         self.attempt_toggle.setArrowType(
@@ -567,6 +635,7 @@ class AnswerView(_RowView):
             expanded=self._expanded,
             whole=self._whole,
             more_label=self.tr("Show all {count} characters"),
+            cell_line=self.body.fontMetrics().lineSpacing(),
         )
         return rendered.html, rendered.code_blocks, rendered.links
 

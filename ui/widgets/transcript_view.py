@@ -27,7 +27,7 @@ import contextlib
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractButton,
     QApplication,
@@ -143,6 +143,28 @@ class TranscriptView(QScrollArea):
         ):
             shortcut = QShortcut(QKeySequence(keys), self, context=within)
             shortcut.activated.connect(slot)
+        self._below: QWidget | None = None  # where Alt+Down from the last message goes
+
+    def take_keys_from(self, composer: QWidget) -> None:
+        """Let the message keys work from ``composer``, where the focus usually is: Alt+Up
+        (or Alt+Down) enters the transcript at the last message, Shift+F10 opens that
+        message's menu; Alt+Down from the last message comes back to ``composer``."""
+        from PySide6.QtGui import QKeySequence, QShortcut
+
+        self._below = composer
+        only = Qt.ShortcutContext.WidgetShortcut
+        for keys, slot in (
+            ("Alt+Up", lambda: self.focus_message(-1)),
+            ("Alt+Down", lambda: self.focus_message(-1)),
+            ("Shift+F10", self._open_last_menu),
+        ):
+            shortcut = QShortcut(QKeySequence(keys), composer, context=only)
+            shortcut.activated.connect(slot)
+
+    def _open_last_menu(self) -> Any:
+        if self.focus_message(-1) is None:
+            return None
+        return self.open_message_menu()
 
     def retranslate(self) -> None:
         """Set the view's own strings in the current language."""
@@ -211,7 +233,8 @@ class TranscriptView(QScrollArea):
 
     def focus_message(self, step: int) -> Any:
         """Move the focus ``step`` messages on (-1: the one above); from outside a message,
-        to the last one. Returns the row focused, or None when there is no message."""
+        to the last one; on from the last one, to the composer (`take_keys_from`). Returns
+        the row focused, or None when no message is."""
         views = self.message_views()
         if not views:
             return None
@@ -220,6 +243,9 @@ class TranscriptView(QScrollArea):
             return None  # in the editor, Alt+arrows are the editor's
         if current is None:
             target = views[-1]
+        elif step > 0 and current is views[-1] and self._below is not None:
+            self._below.setFocus(Qt.FocusReason.ShortcutFocusReason)  # past the last one
+            return None
         else:
             index = max(0, min(len(views) - 1, views.index(current) + step))
             target = views[index]
@@ -259,7 +285,10 @@ class TranscriptView(QScrollArea):
         view = self._build_row(row)
         text = view.message_text() if hasattr(view, "message_text") else None
         if text is not None:
-            text.setExtraSelections(_term_selections(text, terms))
+            selections = _term_selections(text, terms)
+            if not selections and hasattr(view, "unfold_for") and view.unfold_for(terms):
+                selections = _term_selections(text, terms)  # it was in a folded part
+            text.setExtraSelections(selections)
             self._marked = text
         self._marked_view = view
         self._stick = False
@@ -271,8 +300,21 @@ class TranscriptView(QScrollArea):
         return view
 
     def _reveal(self, view: QWidget) -> None:
-        if view in self._views:
+        if view not in self._views:
+            return
+        # The match itself, not the row's top: in a tall row (a long code block above the
+        # words) the top is all that showing the row would show.
+        text = getattr(self, "_marked", None)
+        marks = text.extraSelections() if text is not None and view.isAncestorOf(text) else []
+        if not marks:
             self.ensureWidgetVisible(view, 0, 80)
+            return
+        start = QTextCursor(marks[0].cursor)
+        start.setPosition(marks[0].cursor.selectionStart())
+        spot = text.cursorRect(start)
+        centre = text.viewport().mapTo(self._column, spot.center())
+        margin = min(self.viewport().height() // 3, 120)  # some lines of context around it
+        self.ensureVisible(centre.x(), centre.y(), 0, max(margin, spot.height()))
 
     def marked_view(self) -> Any:
         """The row the last `mark_hit` marked, while it is shown."""
