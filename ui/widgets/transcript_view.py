@@ -306,7 +306,7 @@ class TranscriptView(QScrollArea):
         # words) the top is all that showing the row would show.
         text = getattr(self, "_marked", None)
         marks = text.extraSelections() if text is not None and view.isAncestorOf(text) else []
-        if not marks:
+        if text is None or not marks:
             self.ensureWidgetVisible(view, 0, 80)
             return
         start = QTextCursor(marks[0].cursor)
