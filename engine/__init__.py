@@ -10,6 +10,7 @@ from ._finish import finish
 from ._session_ops import settle_draft, switch_version
 from .agent import Agent, AgentRunConfig
 from .archive import (
+    IMPORTED_SYSTEM_PROMPT,
     ExportFormat,
     ExportReport,
     ImportReport,
@@ -93,7 +94,7 @@ from .model import (
     ToolSpec,
 )
 from .resume import ResumeKind, ResumePoint
-from .sentences import describe_stop
+from .sentences import Phrase, describe_stop, has_sentence, sentence
 from .stop import StopInfo, StopReason
 from .storage import (
     LeaseHolder,
@@ -105,6 +106,7 @@ from .storage import (
     TitleQuery,
     search_terms,
 )
+from .storage.backup import BackupSummary, backup_database, inspect_backup, restore_database
 from .store import ROOT, InMemoryHistory, Root, SessionStore, StoredMessage
 from .tools import Tool, tool
 
@@ -119,6 +121,7 @@ __all__ = [
     "AgentRunConfig",
     "ArchiveError",
     "AssistantMessage",
+    "BackupSummary",
     "BranchError",
     "ContinuoError",
     "CorruptDatabaseError",
@@ -129,6 +132,7 @@ __all__ = [
     "ForeignSchemaError",
     "Goal",
     "GoalVerdict",
+    "IMPORTED_SYSTEM_PROMPT",
     "ImportReport",
     "ImportSkip",
     "InMemoryHistory",
@@ -155,6 +159,7 @@ __all__ = [
     "ModelRequest",
     "ModelResponse",
     "NewerSchemaError",
+    "Phrase",
     "ProviderAuthError",
     "ProviderConnectionError",
     "ProviderContextLengthError",
@@ -202,15 +207,20 @@ __all__ = [
     "UnknownMessageTypeError",
     "Usage",
     "UserMessage",
+    "backup_database",
     "describe_stop",
     "export_conversations",
     "finish",
+    "has_sentence",
     "import_file",
+    "inspect_backup",
     "message_from_dict",
     "message_from_json",
     "message_to_dict",
     "message_to_json",
+    "restore_database",
     "search_terms",
+    "sentence",
     "settle_draft",
     "switch_version",
     "tool",

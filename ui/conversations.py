@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication
 
-from engine import ContinuoError, ErrorAction, StorageError
-from engine.archive import IMPORTED_SYSTEM_PROMPT
+from engine import IMPORTED_SYSTEM_PROMPT, ContinuoError, ErrorAction, StorageError
 
 from .errors import (
     Kept,

@@ -39,6 +39,7 @@ from PySide6.QtCore import QCoreApplication
 from engine import (
     ContinuoError,
     ErrorAction,
+    Phrase,
     ProviderAuthError,
     ProviderConnectionError,
     ProviderError,
@@ -46,8 +47,9 @@ from engine import (
     ProviderResponseError,
     ProviderStatusError,
     ProviderTimeoutError,
+    has_sentence,
+    sentence,
 )
-from engine.sentences import Phrase, has_sentence, sentence
 
 __all__ = [
     "AnyAction",

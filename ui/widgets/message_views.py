@@ -672,7 +672,7 @@ class AnswerView(_RowView):
             # The one notice of a cut-off answer: the engine's words for why, in the window's
             # language, then whether what arrived is kept (a stop exists, so the engine is
             # loaded: this import costs nothing at the first paint).
-            from engine.sentences import describe_stop
+            from engine import describe_stop
 
             why = describe_stop(item.stop, engine_language())
             if item.state is ItemState.INTERRUPTED:
