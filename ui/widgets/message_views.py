@@ -62,7 +62,6 @@ __all__ = [
     "NoticeView",
     "RichText",
     "UserView",
-    "view_for",
 ]
 
 OPENABLE_SCHEMES = ("http", "https", "mailto")  # the only links that leave the app
@@ -750,17 +749,3 @@ class NoticeView(_RowView):
         self.caption.setText(caption)
         self.caption.setToolTip(tooltip_text(item.text))
         self.setAccessibleName(caption)
-
-
-def view_for(item: TranscriptItem, parent: QWidget | None = None) -> _RowView:
-    """A new widget for this kind of row."""
-    from .tool_card import FoldedCallsView, ToolCardView  # they build on this module's views
-
-    kinds: dict[ItemKind, type[_RowView]] = {
-        ItemKind.USER: UserView,
-        ItemKind.ASSISTANT: AnswerView,
-        ItemKind.TOOL: ToolCardView,
-        ItemKind.NOTICE: NoticeView,
-        ItemKind.FOLDED_CALLS: FoldedCallsView,
-    }
-    return kinds[item.kind](parent)
