@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 
 __all__ = ["ResumeHost", "ResumePoints"]
 
-#: announces a conversation's resume point: (session id, the point or None, the sentence
-#: that it is open in another window, else "")
+# announces a conversation's resume point: (session id, the point or None, the sentence
+# that it is open in another window, else "")
 Announce = Callable[[str, ResumePoint | None, str], None]
 
 

@@ -58,100 +58,100 @@
 <context>
     <name>AnswerView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="478"/>
+        <location filename="../../ui/widgets/message_views.py" line="477"/>
         <source>Assistant answer</source>
         <translation>助手回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="479"/>
+        <location filename="../../ui/widgets/message_views.py" line="478"/>
         <source>Reasoning</source>
         <translation>推理过程</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="544"/>
+        <location filename="../../ui/widgets/message_views.py" line="543"/>
         <source>Earlier attempt (stopped)</source>
         <translation>之前的尝试（已停止）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="546"/>
+        <location filename="../../ui/widgets/message_views.py" line="545"/>
         <source>Earlier attempt (cut off)</source>
         <translation>之前的尝试（被中断）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="549"/>
+        <location filename="../../ui/widgets/message_views.py" line="548"/>
         <source>Show the answer Resume wrote again below</source>
         <translation>显示“继续”在下方重写之前的回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="564"/>
+        <location filename="../../ui/widgets/message_views.py" line="563"/>
         <location filename="../../ui/widgets/tool_card.py" line="486"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="566"/>
+        <location filename="../../ui/widgets/message_views.py" line="565"/>
         <location filename="../../ui/widgets/tool_card.py" line="487"/>
         <source>Show all {count} lines</source>
         <translation>显示全部 {count} 行</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="569"/>
+        <location filename="../../ui/widgets/message_views.py" line="568"/>
         <location filename="../../ui/widgets/tool_card.py" line="490"/>
         <source>Show all {count} characters</source>
         <translation>显示全部 {count} 个字符</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="649"/>
+        <location filename="../../ui/widgets/message_views.py" line="648"/>
         <source>Stopped. The partial answer above is saved.</source>
         <translation>已停止。上面的部分回答已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="650"/>
+        <location filename="../../ui/widgets/message_views.py" line="649"/>
         <source>The answer was cut off. What arrived is saved.</source>
         <translation>回答被中断。已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="652"/>
+        <location filename="../../ui/widgets/message_views.py" line="651"/>
         <source>Stopped. The partial answer above could not be saved.</source>
         <translation>已停止。上面的部分回答没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="653"/>
+        <location filename="../../ui/widgets/message_views.py" line="652"/>
         <source>The answer was cut off. What arrived could not be saved.</source>
         <translation>回答被中断。已收到的内容没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="657"/>
+        <location filename="../../ui/widgets/message_views.py" line="656"/>
         <source>The answer reached the output limit.</source>
         <translation>回答已达到输出长度上限。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="658"/>
+        <location filename="../../ui/widgets/message_views.py" line="657"/>
         <source>The model declined to answer.</source>
         <translation>模型拒绝了回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="660"/>
+        <location filename="../../ui/widgets/message_views.py" line="659"/>
         <source>The conversation is too long for the model. Start a new conversation.</source>
         <translation>对话已超出模型能处理的长度。请开始新的对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="662"/>
+        <location filename="../../ui/widgets/message_views.py" line="661"/>
         <source>The provider paused this answer.</source>
         <translation>服务商暂停了这个回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="663"/>
+        <location filename="../../ui/widgets/message_views.py" line="662"/>
         <source>The answer stopped for an unknown reason.</source>
         <translation>回答因未知原因停止。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="680"/>
+        <location filename="../../ui/widgets/message_views.py" line="679"/>
         <source>What arrived is saved.</source>
         <translation>已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="682"/>
+        <location filename="../../ui/widgets/message_views.py" line="681"/>
         <source>What arrived could not be saved.</source>
         <translation>已收到的内容未能保存。</translation>
     </message>
@@ -420,38 +420,38 @@
 <context>
     <name>Controller</name>
     <message>
-        <location filename="../../ui/errors.py" line="162"/>
+        <location filename="../../ui/errors.py" line="189"/>
         <source>Something went wrong inside the app ({name}); the details are in its log.</source>
         <translation>应用内部出错（{name}）；详细信息已写入日志。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="171"/>
+        <location filename="../../ui/errors.py" line="198"/>
         <source>Could not reach the provider.</source>
         <translation>无法连接到服务商。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="174"/>
+        <location filename="../../ui/errors.py" line="201"/>
         <source>Something went wrong ({name}).</source>
         <translation>出了点问题（{name}）。</translation>
     </message>
     <message>
-        <location filename="../../ui/resume_points.py" line="43"/>
+        <location filename="../../ui/resume_points.py" line="76"/>
         <source>This conversation is open in another window.</source>
         <translation>这个对话已在另一个窗口中打开。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="121"/>
+        <location filename="../../ui/errors.py" line="127"/>
         <source>No model provider is set up yet. Open Settings and add one (for example Ollama or OpenAI).</source>
         <extracomment>no provider is set up: add one in Settings what helps after any failure the window says no answer was cut off what arrived was stored what arrived could not be stored the person&apos;s message was not stored: it is still in the composer (that run only)</extracomment>
         <translation>还没有设置模型服务商。请打开设置添加一个（例如 Ollama 或 OpenAI）。</translation>
     </message>
     <message>
-        <location filename="../../ui/conversations.py" line="372"/>
+        <location filename="../../ui/conversations.py" line="429"/>
         <source>Part of this conversation&apos;s record is damaged ({reason}). Its messages are shown as far as they could be read.</source>
         <translation>这个对话的记录有一部分已损坏（{reason}）。能读取的消息都已显示。</translation>
     </message>
     <message>
-        <location filename="../../ui/controller.py" line="511"/>
+        <location filename="../../ui/controller.py" line="602"/>
         <source>{title} (branch)</source>
         <translation>{title}（分支）</translation>
     </message>
@@ -528,84 +528,84 @@
 <context>
     <name>ErrorBanner</name>
     <message>
-        <location filename="../../ui/errors.py" line="219"/>
+        <location filename="../../ui/errors.py" line="246"/>
         <source>Open settings</source>
         <extracomment>after these, Resume is all that helps: when the failure cut off an answer, that answer&apos;s row says what happened and the banner stays hidden what helps after these is in the window&apos;s settings: the banner links to them the engine&apos;s sentence, what was kept, what helps the words of the link to the settings (&quot;&quot; for none)</extracomment>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="229"/>
+        <location filename="../../ui/errors.py" line="256"/>
         <source>What arrived is saved.</source>
         <translation>已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="230"/>
+        <location filename="../../ui/errors.py" line="257"/>
         <source>What arrived could not be saved.</source>
         <translation>已收到的内容没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="231"/>
+        <location filename="../../ui/errors.py" line="258"/>
         <source>Your message was not sent; it is still in the box below.</source>
         <translation>你的消息没有发送，它仍在下方的输入框中。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="243"/>
+        <location filename="../../ui/errors.py" line="270"/>
         <source>Free some disk space, then press Send again.</source>
         <translation>请腾出一些磁盘空间，然后再次按“发送”。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="246"/>
+        <location filename="../../ui/errors.py" line="273"/>
         <source>Check the data folder&apos;s permissions, then press Send again.</source>
         <translation>请检查数据文件夹的权限，然后再次按“发送”。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="249"/>
+        <location filename="../../ui/errors.py" line="276"/>
         <source>Press Send to try again.</source>
         <translation>按“发送”再试一次。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="256"/>
+        <location filename="../../ui/errors.py" line="283"/>
         <source>Press Resume to carry on.</source>
         <translation>按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="257"/>
-        <location filename="../../ui/errors.py" line="260"/>
+        <location filename="../../ui/errors.py" line="284"/>
+        <location filename="../../ui/errors.py" line="287"/>
         <source>Then press Resume to carry on.</source>
         <translation>然后按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="263"/>
+        <location filename="../../ui/errors.py" line="290"/>
         <source>Free some disk space, then press Resume.</source>
         <translation>请腾出一些磁盘空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="266"/>
+        <location filename="../../ui/errors.py" line="293"/>
         <source>Check the data folder and its permissions, then press Resume.</source>
         <translation>请检查数据文件夹及其权限，然后点击“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="269"/>
+        <location filename="../../ui/errors.py" line="296"/>
         <source>Close the conversation in the other window first.</source>
         <translation>请先在另一个窗口中关闭这个对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="272"/>
+        <location filename="../../ui/errors.py" line="299"/>
         <source>Start a new conversation with New chat.</source>
         <translation>请用“新对话”开始一个新对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="275"/>
+        <location filename="../../ui/errors.py" line="302"/>
         <source>Install a newer Continuo to open it.</source>
         <translation>请安装更新版本的 Continuo 来打开它。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="278"/>
+        <location filename="../../ui/errors.py" line="305"/>
         <source>Restore the conversation file from a backup.</source>
         <translation>请从备份恢复对话文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="281"/>
+        <location filename="../../ui/errors.py" line="308"/>
         <source>Check your account on the provider&apos;s website.</source>
         <translation>请到服务商的网站上检查你的账户。</translation>
     </message>
@@ -876,19 +876,19 @@
 <context>
     <name>LinkCheck</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="201"/>
+        <location filename="../../ui/widgets/message_views.py" line="200"/>
         <source>Open this link?</source>
         <translation>打开这个链接？</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="202"/>
+        <location filename="../../ui/widgets/message_views.py" line="201"/>
         <source>The link&apos;s text shows {named}, but it goes to {host}:
 {url}</source>
         <translation>链接文字显示的是 {named}，但它实际指向 {host}：
 {url}</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="205"/>
+        <location filename="../../ui/widgets/message_views.py" line="204"/>
         <source>Open {host}</source>
         <translation>打开 {host}</translation>
     </message>
@@ -1048,22 +1048,22 @@
 <context>
     <name>NoticeView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="737"/>
+        <location filename="../../ui/widgets/message_views.py" line="736"/>
         <source>Resumed: the cut-off answer is redone</source>
         <translation>已继续：重新生成被中断的回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="738"/>
+        <location filename="../../ui/widgets/message_views.py" line="737"/>
         <source>Resumed: continuing after the output limit</source>
         <translation>已继续：从输出上限处接着写</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="739"/>
+        <location filename="../../ui/widgets/message_views.py" line="738"/>
         <source>Goal not reached yet: carrying on</source>
         <translation>目标尚未达成：继续进行</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="744"/>
+        <location filename="../../ui/widgets/message_views.py" line="743"/>
         <source>Resumed</source>
         <translation>已继续</translation>
     </message>
@@ -1230,43 +1230,43 @@
 <context>
     <name>RestoreFlow</name>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="78"/>
-        <location filename="../../ui/archive/restore_flow.py" line="94"/>
+        <location filename="../../ui/archive/restore_flow.py" line="77"/>
+        <location filename="../../ui/archive/restore_flow.py" line="93"/>
         <source>The backup was not restored; your conversations are as they were.</source>
         <translation>备份没有恢复；你的对话保持原样。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="85"/>
+        <location filename="../../ui/archive/restore_flow.py" line="84"/>
         <source>Restoring the backup…</source>
         <translation>正在恢复备份…</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="100"/>
+        <location filename="../../ui/archive/restore_flow.py" line="99"/>
         <source>The conversations you had before are kept in {path}</source>
         <translation>你之前的对话保存在 {path}</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="107"/>
+        <location filename="../../ui/archive/restore_flow.py" line="106"/>
         <source>The backup is restored ({count}).</source>
         <translation>备份已恢复（{count}）。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="133"/>
+        <location filename="../../ui/archive/restore_flow.py" line="131"/>
         <source>never</source>
         <translation>从未</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="138"/>
+        <location filename="../../ui/archive/restore_flow.py" line="136"/>
         <source>Restore from a backup</source>
         <translation>从备份恢复</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="140"/>
+        <location filename="../../ui/archive/restore_flow.py" line="138"/>
         <source>Replace your conversations with the backup&apos;s ({count}, last changed {when})?</source>
         <translation>用备份中的对话（{count}，最后修改于 {when}）替换你现有的对话吗？</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="143"/>
+        <location filename="../../ui/archive/restore_flow.py" line="141"/>
         <source>Nothing is deleted: the current conversation file is kept in {folder} as {name}.before-restore-&lt;date and time&gt;. Answers being written now are stopped and saved first.
 
 Backup: {path}</source>
@@ -1275,7 +1275,7 @@ Backup: {path}</source>
 备份：{path}</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="147"/>
+        <location filename="../../ui/archive/restore_flow.py" line="145"/>
         <source>Restore</source>
         <translation>恢复</translation>
     </message>
@@ -1481,42 +1481,42 @@ Backup: {path}</source>
         <translation>Ollama</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="296"/>
+        <location filename="../../ui/errors.py" line="321"/>
         <source>the server</source>
         <translation>服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="298"/>
+        <location filename="../../ui/errors.py" line="323"/>
         <source>The server refused the API key (HTTP {status}). Check that the key is correct and still active, then test again.</source>
         <translation>服务器拒绝了该 API 密钥（HTTP {status}）。请确认密钥正确且仍然有效，然后重新测试。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="304"/>
+        <location filename="../../ui/errors.py" line="329"/>
         <source>The server says too many requests were made. Wait a minute and test again.</source>
         <translation>服务器提示请求过于频繁。请稍等一分钟后重新测试。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="309"/>
+        <location filename="../../ui/errors.py" line="334"/>
         <source>The server answered with an error (HTTP {status}): {detail}</source>
         <translation>服务器返回了错误（HTTP {status}）：{detail}</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="313"/>
+        <location filename="../../ui/errors.py" line="338"/>
         <source>{url} did not answer in time. Check the address, or try again later.</source>
         <translation>{url} 没有及时响应。请检查地址，或稍后再试。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="317"/>
+        <location filename="../../ui/errors.py" line="342"/>
         <source>Could not connect to {url}. Check the address and that the server is running.</source>
         <translation>无法连接到 {url}。请检查地址，并确认服务器正在运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="322"/>
+        <location filename="../../ui/errors.py" line="347"/>
         <source>The server&apos;s answer was not understood ({detail}). Check that the address points to this kind of server.</source>
         <translation>无法识别服务器的响应（{detail}）。请确认该地址指向的是这种类型的服务器。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="330"/>
+        <location filename="../../ui/errors.py" line="355"/>
         <source>The connection test failed: {detail}</source>
         <translation>连接测试失败：{detail}</translation>
     </message>
@@ -2212,13 +2212,13 @@ Backup: {path}</source>
 <context>
     <name>TranscriptView</name>
     <message>
-        <location filename="../../ui/widgets/transcript_view.py" line="146"/>
+        <location filename="../../ui/widgets/transcript_view.py" line="148"/>
         <source>Conversation</source>
         <extracomment>rows whose widgets are built in one turn of the event loop when many arrive at once (an answer&apos;s many tool cards: a card takes a few milliseconds to build); the others wait as light placeholders, built over the next turns, so the window keeps painting</extracomment>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/transcript_view.py" line="149"/>
+        <location filename="../../ui/widgets/transcript_view.py" line="151"/>
         <source>Write a message below to begin. Every message is saved the moment it is complete; if an answer is cut off, Resume carries on from there.</source>
         <translation>在下方输入消息即可开始。每条消息一完成就已保存；回答若被中断，按“继续”即可从中断处接着往下。</translation>
     </message>
@@ -2226,22 +2226,22 @@ Backup: {path}</source>
 <context>
     <name>UserView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="345"/>
+        <location filename="../../ui/widgets/message_views.py" line="344"/>
         <source>Your message</source>
         <translation>你的消息</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="346"/>
+        <location filename="../../ui/widgets/message_views.py" line="345"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="347"/>
+        <location filename="../../ui/widgets/message_views.py" line="346"/>
         <source>Save and send</source>
         <translation>保存并发送</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="348"/>
+        <location filename="../../ui/widgets/message_views.py" line="347"/>
         <source>Edit your message</source>
         <translation>编辑你的消息</translation>
     </message>
