@@ -10,6 +10,7 @@ from ._finish import finish
 from ._session_ops import settle_draft, switch_version
 from .agent import Agent, AgentRunConfig
 from .archive import (
+    IMPORTED_SYSTEM_PROMPT,
     ExportFormat,
     ExportReport,
     ImportReport,
@@ -94,7 +95,7 @@ from .model import (
     ToolSpec,
 )
 from .resume import ResumeKind, ResumePoint
-from .sentences import describe_stop
+from .sentences import Phrase, describe_stop, has_sentence, join_sentences, sentence
 from .stop import StopInfo, StopReason
 from .storage import (
     LeaseHolder,
@@ -107,6 +108,7 @@ from .storage import (
     search_terms,
     title_from,
 )
+from .storage.backup import BackupSummary, backup_database, inspect_backup, restore_database
 from .store import ROOT, InMemoryHistory, Root, SessionStore, StoredMessage
 from .tools import Tool, tool
 
@@ -121,6 +123,7 @@ __all__ = [
     "AgentRunConfig",
     "ArchiveError",
     "AssistantMessage",
+    "BackupSummary",
     "BranchError",
     "ContinuoError",
     "CorruptDatabaseError",
@@ -131,6 +134,7 @@ __all__ = [
     "ForeignSchemaError",
     "Goal",
     "GoalVerdict",
+    "IMPORTED_SYSTEM_PROMPT",
     "ImportReport",
     "ImportSkip",
     "InMemoryHistory",
@@ -158,6 +162,7 @@ __all__ = [
     "ModelResponse",
     "NewerSchemaError",
     "NotABackupError",
+    "Phrase",
     "ProviderAuthError",
     "ProviderConnectionError",
     "ProviderContextLengthError",
@@ -205,15 +210,21 @@ __all__ = [
     "UnknownMessageTypeError",
     "Usage",
     "UserMessage",
+    "backup_database",
     "describe_stop",
     "export_conversations",
     "finish",
+    "has_sentence",
     "import_file",
+    "inspect_backup",
+    "join_sentences",
     "message_from_dict",
     "message_from_json",
     "message_to_dict",
     "message_to_json",
+    "restore_database",
     "search_terms",
+    "sentence",
     "settle_draft",
     "switch_version",
     "title_from",

@@ -28,8 +28,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Coroutine, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
@@ -42,9 +42,10 @@ from .settings import ToolApproval
 if TYPE_CHECKING:
     from engine.mcp import MCPTool
 
-    from .controller import Controller
+    from .models.transcript import TranscriptModel
+    from .settings import Settings
 
-__all__ = ["Approvals", "PendingApproval", "mcp_tool", "tool_effect"]
+__all__ = ["ApprovalsHost", "Approvals", "PendingApproval", "mcp_tool", "tool_effect"]
 
 log = logging.getLogger(__name__)
 
@@ -91,15 +92,32 @@ class PendingApproval:
             self._future.set_result((ApprovalChoice(choice), reason))
 
 
+class ApprovalsHost(Protocol):
+    """What asking before a tool call needs of the controller (`ui.controller.Controller` is
+    one): the tools it knows, a conversation's transcript (the card), the settings (the
+    always-allowed tools) and a way to save them."""
+
+    @property
+    def settings(self) -> Settings | None: ...
+
+    def find_tool(self, name: str) -> Any: ...
+
+    def transcript(self, session_id: str) -> TranscriptModel: ...
+
+    def spawn(self, coro: Coroutine[Any, Any, Any], name: str = "") -> asyncio.Task[Any]: ...
+
+    async def save_settings(self) -> None: ...
+
+
 class Approvals(QObject, Extension):
     """The window's ``before_tool``: asks the person about each MCP tool call."""
 
     # (session id, whether a card of that conversation waits for the person)
     waitingChanged = Signal(str, bool)  # noqa: N815
 
-    def __init__(self, controller: Controller) -> None:
-        super().__init__(controller)
-        self._c = controller
+    def __init__(self, host: ApprovalsHost, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._c = host
         self._waiting: dict[tuple[str, str], PendingApproval] = {}
         # each running request's tools by name (its agent's own map), by session id
         self._offered: dict[str, Mapping[str, Any]] = {}

@@ -15,6 +15,13 @@ in its own module, found by name, and announces through the signals below:
 - `ui.file_check.FileCheck` — the file's full check, after an unclean exit or when asked;
 - `ui.errors` — what a failure says.
 
+Each part is given only what it needs: a narrow host protocol the controller satisfies
+(`ConversationsHost`, `RunnerHost`, `ResumeHost`, `ApprovalsHost`, `MarksHost`), the parts it
+works with, and the signals it announces through; none holds the controller itself, so none
+can reach the others through it (an import-linter contract keeps `ui.controller` out of them).
+Reading the list again and replacing the store (`reload_list`, `replace_store`, for the
+archive actions) are the controller's own work.
+
 Widgets call its plain methods; it runs the work as owned tasks and reports back through
 signals. Switching conversations does not touch a running request: its transcript model keeps
 receiving events and is shown again when the person comes back.
@@ -25,7 +32,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +53,7 @@ from engine import (
 from .approvals import Approvals
 from .conversations import PAGE_SIZE, Conversations
 from .drafts import DRAFT_KEY
-from .errors import describe_error
+from .errors import Kept, describe_error
 from .file_check import FileCheck
 from .model_catalog import ModelCatalog, ModelChoice, ModelFactory, threaded_builder
 from .models.sessions import SESSION_ID_ROLE, SessionListModel
@@ -137,12 +144,16 @@ class Controller(QObject):
             build = threaded_builder(settings_store)
         self.catalog = ModelCatalog(build, self.modelsChanged.emit)
         self.tasks = OwnedTasks("controller", self._task_failed, self._task_done)
-        self.conversations = Conversations(self)
-        self.requests = RequestRunner(self)
-        self.resume_points = ResumePoints(self)
-        self.approvals = Approvals(self)  # asks the person before each MCP tool call
+        # Each part is given only what it needs (its host protocol, the parts it works with,
+        # the signals it announces through): none reaches the others through this facade.
+        self.conversations = Conversations(self, self.catalog, self)
+        self.resume_points = ResumePoints(self, self.transcript, self.resumeChanged.emit)
+        self.approvals = Approvals(self, self)  # asks the person before each MCP tool call
         self.tool_extensions.append(self.approvals)
-        self.tool_servers = ToolServers(self, self.data_dir)
+        self.tool_servers = ToolServers(self.data_dir, self.spawn, self.problem.emit, self)
+        self.requests = RequestRunner(
+            self, self.conversations, self.catalog, self.tool_servers, self.approvals.offer
+        )
         self.file_check = FileCheck(lambda: self.storage, self)
         self.file_check.finished.connect(self._file_checked)
 
@@ -197,6 +208,10 @@ class Controller(QObject):
 
     def is_running(self, session_id: str) -> bool:
         return self.requests.is_running(session_id)
+
+    async def stop_and_wait(self, session_id: str) -> None:
+        """Stop a conversation's request and wait until it has stored what it had."""
+        await self.requests.stop_and_wait(session_id)
 
     def transcript(self, session_id: str) -> TranscriptModel:
         return self.conversations.transcript(session_id)
@@ -334,6 +349,82 @@ class Controller(QObject):
                 await self.extension.close()
             finally:
                 await self.storage.close()
+
+    async def reload_list(self, *, reopen: bool) -> None:
+        """Read the conversation list from the store again (an import added to it, a restore
+        replaced it); with ``reopen``, show the open conversation from it too (the first one
+        when it is gone)."""
+        from . import resume_marks
+
+        try:
+            sessions = await self.storage.list_sessions()
+        except StorageError as exc:
+            if not reopen:  # the list stays as it was; the failure is said until it works
+                self.storage_failed(exc)
+                return
+            self.storage_failed(exc, at_start=True)  # the restored file cannot be used: a page
+            sessions = []
+        else:
+            self.storage_failed(None)
+        self.sessions.set_sessions(sessions)
+        self.spawn(resume_marks.scan(self), "resume marks")
+        if not reopen:
+            return
+        previous = self.current
+        ids = [s.id for s in sessions]
+        target = previous if previous in ids else (ids[0] if ids else None)
+        if target is not None:
+            await self.open_session(target)
+        else:
+            self.conversations.current = None
+            self.currentChanged.emit("", None)
+            self.resumeChanged.emit("", None, "")
+            self.errorChanged.emit("", "", ErrorAction.NONE, Kept.NONE)
+        if previous and previous != target:
+            self.conversations.forget_unless_shown(previous)
+
+    async def replace_store(self, replace: Callable[[], Path | None]) -> Path | None:
+        """Stop the requests (their partial answers stored), close the store, run the blocking
+        ``replace`` in a worker thread to its end, open the store again whatever happened and
+        read the list again (`reload_list`); return what ``replace`` returned, or raise its
+        error.
+
+        The store is opened again whatever happened, even when the window is closing (its
+        close then closes the new store): a replacement that began always finishes.
+        """
+        running = [t for t in self.requests.running.values() if not t.done()]
+        self.requests.stop_all()  # each stored what had arrived of its answer
+        if running:
+            await asyncio.wait(running)
+        old = self.storage
+        error: BaseException | None = None
+        aside: Path | None = None
+        try:
+            try:
+                await self.extension.close()  # its leases; the store is this controller's
+            finally:
+                await old.close()
+            try:
+                # A replacement that began runs to its end; cancelled (the window closing),
+                # its outcome is not waited for, so the cancellation is what is raised.
+                aside = await finish(asyncio.to_thread(replace), discard_on_cancel=True)
+            except Exception as exc:  # said by the caller, after the store is open again
+                error = exc
+        finally:
+            storage = SQLiteSessionStorage(
+                old.path,
+                synchronous=old.synchronous,
+                lease_stale_after=old.lease_stale_after,
+                heartbeat_interval=old.heartbeat_interval,
+                lease_host=old.lease_host,
+            )
+            storage.on_migration_progress = old.on_migration_progress
+            self.storage = storage
+            self.extension = SQLiteSessionExtension(storage)
+        await self.reload_list(reopen=True)
+        if error is not None:
+            raise error
+        return aside
 
     # ------------------------------------------------------------------ settings
 

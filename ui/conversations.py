@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import logging
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, QObject
 
-from engine import ContinuoError, ErrorAction, StorageError
-from engine.archive import IMPORTED_SYSTEM_PROMPT
+from engine import IMPORTED_SYSTEM_PROMPT, ContinuoError, ErrorAction, StorageError
 
 from .errors import (
     Kept,
@@ -33,9 +32,14 @@ from .models.sessions import SESSION_ID_ROLE
 from .models.transcript import TranscriptModel
 
 if TYPE_CHECKING:
-    from .controller import Controller
+    from PySide6.QtCore import SignalInstance
 
-__all__ = ["PAGE_SIZE", "Conversations"]
+    from engine import SQLiteSessionStorage
+
+    from .model_catalog import ModelCatalog
+    from .models.sessions import SessionListModel
+
+__all__ = ["PAGE_SIZE", "Conversations", "ConversationsHost"]
 
 log = logging.getLogger(__name__)
 
@@ -45,11 +49,66 @@ _BELOW_A_HIT = 20  # and below it, when a page around it is shown
 _FULL_OPEN = 3 * PAGE_SIZE  # a hit this near the end opens with every message below it
 
 
-class Conversations:
-    """The conversations of one window (announced through its controller's signals)."""
+class ConversationsHost(Protocol):
+    """What the open conversations need of the controller (`ui.controller.Controller` is one):
+    the store now (a restore replaces it), the list, the language, the signals they are
+    announced through, and the few things other parts do for them (the resume point, stopping
+    a request, remembering the open conversation)."""
 
-    def __init__(self, controller: Controller) -> None:
-        self._c = controller
+    @property
+    def storage(self) -> SQLiteSessionStorage: ...
+
+    @property
+    def sessions(self) -> SessionListModel: ...
+
+    @property
+    def language(self) -> str: ...
+
+    @property
+    def currentChanged(self) -> SignalInstance: ...  # noqa: N802
+
+    @property
+    def resumeChanged(self) -> SignalInstance: ...  # noqa: N802
+
+    @property
+    def errorChanged(self) -> SignalInstance: ...  # noqa: N802
+
+    @property
+    def busyChanged(self) -> SignalInstance: ...  # noqa: N802
+
+    @property
+    def systemPromptChanged(self) -> SignalInstance: ...  # noqa: N802
+
+    @property
+    def importedPromptChanged(self) -> SignalInstance: ...  # noqa: N802
+
+    def is_running(self, session_id: str) -> bool: ...
+
+    def providers(self) -> list[Any]: ...
+
+    async def refresh_resume(self, sid: str) -> None: ...
+
+    async def stop_and_wait(self, sid: str) -> None: ...
+
+    async def remember_current(self, session_id: str) -> None: ...
+
+
+class Conversations:
+    """The conversations of one window (announced through its controller's signals).
+
+    Args:
+        host: the store, the list, the signals (see `ConversationsHost`).
+        catalog: the models offered (a conversation opened chooses its own; a new one starts
+            with the current choice).
+        parent: the transcript models' parent.
+    """
+
+    def __init__(
+        self, host: ConversationsHost, catalog: ModelCatalog, parent: QObject | None = None
+    ) -> None:
+        self._c = host
+        self._catalog = catalog
+        self._parent = parent
         self.current: str | None = None
         self._transcripts: dict[str, TranscriptModel] = {}
         self._metadata: dict[str, dict[str, Any]] = {}
@@ -58,7 +117,7 @@ class Conversations:
     def transcript(self, session_id: str) -> TranscriptModel:
         model = self._transcripts.get(session_id)
         if model is None:
-            model = TranscriptModel(session_id, self._c)
+            model = TranscriptModel(session_id, self._parent)
             self._transcripts[session_id] = model
         return model
 
@@ -190,7 +249,7 @@ class Conversations:
         c.systemPromptChanged.emit(str(metadata.get("system_prompt") or ""))
         # A prompt that came with an import: shown, marked, not used until accepted.
         c.importedPromptChanged.emit(str(metadata.get(IMPORTED_SYSTEM_PROMPT) or ""))
-        c.catalog.select_for(metadata)
+        self._catalog.select_for(metadata)
         if unreadable is not None:
             message, action = describe_error(unreadable, c.language)
             c.errorChanged.emit(session_id, message, action, Kept.NONE)
@@ -206,7 +265,7 @@ class Conversations:
         else:
             c.errorChanged.emit(session_id, "", ErrorAction.NONE, Kept.NONE)
         c.busyChanged.emit(session_id, c.is_running(session_id))
-        await c.resume_points.refresh(session_id)
+        await c.refresh_resume(session_id)
         await c.remember_current(session_id)
 
     async def reread(self, sid: str) -> None:
@@ -270,7 +329,7 @@ class Conversations:
         """Create an empty conversation (with the current model), show it, return its id."""
         c = self._c
         sid = uuid.uuid4().hex
-        await c.storage.create_session(session_id=sid, metadata=c.catalog.metadata_for_new())
+        await c.storage.create_session(session_id=sid, metadata=self._catalog.metadata_for_new())
         await self.touch(sid)
         await self.open(sid)
         return sid
@@ -291,7 +350,7 @@ class Conversations:
     async def delete(self, session_id: str) -> None:
         """Delete a conversation (stopping its request first) and show the next one."""
         c = self._c
-        await c.requests.stop_and_wait(session_id)
+        await c.stop_and_wait(session_id)
         row = c.sessions.row_of(session_id)
         await c.storage.delete_session(session_id)
         c.sessions.remove(session_id)
@@ -332,9 +391,7 @@ class Conversations:
                 c.systemPromptChanged.emit(imported)
             c.importedPromptChanged.emit("")
 
-    async def set_error(
-        self, sid: str, exc: BaseException | None, kept: Kept = Kept.NONE
-    ) -> None:
+    async def set_error(self, sid: str, exc: BaseException | None, kept: Kept = Kept.NONE) -> None:
         """Keep (and announce) a request's failure, or clear the kept one (``exc`` None)."""
         c = self._c
         if exc is None:

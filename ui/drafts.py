@@ -16,8 +16,10 @@ still in the composer, and in this run's memory.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QTextCursor
@@ -25,11 +27,14 @@ from PySide6.QtGui import QTextCursor
 from engine import ContinuoError
 
 if TYPE_CHECKING:
+    from PySide6.QtCore import SignalInstance
     from PySide6.QtWidgets import QPlainTextEdit
 
-    from .controller import Controller
+    from engine import SessionInfo
 
-__all__ = ["DRAFT_KEY", "SAVE_AFTER_MS", "ComposerDrafts"]
+    from .conversations import Conversations
+
+__all__ = ["DRAFT_KEY", "SAVE_AFTER_MS", "ComposerDrafts", "DraftsHost"]
 
 log = logging.getLogger(__name__)
 
@@ -39,15 +44,35 @@ DRAFT_KEY = "composer_draft"
 SAVE_AFTER_MS = 800
 
 
+class DraftsHost(Protocol):
+    """What the drafts need of the controller (`ui.controller.Controller` is one): the open
+    conversations' metadata, whether a conversation still exists, and a task owner."""
+
+    @property
+    def conversations(self) -> Conversations: ...
+
+    def session_info(self, session_id: str) -> SessionInfo | None: ...
+
+    def spawn(self, coro: Coroutine[Any, Any, Any], name: str = "") -> asyncio.Task[Any]: ...
+
+
 class ComposerDrafts(QObject):
-    """Swaps the composer's text as conversations are shown (see the module docstring)."""
+    """Swaps the composer's text as conversations are shown (see the module docstring).
+
+    Given the host and the two signals it listens to (the conversation shown, a message
+    stored), never the whole controller."""
 
     def __init__(
-        self, composer: QPlainTextEdit, controller: Controller, parent: QObject | None = None
+        self,
+        composer: QPlainTextEdit,
+        host: DraftsHost,
+        current_changed: SignalInstance,
+        message_stored: SignalInstance,
+        parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self._composer = composer
-        self._c = controller
+        self._c = host
         self._shown = ""  # the conversation whose draft the composer holds ("": none)
         self._texts: dict[str, str] = {}  # this run's drafts, newer than what is stored
         self._setting = False  # the composer's text is being swapped, not typed
@@ -56,8 +81,8 @@ class ComposerDrafts(QObject):
         self._timer.setInterval(SAVE_AFTER_MS)
         self._timer.timeout.connect(lambda: self._save(self._shown))
         composer.textChanged.connect(self._edited)
-        controller.currentChanged.connect(self._on_current)
-        controller.messageStored.connect(self._message_stored)
+        current_changed.connect(self._on_current)
+        message_stored.connect(self._message_stored)
 
     def draft(self, session_id: str) -> str:
         """The unsent text of a conversation (this run's, else the stored one)."""

@@ -17,7 +17,7 @@ a window error's words are the window's, translated by Qt)::
     WindowError
      ├─ NoProviderError          no model provider is set up (what helps: Settings)
      ├─ InternalError            the window failed while handling a request
-     └─ SettingsError            settings.json or a key could not be read or written (ui.settings)
+     └─ SettingsError            settings.json or a key could not be read or written (raised by ui.settings)
          ├─ SettingsFileError    settings.json is unreadable; it was not changed (ui.settings)
          ├─ KeychainError        the system keychain refused a key (ui.settings)
          └─ MCPFileError         mcp.json cannot be used as it is (ui.mcp_file)
@@ -32,6 +32,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication
@@ -39,6 +40,7 @@ from PySide6.QtCore import QCoreApplication
 from engine import (
     ContinuoError,
     ErrorAction,
+    Phrase,
     ProviderAuthError,
     ProviderConnectionError,
     ProviderError,
@@ -46,15 +48,20 @@ from engine import (
     ProviderResponseError,
     ProviderStatusError,
     ProviderTimeoutError,
+    has_sentence,
+    join_sentences,
+    sentence,
 )
-from engine.sentences import Phrase, has_sentence, join_sentences, sentence
 
 __all__ = [
     "AnyAction",
     "BannerWords",
     "InternalError",
+    "KeychainError",
     "Kept",
     "NoProviderError",
+    "SettingsError",
+    "SettingsFileError",
     "WindowAction",
     "WindowError",
     "action_of",
@@ -128,6 +135,27 @@ class NoProviderError(WindowError):
 class InternalError(WindowError):
     """The window failed while handling a request (its cause is the bug); the request's
     stream was closed, so the conversation is free again."""
+
+
+class SettingsError(WindowError):
+    """The settings or an API key could not be read or written (raised by `ui.settings`)."""
+
+
+class SettingsFileError(SettingsError):
+    """settings.json is unreadable; it was left exactly as it was (`.path`)."""
+
+    def __init__(self, path: Path, detail: str) -> None:
+        self.path = path
+        self.detail = detail
+        super().__init__(
+            f"The settings file {path} could not be read ({detail}). It was not changed. "
+            "Continuo is using default settings for now; fix the file, or let Continuo move "
+            "it aside and start with fresh settings."
+        )
+
+
+class KeychainError(SettingsError):
+    """The system keychain refused to store, read or delete a key."""
 
 
 def describe_error(
@@ -288,8 +316,6 @@ def action_words(action: AnyAction, *, unsent: bool = False) -> str:
 def _connection_test(exc: BaseException, language: str, base_url: str) -> str:
     """One or two sentences for a failed connection test against ``base_url``."""
     import httpx  # only Settings' tests reach here: not loaded at start-up
-
-    from .settings import SettingsError
 
     # The engine's sentence in the window's language (other errors have only their own words).
     detail = (exc.sentence(language) if isinstance(exc, ContinuoError) else str(exc)).strip()

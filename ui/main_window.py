@@ -171,7 +171,9 @@ class MainWindow(QMainWindow):
         self.controller = self._attached = c = controller
         controller.setParent(self)
         # unsent text stays with its conversation (before the first one is shown)
-        self.drafts = ComposerDrafts(self.composer, controller, self)
+        self.drafts = ComposerDrafts(
+            self.composer, controller, controller.currentChanged, controller.messageStored, self
+        )
         self.sidebar.set_sessions(controller.sessions)
         if self.search is not None:
             self.search.attach(controller)

@@ -29,8 +29,16 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Iterator
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Callable,
+    Coroutine,
+    Iterator,
+    Mapping,
+    Sequence,
+)
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from engine import (
     Agent,
@@ -47,9 +55,15 @@ from .errors import InternalError, Kept, NoProviderError
 from .models.items import ItemKind
 
 if TYPE_CHECKING:
-    from .controller import Controller
+    from PySide6.QtCore import SignalInstance
 
-__all__ = ["RequestRunner"]
+    from engine import SQLiteSessionExtension
+    from engine.mcp import MCPTool, MCPToolset
+
+    from .conversations import Conversations
+    from .model_catalog import ModelCatalog
+
+__all__ = ["RequestRunner", "RunnerHost", "ServerHolds"]
 
 log = logging.getLogger(__name__)
 
@@ -57,11 +71,84 @@ log = logging.getLogger(__name__)
 _FOLD_SLICE = 0.02
 
 
-class RequestRunner:
-    """The running requests of one window, one per conversation at most."""
+class RunnerHost(Protocol):
+    """What a request needs of the controller (`ui.controller.Controller` is one): where its
+    task runs, the store's extension now (a restore replaces it), the tools and extensions
+    every agent gets, the language, the signals a request is announced through, a new
+    conversation for a first message, and the resume point after it."""
 
-    def __init__(self, controller: Controller) -> None:
-        self._c = controller
+    @property
+    def closed(self) -> bool: ...
+
+    @property
+    def language(self) -> str: ...
+
+    @property
+    def extension(self) -> SQLiteSessionExtension: ...
+
+    @property
+    def tools(self) -> Sequence[Any]: ...
+
+    @property
+    def tool_extensions(self) -> Sequence[Any]: ...
+
+    @property
+    def busyChanged(self) -> SignalInstance: ...  # noqa: N802
+
+    @property
+    def resumeChanged(self) -> SignalInstance: ...  # noqa: N802
+
+    @property
+    def retryChanged(self) -> SignalInstance: ...  # noqa: N802
+
+    @property
+    def inputStored(self) -> SignalInstance: ...  # noqa: N802
+
+    @property
+    def messageStored(self) -> SignalInstance: ...  # noqa: N802
+
+    def spawn(self, coro: Coroutine[Any, Any, Any], name: str = "") -> asyncio.Task[Any]: ...
+
+    async def new_session(self) -> str: ...
+
+    async def refresh_resume(self, sid: str) -> None: ...
+
+
+class ServerHolds(Protocol):
+    """The MCP servers a request holds while it runs (`ui.tool_servers.ToolServers` is one)."""
+
+    async def hold(
+        self, metadata: Mapping[str, Any], *, session_id: str = ""
+    ) -> tuple[MCPToolset | None, list[MCPTool]]: ...
+
+    async def release(self, handle: MCPToolset | None) -> None: ...
+
+
+class RequestRunner:
+    """The running requests of one window, one per conversation at most.
+
+    Args:
+        host: see `RunnerHost`.
+        conversations: the transcripts, metadata and kept errors a request updates.
+        catalog: the adapter a request holds while it runs.
+        tool_servers: the MCP servers a request holds while it runs.
+        offer_tools: tells the approval cards which tools a conversation's request runs
+            (`ui.approvals.Approvals.offer`; None when it is over).
+    """
+
+    def __init__(
+        self,
+        host: RunnerHost,
+        conversations: Conversations,
+        catalog: ModelCatalog,
+        tool_servers: ServerHolds,
+        offer_tools: Callable[[str, Mapping[str, Any] | None], None],
+    ) -> None:
+        self._c = host
+        self._conversations = conversations
+        self._catalog = catalog
+        self._tool_servers = tool_servers
+        self._offer_tools = offer_tools
         self.running: dict[str, asyncio.Task[Any]] = {}  # session id → its request
         self._starting: asyncio.Task[Any] | None = None  # a send creating its conversation
 
@@ -171,7 +258,7 @@ class RequestRunner:
         task = asyncio.current_task()
         assert task is not None
         self.running[sid] = task
-        convs = c.conversations
+        convs = self._conversations
         rows = convs.transcript(sid)
         c.busyChanged.emit(sid, True)
         c.resumeChanged.emit(sid, None, "")
@@ -228,7 +315,7 @@ class RequestRunner:
         if failure is not None:
             await convs.set_error(sid, failure, outcome.kept)
         await convs.touch(sid)
-        await c.resume_points.refresh(sid)
+        await c.refresh_resume(sid)
         convs.forget_unless_shown(sid)
 
     async def _stream(
@@ -240,11 +327,11 @@ class RequestRunner:
             InternalError: folding an event failed (the stream is closed all the same).
         """
         c = self._c
-        convs = c.conversations
+        convs = self._conversations
         metadata = convs.metadata(sid)
         held: Any = None
         try:
-            adapter = held = await c.catalog.hold(metadata)
+            adapter = held = await self._catalog.hold(metadata)
         except NoProviderError:
             adapter = _NoProvider()  # the message is stored all the same, for Resume
         servers: Any = None  # the hold of the conversation's MCP servers (None: none)
@@ -257,7 +344,7 @@ class RequestRunner:
             extensions = [c.extension, *c.tool_extensions]
             agent = await Agent.create(adapter, config=config, tools=c.tools, extensions=extensions)
             # The approval card asks about the very tools this agent runs.
-            c.approvals.offer(sid, agent.tools)
+            self._offer_tools(sid, agent.tools)
             asks = text is not None or (branch is not None and branch.edit is not None)
             if not asks:  # Resume, regenerate: no message of the person's to store first
                 asked_servers = True
@@ -300,17 +387,17 @@ class RequestRunner:
                         asked_servers = True
                         servers = await self._add_server_tools(sid, metadata, agent)
         finally:
-            c.approvals.offer(sid, None)
+            self._offer_tools(sid, None)
             try:
-                await c.tool_servers.release(servers)
+                await self._tool_servers.release(servers)
             finally:
                 if held is not None:
-                    await c.catalog.release(held)
+                    await self._catalog.release(held)
 
     async def _add_server_tools(self, sid: str, metadata: Any, agent: Agent) -> Any:
         """Hold the conversation's MCP servers (starting them) and give their tools to the
         agent; return the hold (`ToolServers.release` ends it)."""
-        servers = self._c.tool_servers
+        servers = self._tool_servers
         handle, tools = await servers.hold(metadata, session_id=sid)
         agent.add_tools(tools)
         return handle
@@ -318,7 +405,7 @@ class RequestRunner:
     def _fold(self, sid: str, event: AgentEvent, outcome: _Outcome) -> None:
         """Fold one event into the transcript and announce what the window shows apart."""
         c = self._c
-        c.conversations.transcript(sid).apply_event(event)
+        self._conversations.transcript(sid).apply_event(event)
         kind = event.type
         if kind is AgentEventType.MODEL_RETRYING:
             c.retryChanged.emit(sid, event.retry)

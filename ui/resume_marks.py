@@ -14,11 +14,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from engine import Agent, AgentRunConfig, SQLiteSessionExtension
 
-__all__ = ["SCAN_DELAY", "SCAN_LIMIT", "follow", "scan"]
+if TYPE_CHECKING:
+    from PySide6.QtCore import SignalInstance
+
+    from engine import SQLiteSessionStorage
+
+    from .models.sessions import SessionListModel
+
+__all__ = ["SCAN_DELAY", "SCAN_LIMIT", "MarksHost", "follow", "scan"]
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +33,28 @@ SCAN_LIMIT = 200  # conversations checked after start-up, the newest first
 SCAN_DELAY = 1.0  # seconds after start-up before the pass begins
 
 
-def follow(controller: Any) -> None:
+class MarksHost(Protocol):
+    """What the marks need of the controller (`ui.controller.Controller` is one)."""
+
+    @property
+    def storage(self) -> SQLiteSessionStorage: ...
+
+    @property
+    def sessions(self) -> SessionListModel: ...
+
+    @property
+    def closed(self) -> bool: ...
+
+    @property
+    def current(self) -> str | None: ...
+
+    @property
+    def resumeChanged(self) -> SignalInstance: ...  # noqa: N802
+
+    def is_running(self, session_id: str) -> bool: ...
+
+
+def follow(controller: MarksHost) -> None:
     """Mark or unmark a conversation whenever the controller announces its resume point."""
 
     def on_resume(session_id: str, point: Any, busy_text: str) -> None:
@@ -36,7 +64,7 @@ def follow(controller: Any) -> None:
     controller.resumeChanged.connect(on_resume)
 
 
-async def scan(controller: Any) -> None:
+async def scan(controller: MarksHost) -> None:
     """Mark the listed conversations that wait for Resume (see the module docstring)."""
     await asyncio.sleep(SCAN_DELAY)  # after what the person is waiting for, not a sync point
     extension = SQLiteSessionExtension(controller.storage)  # shares the open store

@@ -48,7 +48,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from .errors import WindowError
+from .errors import KeychainError, SettingsError, SettingsFileError
 from .json_store import (
     JsonObjectFile,
     Keychain,
@@ -114,26 +114,8 @@ def new_provider_id() -> str:
 # ---------------------------------------------------------------------------- errors
 
 
-class SettingsError(WindowError):
-    """The settings or an API key could not be read or written (the window's own errors'
-    tree: `ui.errors`)."""
-
-
-class SettingsFileError(SettingsError):
-    """settings.json is unreadable; it was left exactly as it was (`.path`)."""
-
-    def __init__(self, path: Path, detail: str) -> None:
-        self.path = path
-        self.detail = detail
-        super().__init__(
-            f"The settings file {path} could not be read ({detail}). It was not changed. "
-            "Continuo is using default settings for now; fix the file, or let Continuo move "
-            "it aside and start with fresh settings."
-        )
-
-
-class KeychainError(SettingsError):
-    """The system keychain refused to store, read or delete a key."""
+# SettingsError, SettingsFileError, KeychainError: in `ui.errors` (the window's errors' tree,
+# which words them), imported here where they are raised.
 
 
 # ---------------------------------------------------------------------------- values

@@ -14,9 +14,12 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-__all__ = ["OwnedTasks"]
+__all__ = ["OwnedTasks", "Spawn"]
 
 log = logging.getLogger(__name__)
+
+#: runs a coroutine as an owned task, named (what a part is given instead of its owner)
+Spawn = Callable[[Coroutine[Any, Any, Any], str], "asyncio.Task[Any]"]
 
 
 class OwnedTasks:

@@ -1,7 +1,8 @@
 """The MCP servers the app runs: read from ``mcp.json``, started when first needed, offered
 to each conversation's requests, stopped at quit.
 
-`ToolServers` is the controller's ``tool_servers``. It reads the enabled servers of
+`ToolServers` is the controller's ``tool_servers``, given only where its work runs (the
+controller's owned tasks) and where a problem is said. It reads the enabled servers of
 ``<data dir>/mcp.json`` (`ui.mcp_file.MCPFile`, keychain-held values filled in) after the
 window has started, and keeps one `engine.mcp.MCPToolset` over them. Nothing starts until a
 request needs tools: `hold` (called by `ui.request_runner.RequestRunner` for each request)
@@ -32,7 +33,7 @@ import asyncio
 import contextlib
 import importlib
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,7 +45,7 @@ from .markdown import wait_warm
 if TYPE_CHECKING:
     from engine.mcp import MCPServerConfig, MCPServerState, MCPTool, MCPToolset
 
-    from .controller import Controller
+    from .tasks import Spawn
 
 __all__ = ["OFF_KEY", "ToolServers", "offered_servers"]
 
@@ -77,9 +78,16 @@ class ToolServers(QObject):
     # unlocked) before it goes on without the servers' tools
     FIRST_READ_WAIT = 15.0
 
-    def __init__(self, controller: Controller, data_dir: Path) -> None:
-        super().__init__(controller)
-        self._c = controller
+    def __init__(
+        self,
+        data_dir: Path,
+        spawn: Spawn,
+        problem: Callable[[str], None],
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._spawn = spawn  # runs a task the controller owns
+        self._problem = problem  # says a problem in plain words (the status bar)
         self._dir = Path(data_dir)
         self._configs: tuple[MCPServerConfig, ...] = ()
         self._toolset: MCPToolset | None = None  # the current one (entered), or None yet
@@ -98,7 +106,7 @@ class ToolServers(QObject):
         """Read ``mcp.json`` for the first time, as the controller's task; a request that
         starts meanwhile waits for it (it may offer the servers' tools)."""
         if self._reading is None:
-            self._reading = self._c.spawn(self.reload(), "read mcp.json")
+            self._reading = self._spawn(self.reload(), "read mcp.json")
         return self._reading
 
     async def reload(self) -> None:
@@ -128,7 +136,7 @@ class ToolServers(QObject):
             configs = await mcp_file.MCPFile(self._dir).load_configs()
         except Exception as exc:  # a refused file, a keychain that said no: tools are off
             log.warning("MCP servers not started: %s", exc)
-            self._c.problem.emit(str(exc))
+            self._problem(str(exc))
             return ()
         return tuple(configs)
 
@@ -136,7 +144,7 @@ class ToolServers(QObject):
 
     async def hold(
         self, metadata: Mapping[str, Any], *, session_id: str = ""
-    ) -> tuple[Any, list[MCPTool]]:
+    ) -> tuple[MCPToolset | None, list[MCPTool]]:
         """The tools a request in a conversation with this metadata is offered, started.
 
         Only the servers the conversation is offered are started. Servers that cannot start
@@ -185,7 +193,7 @@ class ToolServers(QObject):
                 self.failed.emit(name, *_why_not_started(error))
         self.changed.emit()
 
-    async def release(self, handle: Any) -> None:
+    async def release(self, handle: MCPToolset | None) -> None:
         """A request is over with what `hold` gave it."""
         if handle is None:
             return
@@ -222,7 +230,7 @@ class ToolServers(QObject):
         if self._holds.get(id(toolset), 0) > 0:
             return  # a request still uses it: its `release` comes back here
         self._retired.pop(id(toolset), None)
-        self._c.spawn(_close(toolset), "close replaced MCP servers")
+        self._spawn(_close(toolset), "close replaced MCP servers")
 
     async def close(self) -> None:
         """Stop every server (with its process group), held or not: the app is quitting."""

@@ -42,9 +42,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine import MCPConfigError
+from engine import MCPConfigError, join_sentences
 from engine.mcp import MCPServerState
-from engine.sentences import join_sentences
 
 from .file_dialogs import remember, start_folder
 from .i18n import engine_language

@@ -58,100 +58,100 @@
 <context>
     <name>AnswerView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="528"/>
+        <location filename="../../ui/widgets/message_views.py" line="527"/>
         <source>Assistant answer</source>
         <translation>助手回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="529"/>
+        <location filename="../../ui/widgets/message_views.py" line="528"/>
         <source>Reasoning</source>
         <translation>推理过程</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="612"/>
+        <location filename="../../ui/widgets/message_views.py" line="611"/>
         <source>Earlier attempt (stopped)</source>
         <translation>之前的尝试（已停止）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="614"/>
+        <location filename="../../ui/widgets/message_views.py" line="613"/>
         <source>Earlier attempt (cut off)</source>
         <translation>之前的尝试（被中断）</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="617"/>
+        <location filename="../../ui/widgets/message_views.py" line="616"/>
         <source>Show the answer Resume wrote again below</source>
         <translation>显示“继续”在下方重写之前的回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="632"/>
+        <location filename="../../ui/widgets/message_views.py" line="631"/>
         <location filename="../../ui/widgets/tool_card.py" line="487"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="634"/>
+        <location filename="../../ui/widgets/message_views.py" line="633"/>
         <location filename="../../ui/widgets/tool_card.py" line="488"/>
         <source>Show all {count} lines</source>
         <translation>显示全部 {count} 行</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="637"/>
+        <location filename="../../ui/widgets/message_views.py" line="636"/>
         <location filename="../../ui/widgets/tool_card.py" line="491"/>
         <source>Show all {count} characters</source>
         <translation>显示全部 {count} 个字符</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="718"/>
+        <location filename="../../ui/widgets/message_views.py" line="717"/>
         <source>Stopped. The partial answer above is saved.</source>
         <translation>已停止。上面的部分回答已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="719"/>
+        <location filename="../../ui/widgets/message_views.py" line="718"/>
         <source>The answer was cut off. What arrived is saved.</source>
         <translation>回答被中断。已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="721"/>
+        <location filename="../../ui/widgets/message_views.py" line="720"/>
         <source>Stopped. The partial answer above could not be saved.</source>
         <translation>已停止。上面的部分回答没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="722"/>
+        <location filename="../../ui/widgets/message_views.py" line="721"/>
         <source>The answer was cut off. What arrived could not be saved.</source>
         <translation>回答被中断。已收到的内容没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="726"/>
+        <location filename="../../ui/widgets/message_views.py" line="725"/>
         <source>The answer reached the output limit.</source>
         <translation>回答已达到输出长度上限。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="727"/>
+        <location filename="../../ui/widgets/message_views.py" line="726"/>
         <source>The model declined to answer.</source>
         <translation>模型拒绝了回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="729"/>
+        <location filename="../../ui/widgets/message_views.py" line="728"/>
         <source>The conversation is too long for the model. Start a new conversation.</source>
         <translation>对话已超出模型能处理的长度。请开始新的对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="731"/>
+        <location filename="../../ui/widgets/message_views.py" line="730"/>
         <source>The provider paused this answer.</source>
         <translation>服务商暂停了这个回答。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="732"/>
+        <location filename="../../ui/widgets/message_views.py" line="731"/>
         <source>The answer stopped for an unknown reason.</source>
         <translation>回答因未知原因停止。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="749"/>
+        <location filename="../../ui/widgets/message_views.py" line="748"/>
         <source>What arrived is saved.</source>
         <translation>已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="751"/>
+        <location filename="../../ui/widgets/message_views.py" line="750"/>
         <source>What arrived could not be saved.</source>
         <translation>已收到的内容未能保存。</translation>
     </message>
@@ -415,38 +415,38 @@
 <context>
     <name>Controller</name>
     <message>
-        <location filename="../../ui/errors.py" line="162"/>
+        <location filename="../../ui/errors.py" line="190"/>
         <source>Something went wrong inside the app ({name}); the details are in its log.</source>
         <translation>应用内部出错（{name}）；详细信息已写入日志。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="171"/>
+        <location filename="../../ui/errors.py" line="199"/>
         <source>Could not reach the provider.</source>
         <translation>无法连接到服务商。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="174"/>
+        <location filename="../../ui/errors.py" line="202"/>
         <source>Something went wrong ({name}).</source>
         <translation>出了点问题（{name}）。</translation>
     </message>
     <message>
-        <location filename="../../ui/resume_points.py" line="43"/>
+        <location filename="../../ui/resume_points.py" line="76"/>
         <source>This conversation is open in another window.</source>
         <translation>这个对话已在另一个窗口中打开。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="121"/>
+        <location filename="../../ui/errors.py" line="128"/>
         <source>No model provider is set up yet. Open Settings and add one (for example Ollama or OpenAI).</source>
         <extracomment>no provider is set up: add one in Settings what helps after any failure the window says no answer was cut off what arrived was stored what arrived could not be stored the person&apos;s message was not stored: it is still in the composer (that run only)</extracomment>
         <translation>还没有设置模型服务商。请打开设置添加一个（例如 Ollama 或 OpenAI）。</translation>
     </message>
     <message>
-        <location filename="../../ui/conversations.py" line="386"/>
+        <location filename="../../ui/conversations.py" line="443"/>
         <source>Part of this conversation&apos;s record is damaged ({reason}). Its messages are shown as far as they could be read.</source>
         <translation>这个对话的记录有一部分已损坏（{reason}）。能读取的消息都已显示。</translation>
     </message>
     <message>
-        <location filename="../../ui/controller.py" line="515"/>
+        <location filename="../../ui/controller.py" line="606"/>
         <source>{title} (branch)</source>
         <translation>{title}（分支）</translation>
     </message>
@@ -523,84 +523,84 @@
 <context>
     <name>ErrorBanner</name>
     <message>
-        <location filename="../../ui/errors.py" line="219"/>
+        <location filename="../../ui/errors.py" line="247"/>
         <source>Open settings</source>
         <extracomment>after these, Resume is all that helps: when the failure cut off an answer, that answer&apos;s row says what happened and the banner stays hidden what helps after these is in the window&apos;s settings: the banner links to them the engine&apos;s sentence, what was kept, what helps the words of the link to the settings (&quot;&quot; for none)</extracomment>
         <translation>打开设置</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="229"/>
+        <location filename="../../ui/errors.py" line="257"/>
         <source>What arrived is saved.</source>
         <translation>已收到的内容已保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="230"/>
+        <location filename="../../ui/errors.py" line="258"/>
         <source>What arrived could not be saved.</source>
         <translation>已收到的内容没能保存。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="231"/>
+        <location filename="../../ui/errors.py" line="259"/>
         <source>Your message was not sent; it is still in the box below.</source>
         <translation>你的消息没有发送，它仍在下方的输入框中。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="243"/>
+        <location filename="../../ui/errors.py" line="271"/>
         <source>Free some disk space, then press Send again.</source>
         <translation>请腾出一些磁盘空间，然后再次按“发送”。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="246"/>
+        <location filename="../../ui/errors.py" line="274"/>
         <source>Check the data folder&apos;s permissions, then press Send again.</source>
         <translation>请检查数据文件夹的权限，然后再次按“发送”。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="249"/>
+        <location filename="../../ui/errors.py" line="277"/>
         <source>Press Send to try again.</source>
         <translation>按“发送”再试一次。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="256"/>
+        <location filename="../../ui/errors.py" line="284"/>
         <source>Press Resume to carry on.</source>
         <translation>按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="257"/>
-        <location filename="../../ui/errors.py" line="260"/>
+        <location filename="../../ui/errors.py" line="285"/>
+        <location filename="../../ui/errors.py" line="288"/>
         <source>Then press Resume to carry on.</source>
         <translation>然后按“继续”接着进行。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="263"/>
+        <location filename="../../ui/errors.py" line="291"/>
         <source>Free some disk space, then press Resume.</source>
         <translation>请腾出一些磁盘空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="266"/>
+        <location filename="../../ui/errors.py" line="294"/>
         <source>Check the data folder and its permissions, then press Resume.</source>
         <translation>请检查数据文件夹及其权限，然后点击“继续”。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="269"/>
+        <location filename="../../ui/errors.py" line="297"/>
         <source>Close the conversation in the other window first.</source>
         <translation>请先在另一个窗口中关闭这个对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="272"/>
+        <location filename="../../ui/errors.py" line="300"/>
         <source>Start a new conversation with New chat.</source>
         <translation>请用“新对话”开始一个新对话。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="275"/>
+        <location filename="../../ui/errors.py" line="303"/>
         <source>Install a newer Continuo to open it.</source>
         <translation>请安装更新版本的 Continuo 来打开它。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="278"/>
+        <location filename="../../ui/errors.py" line="306"/>
         <source>Restore the conversation file from a backup.</source>
         <translation>请从备份恢复对话文件。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="281"/>
+        <location filename="../../ui/errors.py" line="309"/>
         <source>Check your account on the provider&apos;s website.</source>
         <translation>请到服务商的网站上检查你的账户。</translation>
     </message>
@@ -896,19 +896,19 @@
 <context>
     <name>LinkCheck</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="214"/>
+        <location filename="../../ui/widgets/message_views.py" line="213"/>
         <source>Open this link?</source>
         <translation>打开这个链接？</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="215"/>
+        <location filename="../../ui/widgets/message_views.py" line="214"/>
         <source>The link&apos;s text shows {named}, but it goes to {host}:
 {url}</source>
         <translation>链接文字显示的是 {named}，但它实际指向 {host}：
 {url}</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="218"/>
+        <location filename="../../ui/widgets/message_views.py" line="217"/>
         <source>Open {host}</source>
         <translation>打开 {host}</translation>
     </message>
@@ -1068,22 +1068,22 @@
 <context>
     <name>NoticeView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="806"/>
+        <location filename="../../ui/widgets/message_views.py" line="805"/>
         <source>Resumed: the cut-off answer is redone</source>
         <translation>已继续：重新生成被中断的回答</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="807"/>
+        <location filename="../../ui/widgets/message_views.py" line="806"/>
         <source>Resumed: continuing after the output limit</source>
         <translation>已继续：从输出上限处接着写</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="808"/>
+        <location filename="../../ui/widgets/message_views.py" line="807"/>
         <source>Goal not reached yet: carrying on</source>
         <translation>目标尚未达成：继续进行</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="813"/>
+        <location filename="../../ui/widgets/message_views.py" line="812"/>
         <source>Resumed</source>
         <translation>已继续</translation>
     </message>
@@ -1290,47 +1290,47 @@
 <context>
     <name>RestoreFlow</name>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="118"/>
+        <location filename="../../ui/archive/restore_flow.py" line="117"/>
         <source>The backup was not restored; your conversations are as they were.</source>
         <translation>备份没有恢复；你的对话保持原样。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="86"/>
+        <location filename="../../ui/archive/restore_flow.py" line="85"/>
         <source>Restoring the backup…</source>
         <translation>正在恢复备份…</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="101"/>
+        <location filename="../../ui/archive/restore_flow.py" line="100"/>
         <source>The conversations you had before are kept in {path}</source>
         <translation>你之前的对话保存在 {path}</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="108"/>
+        <location filename="../../ui/archive/restore_flow.py" line="107"/>
         <source>The backup is restored ({count}).</source>
         <translation>备份已恢复（{count}）。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="117"/>
+        <location filename="../../ui/archive/restore_flow.py" line="116"/>
         <source>The chosen file is not a Continuo backup. Nothing changed.</source>
         <translation>所选文件不是 Continuo 备份。什么都没有改动。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="142"/>
+        <location filename="../../ui/archive/restore_flow.py" line="140"/>
         <source>never</source>
         <translation>从未</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="147"/>
+        <location filename="../../ui/archive/restore_flow.py" line="145"/>
         <source>Restore from a backup</source>
         <translation>从备份恢复</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="149"/>
+        <location filename="../../ui/archive/restore_flow.py" line="147"/>
         <source>Replace your conversations with the backup&apos;s ({count}, last changed {when})?</source>
         <translation>用备份中的对话（{count}，最后修改于 {when}）替换你现有的对话吗？</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="152"/>
+        <location filename="../../ui/archive/restore_flow.py" line="150"/>
         <source>Nothing is deleted: the current conversation file is kept in {folder} as {name}.before-restore-&lt;date and time&gt;. Answers being written now are stopped and saved first.
 
 Backup: {path}</source>
@@ -1339,7 +1339,7 @@ Backup: {path}</source>
 备份：{path}</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/restore_flow.py" line="156"/>
+        <location filename="../../ui/archive/restore_flow.py" line="154"/>
         <source>Restore</source>
         <translation>恢复</translation>
     </message>
@@ -1545,42 +1545,42 @@ Backup: {path}</source>
         <translation>Ollama</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="296"/>
+        <location filename="../../ui/errors.py" line="322"/>
         <source>the server</source>
         <translation>服务器</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="298"/>
+        <location filename="../../ui/errors.py" line="324"/>
         <source>The server refused the API key (HTTP {status}). Check that the key is correct and still active, then test again.</source>
         <translation>服务器拒绝了该 API 密钥（HTTP {status}）。请确认密钥正确且仍然有效，然后重新测试。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="304"/>
+        <location filename="../../ui/errors.py" line="330"/>
         <source>The server says too many requests were made. Wait a minute and test again.</source>
         <translation>服务器提示请求过于频繁。请稍等一分钟后重新测试。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="309"/>
+        <location filename="../../ui/errors.py" line="335"/>
         <source>The server answered with an error (HTTP {status}): {detail}</source>
         <translation>服务器返回了错误（HTTP {status}）：{detail}</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="313"/>
+        <location filename="../../ui/errors.py" line="339"/>
         <source>{url} did not answer in time. Check the address, or try again later.</source>
         <translation>{url} 没有及时响应。请检查地址，或稍后再试。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="317"/>
+        <location filename="../../ui/errors.py" line="343"/>
         <source>Could not connect to {url}. Check the address and that the server is running.</source>
         <translation>无法连接到 {url}。请检查地址，并确认服务器正在运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="322"/>
+        <location filename="../../ui/errors.py" line="348"/>
         <source>The server&apos;s answer was not understood ({detail}). Check that the address points to this kind of server.</source>
         <translation>无法识别服务器的响应（{detail}）。请确认该地址指向的是这种类型的服务器。</translation>
     </message>
     <message>
-        <location filename="../../ui/errors.py" line="330"/>
+        <location filename="../../ui/errors.py" line="356"/>
         <source>The connection test failed: {detail}</source>
         <translation>连接测试失败：{detail}</translation>
     </message>
@@ -2346,13 +2346,13 @@ Backup: {path}</source>
 <context>
     <name>TranscriptView</name>
     <message>
-        <location filename="../../ui/widgets/transcript_view.py" line="171"/>
+        <location filename="../../ui/widgets/transcript_view.py" line="173"/>
         <source>Conversation</source>
         <extracomment>rows whose widgets are built in one turn of the event loop when many arrive at once (an answer&apos;s many tool cards: a card takes a few milliseconds to build); the others wait as light placeholders, built over the next turns, so the window keeps painting</extracomment>
         <translation>对话</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/transcript_view.py" line="174"/>
+        <location filename="../../ui/widgets/transcript_view.py" line="176"/>
         <source>Write a message below to begin. Every message is saved the moment it is complete; if an answer is cut off, Resume carries on from there.</source>
         <translation>在下方输入消息即可开始。每条消息一完成就已保存；回答若被中断，按“继续”即可从中断处接着往下。</translation>
     </message>
@@ -2360,22 +2360,22 @@ Backup: {path}</source>
 <context>
     <name>UserView</name>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="395"/>
+        <location filename="../../ui/widgets/message_views.py" line="394"/>
         <source>Your message</source>
         <translation>你的消息</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="396"/>
+        <location filename="../../ui/widgets/message_views.py" line="395"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="397"/>
+        <location filename="../../ui/widgets/message_views.py" line="396"/>
         <source>Save and send</source>
         <translation>保存并发送</translation>
     </message>
     <message>
-        <location filename="../../ui/widgets/message_views.py" line="398"/>
+        <location filename="../../ui/widgets/message_views.py" line="397"/>
         <source>Edit your message</source>
         <translation>编辑你的消息</translation>
     </message>

@@ -43,7 +43,7 @@ class BackupFlow(QObject):
         self._storage = storage
 
     async def run(self) -> None:
-        from engine.storage.backup import backup_database, inspect_backup
+        from engine import backup_database, inspect_backup
 
         ui = self._ui
         path = await ui.choose(Action.BACKUP, ui.start_folder() / backup_file_name())

@@ -24,8 +24,7 @@ from PySide6.QtCore import QObject
 from ._shared import Action, ArchiveUI, Outcome, aio
 
 if TYPE_CHECKING:
-    from engine import SQLiteSessionStorage
-    from engine.storage.backup import BackupSummary
+    from engine import BackupSummary, SQLiteSessionStorage
 
 __all__ = ["RestoreFlow"]
 
@@ -53,7 +52,7 @@ class RestoreFlow(QObject):
         self._replace_store = replace_store
 
     async def run(self) -> None:
-        from engine.storage.backup import inspect_backup
+        from engine import inspect_backup
 
         ui = self._ui
         data_path = Path(self._storage().path)
@@ -121,8 +120,7 @@ class RestoreFlow(QObject):
         self, data_path: Path, backup: Path
     ) -> tuple[Path | None, BaseException | None]:
         """Replace the store with the backup: (where the old file went, the engine's error)."""
-        from engine import ContinuoError
-        from engine.storage.backup import restore_database
+        from engine import ContinuoError, restore_database
 
         try:
             return await self._replace_store(lambda: restore_database(data_path, backup)), None

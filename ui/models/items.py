@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 from PySide6.QtCore import Qt
 
 if TYPE_CHECKING:
-    from engine.stop import StopInfo
+    from engine import StopInfo
 
 __all__ = [
     "ITEM_ROLE",

@@ -37,23 +37,25 @@ from typing import Any, ClassVar
 
 from PySide6.QtCore import QModelIndex, QObject, Qt, QTimer
 
-from engine.calls import MAX_TOOL_CALLS_PER_ANSWER
-from engine.events import AgentEvent, AgentEventType
-from engine.extensions import StoredMessage
-from engine.messages import (
+from engine import (
+    MAX_TOOL_CALLS_PER_ANSWER,
+    AgentEvent,
+    AgentEventType,
     AssistantMessage,
     InternalMessage,
     Message,
+    StopInfo,
+    StopReason,
+    StoredMessage,
     SystemMessage,
     ToolCall,
     ToolInfo,
     ToolMessage,
     ToolOutcome,
     UserMessage,
+    describe_stop,
 )
-from engine.messages import ToolEffect as EngineToolEffect
-from engine.sentences import describe_stop
-from engine.stop import StopInfo, StopReason
+from engine import ToolEffect as EngineToolEffect
 
 from ..i18n import engine_language
 from ..markdown import tooltip_text
@@ -252,7 +254,9 @@ def items_from_messages(
                 _fold_result(loose, message)
             else:
                 card = _tool_card(
-                    ToolCall(call_id, message.name), ItemState.DONE, record.seq,
+                    ToolCall(call_id, message.name),
+                    ItemState.DONE,
+                    record.seq,
                     f"result:{message.id}",
                 )
                 _answer_card(card, message)

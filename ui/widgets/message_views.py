@@ -64,7 +64,6 @@ __all__ = [
     "NoticeView",
     "RichText",
     "UserView",
-    "view_for",
 ]
 
 OPENABLE_SCHEMES = ("http", "https", "mailto")  # the only links that leave the app
@@ -741,7 +740,7 @@ class AnswerView(_RowView):
             # The one notice of a cut-off answer: the engine's words for why, in the window's
             # language, then whether what arrived is kept (a stop exists, so the engine is
             # loaded: this import costs nothing at the first paint).
-            from engine.sentences import describe_stop, join_sentences
+            from engine import describe_stop, join_sentences
 
             why = describe_stop(item.stop, engine_language())
             if item.state is ItemState.INTERRUPTED:
@@ -819,17 +818,3 @@ class NoticeView(_RowView):
         self.caption.setText(caption)
         self.caption.setToolTip(tooltip_text(item.text))
         self.setAccessibleName(caption)
-
-
-def view_for(item: TranscriptItem, parent: QWidget | None = None) -> _RowView:
-    """A new widget for this kind of row."""
-    from .tool_card import FoldedCallsView, ToolCardView  # they build on this module's views
-
-    kinds: dict[ItemKind, type[_RowView]] = {
-        ItemKind.USER: UserView,
-        ItemKind.ASSISTANT: AnswerView,
-        ItemKind.TOOL: ToolCardView,
-        ItemKind.NOTICE: NoticeView,
-        ItemKind.FOLDED_CALLS: FoldedCallsView,
-    }
-    return kinds[item.kind](parent)

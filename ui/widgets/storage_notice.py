@@ -99,8 +99,7 @@ class StorageNotice(QFrame):
         if self._state is None:
             self.restore_button.setVisible(False)
             return
-        from engine import ErrorAction
-        from engine.sentences import join_sentences
+        from engine import ErrorAction, join_sentences
 
         message, action, path = self._state
         # A damaged file can be replaced by a backup, whether found at start or later.

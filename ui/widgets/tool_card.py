@@ -599,7 +599,7 @@ class FoldedCallsView(_RowView):
         pass
 
     def summary_text(self, item: TranscriptItem) -> str:
-        from engine.calls import MAX_TOOL_CALLS_PER_ANSWER
+        from engine import MAX_TOOL_CALLS_PER_ANSWER
 
         count = f"{item.folded_total:,}"
         if item.state is ItemState.DONE:  # answered otherwise (stored by an older version)

@@ -40,15 +40,17 @@ from PySide6.QtWidgets import (
 )
 
 from ..markdown import warm_up
-from ..models.items import ItemState
-from .message_views import view_for
+from ..models.items import ItemKind, ItemState
+from .message_views import AnswerView, NoticeView, UserView
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QResizeEvent, QShowEvent
 
+    from ..models.items import TranscriptItem
     from ..models.transcript import TranscriptModel
+    from .message_views import _RowView
 
-__all__ = ["REFRESH_MS", "TranscriptView"]
+__all__ = ["REFRESH_MS", "TranscriptView", "view_for"]
 
 REFRESH_MS = 50
 _BOTTOM_SLACK = 24  # pixels from the bottom that still count as "at the bottom"
@@ -638,3 +640,17 @@ def _waiting_to_show(widget: QWidget) -> bool:
     return not widget.isVisible() and not widget.testAttribute(
         Qt.WidgetAttribute.WA_WState_ExplicitShowHide
     )
+
+
+def view_for(item: TranscriptItem, parent: QWidget | None = None) -> _RowView:
+    """A new widget for this kind of row."""
+    from .tool_card import FoldedCallsView, ToolCardView  # built on `ui.widgets.message_views`
+
+    kinds: dict[ItemKind, type[_RowView]] = {
+        ItemKind.USER: UserView,
+        ItemKind.ASSISTANT: AnswerView,
+        ItemKind.TOOL: ToolCardView,
+        ItemKind.NOTICE: NoticeView,
+        ItemKind.FOLDED_CALLS: FoldedCallsView,
+    }
+    return kinds[item.kind](parent)
