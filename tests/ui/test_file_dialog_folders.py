@@ -17,10 +17,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QFileDialog, QLineEdit
 
+import ui.file_dialogs as file_dialogs
 from tests.support.wait import until
 from tests.ui.conftest import open_window, seed_provider
 from tests.ui.test_archive_menu import _chat, _close_report, _outcome
-from ui import file_dialogs
 
 pytestmark = pytest.mark.timeout(120)
 

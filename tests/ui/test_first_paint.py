@@ -13,10 +13,10 @@ from typing import Any
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication, QWidget
 
+import ui.window_dialogs as window_dialogs
 from engine import AssistantMessage, SQLiteSessionStorage, UserMessage
 from tests.support.wait import until
 from tests.ui.conftest import open_window, seed_provider
-from ui import window_dialogs
 from ui.controller import DB_FILE_NAME
 from ui.widgets.message_views import RichText
 

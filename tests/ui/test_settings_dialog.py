@@ -22,9 +22,9 @@ import pytest
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QApplication, QPushButton
 
+import ui.i18n as i18n
 from tests.support.wait import until
 from tests.ui.conftest import next_signal
-from ui import i18n
 from ui.first_run import LocalServer
 from ui.i18n import install_translator, installed_language
 from ui.settings import KEYRING_SERVICE, ProviderConfig, Settings, SettingsStore
