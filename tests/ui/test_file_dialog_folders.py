@@ -17,7 +17,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QFileDialog, QLineEdit
 
-import ui.file_dialogs as file_dialogs
 from tests.support.wait import until
 from tests.ui.conftest import open_window, seed_provider
 from tests.ui.test_archive_menu import _chat, _close_report, _outcome
@@ -36,7 +35,7 @@ def places(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))  # no user-dirs.dirs there
     monkeypatch.chdir(launch)
-    monkeypatch.setattr(file_dialogs, "_LAST", [])
+    monkeypatch.setattr("ui.file_dialogs._LAST", [])
     return {"home": home, "launch": launch, "elsewhere": elsewhere}
 
 

@@ -22,11 +22,10 @@ import pytest
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QApplication, QPushButton
 
-import ui.i18n as i18n
 from tests.support.wait import until
 from tests.ui.conftest import next_signal
 from ui.first_run import LocalServer
-from ui.i18n import install_translator, installed_language
+from ui.i18n import _INSTALLED, install_translator, installed_language
 from ui.settings import KEYRING_SERVICE, ProviderConfig, Settings, SettingsStore
 from ui.settings_dialog import SettingsDialog
 
@@ -310,13 +309,13 @@ async def test_apply_saves_and_keeps_the_dialog_open_in_the_new_language(
     await until(lambda: dialog.applyButton.text() == "应用")  # Qt's own button, too
     assert dialog.tabs.tabText(2) == "语言与外观"
     # Saving the language already in effect installs nothing again (same translators).
-    installed = list(i18n._INSTALLED)
+    installed = list(_INSTALLED)
     dialog.tabs.setCurrentWidget(dialog.firstRunPage)
     click(qtbot, dialog.addByHandButton)
     await save(qtbot, dialog)
     assert len((await store.load()).providers) == 1
     assert installed_language() == "zh_CN"
-    assert all(a is b for a, b in zip(i18n._INSTALLED, installed, strict=True))
+    assert all(a is b for a, b in zip(_INSTALLED, installed, strict=True))
 
 
 class _Emitter(QObject):
