@@ -20,7 +20,7 @@ from engine import AssistantMessage, SQLiteSessionStorage, UserMessage
 from tests.support.wait import until
 from tests.ui.conftest import open_window
 from ui.controller import DB_FILE_NAME
-from ui.widgets import search_results
+from ui.widgets.search_results import _PAD
 
 TITLE = "Explain quokka habits in the wild, at night and in captivity"
 WHEN = QDateTime(QDate(2026, 12, 3), QDateTime.currentDateTime().time()).toSecsSinceEpoch()
@@ -72,7 +72,7 @@ def _heads(window: Any) -> list[tuple[str, str, str, int, int]]:
     heads = []
     for row in range(view.model().rowCount()):
         index = view.model().index(row, 0)
-        width = view.visualRect(index).width() - 2 * search_results._PAD
+        width = view.visualRect(index).width() - 2 * _PAD
         title, tail, second = delegate.head(font, width, index)
         used = QFontMetrics(bold).horizontalAdvance(title) + QFontMetrics(font).horizontalAdvance(tail)
         heads.append((title, tail, second, used, width))
