@@ -65,8 +65,8 @@ async def _answer(case: str) -> dict[str, float]:
     from PySide6.QtCore import QTimer
 
     from ui.app import build_window, settle_after_start
-    from ui.models.items import ItemKind
-    from ui.settings import ProviderConfig, Settings, SettingsStore
+    from ui.conversation.items import ItemKind
+    from ui.settings.store import ProviderConfig, Settings, SettingsStore
 
     with (
         tempfile.TemporaryDirectory() as tmp,

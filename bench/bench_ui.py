@@ -335,9 +335,9 @@ async def _stream_long(
 
     from engine import SQLiteSessionStorage
     from ui.app import build_window, settle_after_start
-    from ui.models.transcript import ItemKind
-    from ui.settings import ProviderConfig, Settings, SettingsStore
-    from ui.widgets.message_views import AnswerView
+    from ui.conversation.message_views import AnswerView
+    from ui.conversation.transcript import ItemKind
+    from ui.settings.store import ProviderConfig, Settings, SettingsStore
 
     tokens = 20_000
     words = [f"word{n % 97}" for n in range(tokens)]

@@ -143,7 +143,7 @@ async def _states(root: Path, out: Path, suffix: str) -> None:
             actions.dialog.choose_format("html")
             actions.dialog.findChild(QPushButton, "exportOkButton").click()
 
-        from ui import file_dialogs
+        from ui.common import file_dialogs
 
         actions.ui.folder = None
         file_dialogs._LAST.clear()  # as on a first export: Documents, or home without one
@@ -162,8 +162,8 @@ async def _states(root: Path, out: Path, suffix: str) -> None:
 
 async def run_archive_states(root: Path, out: Path) -> None:
     """Render the states above into ``out`` (English, then Chinese), over data in ``root``."""
-    from ui.i18n import install_translator
-    from ui.theme import apply_palette
+    from ui.common.i18n import install_translator
+    from ui.common.theme import apply_palette
 
     app = QApplication.instance()
     assert isinstance(app, QApplication)

@@ -125,7 +125,7 @@ class _Scripted:
 
 
 async def _settings(data_dir: Path) -> Any:
-    from ui.settings import ProviderConfig, Settings, SettingsStore
+    from ui.settings.store import ProviderConfig, Settings, SettingsStore
 
     store = SettingsStore(data_dir, use_keychain=False)
     config = ProviderConfig(
@@ -198,13 +198,13 @@ async def _seed(data_dir: Path, sid: str, title: str, messages: list[Any]) -> No
 async def _warm() -> None:
     # Markdown's libraries load in a worker thread when the first row appears; a code block
     # rendered on the GUI thread before that is done could race it. Pictures wait for it.
-    from ui.markdown import wait_warm
+    from ui.common.markdown import wait_warm
 
     await asyncio.to_thread(wait_warm, 30)
 
 
 async def _run(out: Path) -> int:
-    from ui.theme import apply_palette
+    from ui.common.theme import apply_palette
 
     app = QApplication.instance()
     assert isinstance(app, QApplication)
@@ -339,7 +339,7 @@ async def _run(out: Path) -> int:
         await _shot(window, out / "untrusted.png")
         await _close(window)
 
-        from ui.i18n import install_translator
+        from ui.common.i18n import install_translator
 
         install_translator(app, "zh_CN")
         apply_palette(app, "light")
@@ -481,8 +481,8 @@ async def _run_list_states(data: Path, out: Path) -> None:
     import sqlite3
     import time
 
+    from ui.common.theme import apply_palette
     from ui.controller import DB_FILE_NAME
-    from ui.theme import apply_palette
 
     apply_palette(QApplication.instance(), "light")  # type: ignore[arg-type]
     day = 86400.0
@@ -531,8 +531,8 @@ async def _run_narrow_states(data: Path, out: Path) -> None:
     """``narrow-640`` (a 640x480 window: the rows reflow, the list gives way),
     ``narrow-folded`` (narrower: the list folded behind the header's button), their Chinese
     ``-zh`` twins, and ``empty-list-zh`` (the first start's hint, in Chinese)."""
-    from ui.i18n import install_translator
-    from ui.theme import apply_palette
+    from ui.common.i18n import install_translator
+    from ui.common.theme import apply_palette
 
     app = QApplication.instance()
     assert isinstance(app, QApplication)
@@ -577,7 +577,7 @@ async def _run_narrow_states(data: Path, out: Path) -> None:
 
 async def _run_scaled(out: Path) -> int:
     """The ``scaled-200`` shot; run in a process started at 200% (see `_scaled_shot`)."""
-    from ui.theme import apply_palette
+    from ui.common.theme import apply_palette
 
     app = QApplication.instance()
     assert isinstance(app, QApplication)

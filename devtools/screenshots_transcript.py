@@ -147,7 +147,7 @@ async def run_transcript_states(data: Path, out: Path) -> None:
 
 
 def _last_answer(window: Any) -> Any:
-    from ui.models.items import ItemKind
+    from ui.conversation.items import ItemKind
 
     model = window.transcript.model()
     answers = [i for i in model.items() if i.kind is ItemKind.ASSISTANT] if model else []

@@ -115,8 +115,8 @@ async def run_tool_states(root: Path, out: Path) -> None:
     """Render this module's states into ``out`` (see the module docstring)."""
     from PySide6.QtWidgets import QApplication
 
-    from ui.i18n import install_translator
-    from ui.theme import apply_palette
+    from ui.common.i18n import install_translator
+    from ui.common.theme import apply_palette
 
     app = QApplication.instance()
     assert isinstance(app, QApplication)

@@ -158,7 +158,7 @@ def check_tools(data_dir: Path) -> int:
 
 
 async def _write_settings(data_dir: Path, base_url: str) -> None:
-    from ui.settings import ProviderConfig, Settings, SettingsStore
+    from ui.settings.store import ProviderConfig, Settings, SettingsStore
 
     store = SettingsStore(data_dir, use_keychain=False)
     provider = ProviderConfig(

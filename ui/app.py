@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from PySide6.QtNetwork import QLocalServer
 
     from .main_window import MainWindow
-    from .model_catalog import ModelFactory
+    from .settings.model_catalog import ModelFactory
 
 __all__ = ["EventLoop", "build_window", "default_data_dir", "main"]
 
@@ -123,7 +123,7 @@ def build_window(
 
     Args:
         data_dir: holds ``continuo.sqlite3`` and ``settings.json`` (created if missing).
-        settings_store: a `ui.settings.SettingsStore`; by default one over ``data_dir``.
+        settings_store: a `ui.settings.store.SettingsStore`; by default one over ``data_dir``.
         model_factory: builds model adapters instead of the settings' providers (tests).
         tools: tools the agent may call.
         first_run_dialog: open the settings when no provider is configured.
@@ -149,13 +149,13 @@ def attach_controller(
     """The second step: build the `Controller` over ``data_dir``, attach it, start loading."""
     import asyncio
 
+    from .common.folders import make_private_folder
     from .controller import Controller
-    from .folders import make_private_folder
 
     path = Path(data_dir)
     make_private_folder(path)
     if settings_store is None:
-        from .settings import SettingsStore
+        from .settings.store import SettingsStore
 
         settings_store = SettingsStore(path)
     controller = Controller(
@@ -218,12 +218,12 @@ def show_first_frame(app: QApplication, data_dir: Path) -> MainWindow:
     """
     appearance = read_appearance(data_dir)
     try:
-        from .i18n import install_translator
+        from .common.i18n import install_translator
 
         install_translator(app, appearance.get("language", "system"))
     except Exception as exc:  # the window still works in English
         log.warning("translations not installed: %s", exc)
-    from .theme import apply_palette
+    from .common.theme import apply_palette
 
     theme = appearance.get("theme", "system")
     try:
@@ -301,7 +301,7 @@ async def settle_after_start(window: MainWindow) -> None:
     import asyncio
     import gc
 
-    from . import markdown
+    from .common import markdown
 
     await window.started()
     gc.enable()  # `main` keeps the collector off until the list is shown
@@ -391,7 +391,7 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
 
 #: ``continuo --mcp-server MODULE [ARGS]`` runs one of these MCP servers on stdin/stdout
 #: and exits: how Settings › Tools' presets start a server that is installed with the app
-#: when there is no Python to run ``-m`` with (the bundle; see `ui.tools_page`).
+#: when there is no Python to run ``-m`` with (the bundle; see `ui.settings.tools_page`).
 APP_SERVERS = ("mcp_server_time", "mcp_server_fetch", "mcp_server_git")
 
 
@@ -420,7 +420,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parse(given)
     logging.basicConfig(level=os.environ.get("CONTINUO_LOG", "WARNING").upper())
     data_dir = resolve_data_dir(args.data_dir)
-    from .folders import make_private_folder
+    from .common.folders import make_private_folder
 
     try:
         make_private_folder(data_dir)  # 0700: other local users must not read conversations
@@ -477,7 +477,7 @@ async def _run(window: MainWindow, data_dir: Path, args: argparse.Namespace) -> 
     import signal
 
     try:
-        from .theme import apply_palette
+        from .common.theme import apply_palette
 
         app = QApplication.instance()
         if isinstance(app, QApplication):  # now ask the OS properly (see show_first_frame)

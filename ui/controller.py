@@ -5,15 +5,15 @@ conversation list and every agent through one `SQLiteSessionExtension`) and the 
 list model; it loads settings at start and closes everything at the end. Each other job lives
 in its own module, found by name, and announces through the signals below:
 
-- `ui.tasks.OwnedTasks` — every background task owned, named, its failure logged;
-- `ui.conversations.Conversations` — the shown conversation, pages, metadata, kept errors;
-- `ui.model_catalog.ModelCatalog` — models offered, the one chosen, the built adapters;
-- `ui.request_runner.RequestRunner` — one request's life (send, Resume, Stop, failures);
-- `ui.resume_points.ResumePoints` — whether and how a conversation can carry on;
-- `ui.approvals.Approvals` — the person's answer before each MCP tool call;
-- `ui.tool_servers.ToolServers` — the MCP servers of ``mcp.json``, started when first needed;
-- `ui.file_check.FileCheck` — the file's full check, after an unclean exit or when asked;
-- `ui.errors` — what a failure says.
+- `ui.common.tasks.OwnedTasks` — every background task owned, named, its failure logged;
+- `ui.conversation.conversations.Conversations` — the shown conversation, pages, metadata, kept errors;
+- `ui.settings.model_catalog.ModelCatalog` — models offered, the one chosen, the built adapters;
+- `ui.conversation.request_runner.RequestRunner` — one request's life (send, Resume, Stop, failures);
+- `ui.conversation.resume_points.ResumePoints` — whether and how a conversation can carry on;
+- `ui.tools.approvals.Approvals` — the person's answer before each MCP tool call;
+- `ui.tools.tool_servers.ToolServers` — the MCP servers of ``mcp.json``, started when first needed;
+- `ui.window.file_check.FileCheck` — the file's full check, after an unclean exit or when asked;
+- `ui.common.errors` — what a failure says.
 
 Each part is given only what it needs: a narrow host protocol the controller satisfies
 (`ConversationsHost`, `RunnerHost`, `ResumeHost`, `ApprovalsHost`, `MarksHost`), the parts it
@@ -50,18 +50,18 @@ from engine import (
     title_from,
 )
 
-from .approvals import Approvals
-from .conversations import PAGE_SIZE, Conversations
-from .drafts import DRAFT_KEY
-from .errors import Kept, describe_error
-from .file_check import FileCheck
-from .model_catalog import ModelCatalog, ModelChoice, ModelFactory, threaded_builder
-from .models.sessions import SESSION_ID_ROLE, SessionListModel
-from .models.transcript import TranscriptModel
-from .request_runner import RequestRunner
-from .resume_points import ResumePoints
-from .tasks import OwnedTasks
-from .tool_servers import OFF_KEY, ToolServers, offered_servers
+from .common.errors import Kept, describe_error
+from .common.tasks import OwnedTasks
+from .conversation.conversations import PAGE_SIZE, Conversations
+from .conversation.drafts import DRAFT_KEY
+from .conversation.request_runner import RequestRunner
+from .conversation.resume_points import ResumePoints
+from .conversation.sessions import SESSION_ID_ROLE, SessionListModel
+from .conversation.transcript import TranscriptModel
+from .settings.model_catalog import ModelCatalog, ModelChoice, ModelFactory, threaded_builder
+from .tools.approvals import Approvals
+from .tools.tool_servers import OFF_KEY, ToolServers, offered_servers
+from .window.file_check import FileCheck
 
 __all__ = ["DB_FILE_NAME", "PAGE_SIZE", "Controller", "ModelChoice"]
 
@@ -77,8 +77,8 @@ class Controller(QObject):
     currentChanged = Signal(str, object)  # noqa: N815
     # (session id, ResumePoint or None, text when the lease is held elsewhere, else "")
     resumeChanged = Signal(str, object, str)  # noqa: N815
-    # (session id, message, what helps: `ui.errors.AnyAction`, what was kept of a cut-off
-    # answer: `ui.errors.Kept`) — message "" clears the banner
+    # (session id, message, what helps: `ui.common.errors.AnyAction`, what was kept of a cut-off
+    # answer: `ui.common.errors.Kept`) — message "" clears the banner
     errorChanged = Signal(str, str, object, object)  # noqa: N815
     busyChanged = Signal(str, bool)  # noqa: N815
     # the model picker's entries changed: (list[ModelChoice], the current choice or None)
@@ -96,7 +96,7 @@ class Controller(QObject):
     messageStored = Signal(str, str)  # noqa: N815
     # (session id, `RetryInfo` or None): the provider is being tried again / no longer
     retryChanged = Signal(str, object)  # noqa: N815
-    # the conversation file cannot be used: (message, what helps: `ui.errors.AnyAction`, path,
+    # the conversation file cannot be used: (message, what helps: `ui.common.errors.AnyAction`, path,
     # at start-up); message "" says it works again. At start-up nothing could be listed: the
     # window shows a page.
     storageFailed = Signal(str, object, str, bool)  # noqa: N815
@@ -256,7 +256,7 @@ class Controller(QObject):
                 except Exception as exc:  # a refused settings file: start with defaults
                     log.warning("settings not loaded: %s", exc)
                     self.problem.emit(str(exc))
-                    from .settings import Settings
+                    from .settings.store import Settings
 
                     self.settings = Settings()
                 self.settingsLoaded.emit(self.settings)
@@ -354,7 +354,7 @@ class Controller(QObject):
         """Read the conversation list from the store again (an import added to it, a restore
         replaced it); with ``reopen``, show the open conversation from it too (the first one
         when it is gone)."""
-        from . import resume_marks
+        from .conversation import resume_marks
 
         try:
             sessions = await self.storage.list_sessions()

@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 
     from engine import SessionInfo
 
-    from .model_catalog import ModelChoice
-    from .settings import Settings, SettingsStore
+    from .settings.model_catalog import ModelChoice
+    from .settings.store import Settings, SettingsStore
 
 __all__ = ["ControllerPlaceholder", "WindowController"]
 

@@ -2,10 +2,10 @@
 
 It lays the widgets out and wires them: what the person does goes to the part that acts on it,
 what the controller announces to the widget that shows it. Each job is a part's:
-`ui.conversation_commands` (send, Resume, new, rename, delete, a message's actions),
-`ui.widgets.error_banner` (a failure; its words are `ui.errors`'), `ui.widgets.resume_bar`,
-`ui.widgets.retry_line`, `ui.tool_status` (servers offered, starting or failing; a card
-waiting), `ui.status_line`, `ui.window_menus`, `ui.window_dialogs`, `ui.search` and
+`ui.conversation.commands` (send, Resume, new, rename, delete, a message's actions),
+`ui.window.error_banner` (a failure; its words are `ui.common.errors`'), `ui.conversation.resume_bar`,
+`ui.conversation.retry_line`, `ui.tools.tool_status` (servers offered, starting or failing; a card
+waiting), `ui.window.status_line`, `ui.window.menus`, `ui.window.dialogs`, `ui.search.window_search` and
 `ui.archive`. It awaits nothing itself: all work is a controller task. Dialogs open with
 ``open()``, never a nested ``exec()``. DESIGN.md's object names stay stable (``sessionList``,
 ``newChatButton``, ``transcript``, ``composer``, ``sendButton``, ``stopButton``,
@@ -49,13 +49,13 @@ if TYPE_CHECKING:
 
     from engine import RetryInfo
 
-    from .about_dialog import AboutDialog
+    from .common.errors import AnyAction, Kept
     from .controller import Controller
-    from .errors import AnyAction, Kept
-    from .models.transcript import TranscriptModel
-    from .search import WindowSearch
-    from .settings import Settings
-    from .settings_dialog import SettingsDialog
+    from .conversation.transcript import TranscriptModel
+    from .search.window_search import WindowSearch
+    from .settings.dialog import SettingsDialog
+    from .settings.store import Settings
+    from .window.about_dialog import AboutDialog
 
 __all__ = ["MainWindow"]
 
@@ -111,12 +111,12 @@ class MainWindow(QMainWindow):
             return
         self._built = True
         self._build()
-        from .conversation_commands import CommandWidgets, ConversationCommands
-        from .search import WindowSearch
-        from .status_line import StatusLine
-        from .tool_status import ToolStatus, ToolWidgets
-        from .window_dialogs import WindowDialogs
-        from .window_menus import MenuSlots, WindowMenus
+        from .conversation.commands import CommandWidgets, ConversationCommands
+        from .search.window_search import WindowSearch
+        from .tools.tool_status import ToolStatus, ToolWidgets
+        from .window.dialogs import WindowDialogs
+        from .window.menus import MenuSlots, WindowMenus
+        from .window.status_line import StatusLine
 
         self.status_line = StatusLine(self.statusBar(), self)
         self.dialogs = WindowDialogs(self, lambda: self.controller)
@@ -163,9 +163,9 @@ class MainWindow(QMainWindow):
         """Give the window its controller (step 3) and connect the two."""
         from PySide6.QtCore import QTimer
 
-        from . import resume_marks
         from .archive.host import WindowArchiveHost
-        from .drafts import ComposerDrafts
+        from .conversation import resume_marks
+        from .conversation.drafts import ComposerDrafts
 
         self.build_contents()
         self.controller = self._attached = c = controller
@@ -216,18 +216,18 @@ class MainWindow(QMainWindow):
     def _build(self) -> None:
         from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-        from .widgets.composer import ComposerBar
-        from .widgets.error_banner import ErrorBanner
-        from .widgets.find_bar import FindBar
-        from .widgets.header import ConversationHeader
-        from .widgets.imported_prompt import ImportedPromptBar
-        from .widgets.resume_bar import ResumeBar
-        from .widgets.retry_line import RetryLine
-        from .widgets.side_split import SIDEBAR_WIDTH, SideSplitter
-        from .widgets.sidebar import Sidebar
-        from .widgets.storage_notice import StorageNotice
-        from .widgets.system_prompt import SystemPromptEditor
-        from .widgets.transcript_view import TranscriptView
+        from .conversation.composer import ComposerBar
+        from .conversation.imported_prompt import ImportedPromptBar
+        from .conversation.resume_bar import ResumeBar
+        from .conversation.retry_line import RetryLine
+        from .conversation.system_prompt import SystemPromptEditor
+        from .conversation.transcript_view import TranscriptView
+        from .search.find_bar import FindBar
+        from .window.error_banner import ErrorBanner
+        from .window.header import ConversationHeader
+        from .window.side_split import SIDEBAR_WIDTH, SideSplitter
+        from .window.sidebar import Sidebar
+        from .window.storage_notice import StorageNotice
 
         # Left: New chat, the search field, the list, the messages found.
         self.sidebar = Sidebar(lambda: self.controller.current, self)
@@ -292,7 +292,7 @@ class MainWindow(QMainWindow):
     def _connect_widgets(self) -> None:
         from PySide6.QtGui import QGuiApplication
 
-        from .widgets.reading_column import ReadingColumn
+        from .window.reading_column import ReadingColumn
 
         commands = self.commands
 
@@ -355,7 +355,7 @@ class MainWindow(QMainWindow):
 
     def _tell_language(self) -> None:
         """Give the controller the window's language, for the engine's sentences."""
-        from .i18n import engine_language
+        from .common.i18n import engine_language
 
         self.controller.set_language(engine_language())
 
@@ -368,7 +368,7 @@ class MainWindow(QMainWindow):
         if info is None:  # the bare frame at start-up comes here: it imports nothing more
             self.setWindowTitle(self.tr("Continuo"))
         else:
-            from .models.sessions import session_title
+            from .conversation.sessions import session_title
 
             self.setWindowTitle(self.tr("{title} — Continuo").format(title=session_title(info)))
 
@@ -485,7 +485,7 @@ class MainWindow(QMainWindow):
         return c.spawn(self._start(c), "start")
 
     async def _start(self, c: Controller) -> None:
-        from . import resume_marks
+        from .conversation import resume_marks
 
         await c.start()
         # Read (or not): only now may an empty list say that there is nothing yet.

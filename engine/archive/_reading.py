@@ -34,7 +34,7 @@ _CAPTIONS = {
     "goal": "Goal not reached yet: carrying on",
 }
 
-# A tool card's words for each way a call ended (ui/widgets/tool_card.py).
+# A tool card's words for each way a call ended (ui/conversation/tool_card.py).
 _OUTCOMES = {
     ToolOutcome.OK: "done",
     ToolOutcome.FAILED: "failed",

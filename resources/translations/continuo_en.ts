@@ -4,7 +4,7 @@
 <context>
     <name>ProviderPage</name>
     <message numerus="yes">
-        <location filename="../../ui/provider_page.py" line="495"/>
+        <location filename="../../ui/settings/provider_page.py" line="495"/>
         <source>Connected. %n model(s): {names}</source>
         <translation>
             <numerusform>Connected. %n model: {names}</numerusform>
@@ -15,7 +15,7 @@
 <context>
     <name>ToolsPage</name>
     <message numerus="yes">
-        <location filename="../../ui/tools_page.py" line="592"/>
+        <location filename="../../ui/settings/tools_page.py" line="591"/>
         <source>Imported %n server(s); they are saved with Save or Apply.</source>
         <translation>
             <numerusform>Imported %n server; it is saved with Save or Apply.</numerusform>
@@ -26,7 +26,7 @@
 <context>
     <name>_FoundRow</name>
     <message numerus="yes">
-        <location filename="../../ui/settings_dialog.py" line="151"/>
+        <location filename="../../ui/settings/dialog.py" line="151"/>
         <source>running at {address}, %n model(s)</source>
         <translation>
             <numerusform>running at {address}, %n model</numerusform>

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from engine.mcp import MCPToolset, load_mcp_config  # noqa: E402
 from tests.support.wait import until  # noqa: E402
 from ui.app import _event_loop_class, build_window  # noqa: E402
-from ui.models.items import ItemKind, ItemState  # noqa: E402
-from ui.settings import SettingsStore  # noqa: E402
+from ui.conversation.items import ItemKind, ItemState  # noqa: E402
+from ui.settings.store import SettingsStore  # noqa: E402
 
 SERVER = str(Path(__file__).parents[1] / "support" / "mcp_server.py")
 

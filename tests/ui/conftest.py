@@ -227,7 +227,7 @@ def provider_server() -> Any:
 
 async def seed_provider(data_dir: Any, server: Any, model: str = "loopback-echo") -> Any:
     """Write settings with one OpenAI-compatible provider at ``server``; return the store."""
-    from ui.settings import ProviderConfig, Settings, SettingsStore
+    from ui.settings.store import ProviderConfig, Settings, SettingsStore
 
     store = SettingsStore(data_dir, use_keychain=False)
     config = ProviderConfig(

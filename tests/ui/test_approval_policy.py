@@ -1,4 +1,4 @@
-"""The approval policy decides who asks, fast: `ui.approvals.Approvals.before_tool` on its own.
+"""The approval policy decides who asks, fast: `ui.tools.approvals.Approvals.before_tool` on its own.
 
 Under the default policy ("ask") every MCP call asks, read-only or not; under "Allow
 read-only tools without asking" only a tool whose hints say read-only and nothing against it
@@ -21,10 +21,10 @@ from PySide6.QtCore import QObject
 
 from engine import AssistantMessage, RunContext, ToolCall, ToolDenial
 from engine.mcp import MCPTool, MCPToolAnnotations
-from ui.approvals import Approvals
-from ui.models.items import ApprovalChoice, ItemKind, ItemState
-from ui.models.transcript import TranscriptModel
-from ui.settings import Settings
+from ui.conversation.items import ApprovalChoice, ItemKind, ItemState
+from ui.conversation.transcript import TranscriptModel
+from ui.settings.store import Settings
+from ui.tools.approvals import Approvals
 
 
 class _Controller(QObject):

@@ -40,9 +40,9 @@ from tests.ui.conftest import (
 )
 from tests.ui.test_untrusted_text import _images
 from ui.controller import DB_FILE_NAME
-from ui.models.items import ItemKind, ItemState, ToolEffect, TranscriptItem
-from ui.widgets.approval_settings import ApprovalSettings
-from ui.widgets.tool_card import ToolCardView
+from ui.conversation.items import ItemKind, ItemState, ToolEffect, TranscriptItem
+from ui.conversation.tool_card import ToolCardView
+from ui.settings.approval_settings import ApprovalSettings
 
 SERVER = str(Path(__file__).parents[1] / "support" / "mcp_server.py")
 ROOT = Path(__file__).resolve().parents[2]

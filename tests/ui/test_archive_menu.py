@@ -26,9 +26,9 @@ from tests.support.provider_server import Turn
 from tests.support.wait import until
 from tests.ui.conftest import close_window, open_window, seed_provider
 from ui.archive import ExportDialog, Outcome
+from ui.common.errors import describe_error
 from ui.controller import DB_FILE_NAME
-from ui.errors import describe_error
-from ui.models.items import ItemKind
+from ui.conversation.items import ItemKind
 
 pytestmark = pytest.mark.timeout(120)
 

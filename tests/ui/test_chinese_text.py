@@ -3,7 +3,7 @@
 Sentences joined by the window follow a Chinese full stop directly ("…断开了。已收到…", no
 space); 账户 is spelt one way in the translation and the engine's catalog; and Qt's own file
 dialog speaks Chinese throughout ("查找范围", "文件类型", "文件夹"), including the words that
-PySide6's qtbase_zh_CN.qm lacks (`ui.qt_strings`).
+PySide6's qtbase_zh_CN.qm lacks (`ui.common.qt_strings`).
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from tests.support.provider_server import Fault, Turn
 from tests.support.wait import until
 from tests.ui.conftest import close_window, open_window, seed_provider
 from tests.ui.test_interrupted_notice import STORY, _answers, _view
-from ui.i18n import install_translator, translations_dir
-from ui.models.transcript import ItemState
-from ui.qt_strings import QT_STRINGS
+from ui.common.i18n import install_translator, translations_dir
+from ui.common.qt_strings import QT_STRINGS
+from ui.conversation.transcript import ItemState
 
 pytestmark = pytest.mark.timeout(120)
 

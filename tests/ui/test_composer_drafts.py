@@ -17,9 +17,9 @@ from tests.support.provider_server import Turn
 from tests.support.wait import until
 from tests.ui.conftest import close_window, open_window, seed_provider
 from ui.controller import DB_FILE_NAME
-from ui.drafts import DRAFT_KEY
-from ui.models.items import ItemKind
-from ui.settings import SettingsStore
+from ui.conversation.drafts import DRAFT_KEY
+from ui.conversation.items import ItemKind
+from ui.settings.store import SettingsStore
 
 pytestmark = pytest.mark.timeout(120)
 

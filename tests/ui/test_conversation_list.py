@@ -28,9 +28,9 @@ from engine import (
 from tests.support.provider_server import Turn
 from tests.support.wait import until
 from tests.ui.conftest import drain, open_window, seed_provider
+from ui.common.i18n import install_translator
 from ui.controller import DB_FILE_NAME
-from ui.i18n import install_translator
-from ui.models.sessions import SECTION_ROLE, SESSION_ID_ROLE, WAITING_ROLE
+from ui.conversation.sessions import SECTION_ROLE, SESSION_ID_ROLE, WAITING_ROLE
 
 DAY = 86400.0
 _CTRL = Qt.KeyboardModifier.ControlModifier

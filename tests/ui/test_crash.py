@@ -27,7 +27,7 @@ from tests.support.provider_server import Turn
 from tests.support.wait import until
 from tests.ui.conftest import app_env, open_window, read_until, seed_provider
 from ui.controller import DB_FILE_NAME
-from ui.models.transcript import ItemKind, ItemState
+from ui.conversation.transcript import ItemKind, ItemState
 
 ROOT = Path(__file__).resolve().parents[2]
 LONG = "Once upon a time, " + "".join(f"part {n} of the story. " for n in range(2000))
@@ -82,7 +82,7 @@ async def test_sigkill_mid_answer_then_a_new_window_shows_it_and_resumes(tmp_pat
     assert draft is not None and draft.message.content.startswith(saved)
 
     provider_server.script(Turn(text="Once upon a time, and this time to the end."))
-    from ui.settings import SettingsStore
+    from ui.settings.store import SettingsStore
 
     window = await open_window(tmp_path, settings_store=SettingsStore(tmp_path, use_keychain=False))
     assert window.controller.current == sessions[0].id

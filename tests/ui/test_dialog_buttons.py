@@ -1,4 +1,4 @@
-"""`ui.widgets.dialog_buttons`: the button row, confirmation and named button every dialog uses."""
+"""`ui.common.dialog_buttons`: the button row, confirmation and named button every dialog uses."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
 
-from ui.widgets.dialog_buttons import Standard, button_row, confirm_box, named_button
+from ui.common.dialog_buttons import Standard, button_row, confirm_box, named_button
 
 
 def test_a_button_row_names_its_buttons_and_ends_the_dialog(qtbot: Any) -> None:

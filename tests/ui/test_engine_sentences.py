@@ -25,9 +25,9 @@ from engine import (
 from tests.support.provider_server import Fault, Turn
 from tests.support.wait import until
 from tests.ui.conftest import open_window, seed_provider
+from ui.common.i18n import install_translator
 from ui.controller import DB_FILE_NAME
-from ui.i18n import install_translator
-from ui.models.transcript import ItemKind, ItemState
+from ui.conversation.transcript import ItemKind, ItemState
 
 STOPPED_EN = (
     "The answer was stopped before it finished; resuming will ask the model to write it "
@@ -156,7 +156,7 @@ def test_a_kept_error_says_its_nested_parts_in_the_new_language_too() -> None:
 
     from engine.errors import StorageReadOnlyError
     from engine.sentences import Phrase
-    from ui.errors import Kept, error_record, error_text
+    from ui.common.errors import Kept, error_record, error_text
 
     reason = Phrase("storage.reason.folder_not_enterable", {"folder": "/data/chats"})
     exc = StorageReadOnlyError("/data/chats/continuo.sqlite3", reason)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from engine import ContinuoError, ErrorAction, QueryError, StorageError, StorageFullError
-from ui.errors import (
+from ui.common.errors import (
     InternalError,
     Kept,
     NoProviderError,
@@ -23,8 +23,8 @@ from ui.errors import (
     error_record,
     kept_of,
 )
-from ui.mcp_file import MCPFileError
-from ui.settings import KeychainError, SettingsError, SettingsFileError
+from ui.settings.mcp_file import MCPFileError
+from ui.settings.store import KeychainError, SettingsError, SettingsFileError
 
 DISK_WORDS = ("disk", "space", "permission", "folder", "backup", "writable")
 

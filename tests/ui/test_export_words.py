@@ -34,8 +34,8 @@ from tests.ui.conftest import open_window
 from tests.ui.test_archive_menu import _choose, _close_report, _export_drive, _trigger
 from ui.archive import Outcome
 from ui.controller import DB_FILE_NAME
-from ui.models.transcript import ItemKind
-from ui.settings import ProviderConfig, Settings, SettingsStore
+from ui.conversation.transcript import ItemKind
+from ui.settings.store import ProviderConfig, Settings, SettingsStore
 
 PROVIDER_ID = "6631ebadf5d24a1b9c"  # as the window makes them: nothing a reader should see
 CALL = ToolCall("call_1", "write_file", {"path": "notes.txt"})

@@ -35,7 +35,7 @@ def places(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))  # no user-dirs.dirs there
     monkeypatch.chdir(launch)
-    monkeypatch.setattr("ui.file_dialogs._LAST", [])
+    monkeypatch.setattr("ui.common.file_dialogs._LAST", [])
     return {"home": home, "launch": launch, "elsewhere": elsewhere}
 
 

@@ -18,8 +18,8 @@ from PySide6.QtTest import QTest
 from engine import AssistantMessage, SQLiteSessionStorage, UserMessage
 from tests.support.wait import until
 from tests.ui.conftest import open_window
+from ui.common.markdown import FOLD_LINES
 from ui.controller import DB_FILE_NAME
-from ui.markdown import FOLD_LINES
 
 _CTRL = Qt.KeyboardModifier.ControlModifier
 CODE = "\n".join(f"line_{n} = {n} * 2" for n in range(60))

@@ -17,7 +17,7 @@ from engine import AssistantMessage, SQLiteSessionStorage, UserMessage
 from tests.support.wait import until
 from tests.ui.conftest import open_window, seed_provider
 from ui.controller import DB_FILE_NAME
-from ui.widgets.message_views import RichText
+from ui.conversation.message_views import RichText
 
 PARAGRAPH = (
     "Exponential backoff doubles the wait after each failure, so a struggling server gets "
@@ -112,7 +112,7 @@ async def test_settings_is_not_painted_before_its_pages_hold_the_settings(
 ) -> None:
     # A keychain slow to answer lets the dialog show unfilled after a while; a busy test
     # machine must not pass for one, so that while is made long here.
-    monkeypatch.setattr("ui.window_dialogs.SETTINGS_SHOWN_WITHIN_MS", 60_000)
+    monkeypatch.setattr("ui.window.dialogs.SETTINGS_SHOWN_WITHIN_MS", 60_000)
     store = await seed_provider(tmp_path, provider_server)
     window = await open_window(tmp_path, settings_store=store)
     dialogs: list[Any] = []

@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from ui.first_run import LocalServer, discover, env_key_providers, probe_local_servers
+from ui.settings.first_run import LocalServer, discover, env_key_providers, probe_local_servers
 
 SECRET = "sk-ant-env-0123456789-NEVER-SHOWN"
 

@@ -16,9 +16,9 @@ from PySide6.QtCore import QCoreApplication, QLocale
 from PySide6.QtWidgets import QApplication, QLabel, QPushButton, QWidget
 
 from tests.support.wait import until
-from ui.i18n import install_translator, resolve_language, translations_dir
-from ui.settings import SettingsStore
-from ui.settings_dialog import SettingsDialog
+from ui.common.i18n import install_translator, resolve_language, translations_dir
+from ui.settings.dialog import SettingsDialog
+from ui.settings.store import SettingsStore
 
 TS = translations_dir() / "continuo_zh_CN.ts"
 QM = translations_dir() / "continuo_zh_CN.qm"

@@ -25,10 +25,10 @@ from engine import (
 from tests.support.provider_server import Fault, Turn
 from tests.support.wait import until
 from tests.ui.conftest import open_window, seed_provider
+from ui.common.i18n import install_translator
 from ui.controller import DB_FILE_NAME
-from ui.i18n import install_translator
-from ui.models.transcript import ItemKind, ItemState
-from ui.widgets.transcript_view import _tab_stops
+from ui.conversation.transcript import ItemKind, ItemState
+from ui.conversation.transcript_view import _tab_stops
 
 STORY = "Once upon a time there was a conversation that nobody lost. " * 8
 

@@ -1,4 +1,4 @@
-"""`ui.json_store`: the one JSON file store and keychain settings.json and mcp.json share.
+"""`ui.common.json_store`: the one JSON file store and keychain settings.json and mcp.json share.
 
 Real files in a temporary folder; the keychain is `DictKeyring` (tests/ui/conftest.py), a real
 keyring backend keeping secrets in memory, here recording which thread each call came from.
@@ -19,7 +19,7 @@ import keyring
 import pytest
 
 from tests.ui.conftest import DictKeyring
-from ui.json_store import (
+from ui.common.json_store import (
     JsonObjectFile,
     Keychain,
     LinkProblem,

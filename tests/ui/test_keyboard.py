@@ -58,7 +58,7 @@ async def _seed(data_dir: Path) -> None:
 
 
 async def _settings(data_dir: Path) -> Any:
-    from ui.settings import ProviderConfig, Settings, SettingsStore
+    from ui.settings.store import ProviderConfig, Settings, SettingsStore
 
     store = SettingsStore(data_dir, use_keychain=False)
     config = ProviderConfig(

@@ -30,9 +30,9 @@ from engine import (
 )
 from tests.support.wait import until
 from tests.ui.conftest import WINDOW_OBJECT_NAMES, next_signal, open_window, seed_provider
+from ui.common.i18n import install_translator
 from ui.controller import DB_FILE_NAME
-from ui.i18n import install_translator
-from ui.models.sessions import SESSION_ID_ROLE
+from ui.conversation.sessions import SESSION_ID_ROLE
 
 CALL = ToolCall("call_1", "write_file", {"path": "notes.txt"})
 HISTORY = [

@@ -1,6 +1,6 @@
 """Markdown renders are safe while the warm-up thread is still loading Pygments.
 
-The warm-up (`ui.markdown.warm_up`) imports Pygments and renders once in a worker thread
+The warm-up (`ui.common.markdown.warm_up`) imports Pygments and renders once in a worker thread
 while the window may already render its first rows. Both used to run at the same time: in
 about one fresh process in five the row's render failed ("cannot import name
 'HtmlFormatter'"), and a render could use the other's code-block rule. Each run below is a
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 RUNS = 8
 
 _RACE = """
-from ui.markdown import render_markdown, wait_warm, warm_up
+from ui.common.markdown import render_markdown, wait_warm, warm_up
 warm_up()
 rendered = render_markdown("```python\\nprint('hi')\\n```\\n\\n```rust\\nfn main() {}\\n```\\n")
 wait_warm(30)

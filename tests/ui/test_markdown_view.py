@@ -19,10 +19,10 @@ from PySide6.QtWidgets import QApplication
 from tests.support.provider_server import Turn
 from tests.support.wait import until
 from tests.ui.conftest import open_window, seed_provider
-from ui.markdown import BREAK_RUN, FOLD_LINES, HIGHLIGHT_LIMIT, TEXT_LIMIT, render_markdown
-from ui.models.items import ItemKind, ItemState, TranscriptItem
-from ui.theme import apply_palette
-from ui.widgets.message_views import AnswerView
+from ui.common.markdown import BREAK_RUN, FOLD_LINES, HIGHLIGHT_LIMIT, TEXT_LIMIT, render_markdown
+from ui.common.theme import apply_palette
+from ui.conversation.items import ItemKind, ItemState, TranscriptItem
+from ui.conversation.message_views import AnswerView
 
 CORPUS = [
     # A numbered list, then paragraphs: they became list items while streaming.

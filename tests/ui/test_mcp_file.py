@@ -1,4 +1,4 @@
-"""mcp.json and its keychain-held values (`ui.mcp_file`), on real files and a real keyring backend.
+"""mcp.json and its keychain-held values (`ui.settings.mcp_file`), on real files and a real keyring backend.
 
 The keychain is `DictKeyring` (tests/ui/conftest.py), a keyring backend keeping secrets in
 memory; ``no_keyring`` installs keyring's own ``fail`` backend, as on a headless machine.
@@ -15,7 +15,7 @@ import pytest
 
 from engine.errors import MCPConfigError
 from engine.mcp import MCPTransport
-from ui.mcp_file import (
+from ui.settings.mcp_file import (
     KEYCHAIN_KEY,
     KEYRING_SERVICE,
     MCPFile,
@@ -23,7 +23,7 @@ from ui.mcp_file import (
     ServerEntry,
     parse_servers,
 )
-from ui.settings import SettingsError
+from ui.settings.store import SettingsError
 
 SECRET = "ghp-mcp-0123456789abcdef-NEVER-SHOWN"
 PLAIN_SECRET = "plain-in-file-0123456789-NEVER-LOGGED"

@@ -21,9 +21,9 @@ from engine import AssistantMessage, SQLiteSessionStorage, UserMessage
 from engine.storage.lease import ProcessIdentity
 from tests.support.wait import until
 from tests.ui.conftest import open_window
+from ui.common.i18n import install_translator
 from ui.controller import DB_FILE_NAME
-from ui.i18n import install_translator
-from ui.models.transcript import ItemKind
+from ui.conversation.transcript import ItemKind
 
 SENTENCES = {
     "en": "Restored the conversation “Capitals” to its newest messages (the app had stopped "

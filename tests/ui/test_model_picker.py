@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt
 from tests.support.provider_server import ProviderServer
 from tests.support.wait import until
 from tests.ui.conftest import close_window, next_signal, open_window, seed_provider
-from ui.settings import ProviderConfig, SettingsStore
+from ui.settings.store import ProviderConfig, SettingsStore
 
 
 def _picker(window: Any) -> list[str]:

@@ -19,8 +19,8 @@ from engine import (
 from tests.support.wait import until
 from tests.ui.conftest import close_window, open_window, seed_provider
 from ui.controller import DB_FILE_NAME
-from ui.models.sessions import SESSION_ID_ROLE, SessionFilterModel, SessionListModel
-from ui.models.transcript import ItemKind, ItemState, TranscriptModel
+from ui.conversation.sessions import SESSION_ID_ROLE, SessionFilterModel, SessionListModel
+from ui.conversation.transcript import ItemKind, ItemState, TranscriptModel
 
 
 def test_tool_cards_follow_the_engines_outcome_not_its_words():

@@ -25,7 +25,7 @@ from engine import (
 from tests.support.wait import until
 from tests.ui.conftest import close_window, open_window, seed_provider
 from ui.controller import DB_FILE_NAME
-from ui.widgets.side_split import SIDEBAR_WIDTH
+from ui.window.side_split import SIDEBAR_WIDTH
 
 TOOL = "notes__search_every_file_for_a_pattern"
 MODEL = "llama3.1-8b-instruct-q4_K_M-with-a-long-name"

@@ -12,7 +12,7 @@ import pytest
 from tests.support.provider_server import Turn
 from tests.support.wait import until
 from tests.ui.conftest import close_window, open_window, seed_provider
-from ui.models.items import ItemKind
+from ui.conversation.items import ItemKind
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -17,8 +17,8 @@ from engine import AssistantMessage, SQLiteSessionStorage, UserMessage
 from tests.support.wait import until
 from tests.ui.conftest import open_window
 from ui.controller import DB_FILE_NAME
-from ui.models.items import ItemKind, ItemState
-from ui.settings import SettingsStore
+from ui.conversation.items import ItemKind, ItemState
+from ui.settings.store import SettingsStore
 
 QUESTION = "Hello before any provider exists"
 

@@ -24,10 +24,10 @@ from tests.support.wait import until
 from tests.ui.conftest import close_window, next_signal
 from tests.ui.test_settings_dialog import ollama_port
 from tests.ui.test_tool_servers import _window
-from ui.first_run import LocalServer
-from ui.i18n import install_translator, translations_dir
-from ui.settings import SettingsStore
-from ui.settings_dialog import SettingsDialog
+from ui.common.i18n import install_translator, translations_dir
+from ui.settings.dialog import SettingsDialog
+from ui.settings.first_run import LocalServer
+from ui.settings.store import SettingsStore
 
 __all__ = ["ollama_port"]  # a fixture these tests use
 

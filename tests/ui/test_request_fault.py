@@ -14,7 +14,7 @@ from PySide6.QtTest import QTest
 from tests.support.provider_server import Turn
 from tests.support.wait import until
 from tests.ui.conftest import open_window, seed_provider
-from ui.models.transcript import ItemKind, TranscriptModel
+from ui.conversation.transcript import ItemKind, TranscriptModel
 
 STORY = "Once upon a time there was a conversation that nobody lost. " * 8
 

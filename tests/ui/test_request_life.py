@@ -24,8 +24,8 @@ from tests.support.provider_server import Turn
 from tests.support.wait import until
 from tests.ui.conftest import open_window, seed_provider
 from ui.controller import DB_FILE_NAME
-from ui.models.items import ItemKind, ItemState
-from ui.settings import ProviderConfig, Settings, SettingsStore
+from ui.conversation.items import ItemKind, ItemState
+from ui.settings.store import ProviderConfig, Settings, SettingsStore
 
 STORY = "Once upon a time there was a conversation that nobody lost. " * 6
 

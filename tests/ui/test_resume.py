@@ -26,7 +26,7 @@ from engine import (
 from tests.support.wait import until
 from tests.ui.conftest import open_window, seed_provider
 from ui.controller import DB_FILE_NAME
-from ui.models.transcript import ItemKind, ItemState
+from ui.conversation.transcript import ItemKind, ItemState
 
 CALL = ToolCall("call_1", "write_file", {"path": "notes.txt"})
 

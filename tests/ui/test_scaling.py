@@ -84,7 +84,7 @@ async def _seed(data_dir: Path) -> Any:
         UserMessage,
     )
     from ui.controller import DB_FILE_NAME
-    from ui.settings import ProviderConfig, Settings, SettingsStore
+    from ui.settings.store import ProviderConfig, Settings, SettingsStore
 
     call = ToolCall(
         "call_1",
@@ -261,8 +261,8 @@ async def _probe(data_dir: Path, size: str) -> dict[str, Any]:
     from PySide6.QtWidgets import QApplication
 
     from ui.app import build_window
-    from ui.markdown import wait_warm
-    from ui.theme import apply_palette
+    from ui.common.markdown import wait_warm
+    from ui.common.theme import apply_palette
 
     app = QApplication.instance()
     apply_palette(app, "light")  # type: ignore[arg-type]

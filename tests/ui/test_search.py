@@ -17,7 +17,7 @@ from engine import AssistantMessage, SQLiteSessionStorage, UserMessage
 from tests.support.wait import until
 from tests.ui.conftest import open_window
 from ui.controller import DB_FILE_NAME
-from ui.models.search_hits import HIDDEN_BRANCH_ROLE, MARKS_ROLE, SNIPPET_ROLE
+from ui.search.hits import HIDDEN_BRANCH_ROLE, MARKS_ROLE, SNIPPET_ROLE
 
 _CTRL = Qt.KeyboardModifier.ControlModifier
 _SHIFT = Qt.KeyboardModifier.ShiftModifier
@@ -266,7 +266,7 @@ async def test_a_hit_far_up_opens_as_one_page_and_a_send_goes_under_the_latest(
 
 def test_the_hits_model_passes_the_model_tester_and_its_tooltips_are_text(qtmodeltester) -> None:
     from engine.storage.search import SearchHit
-    from ui.models.search_hits import SearchHitsModel
+    from ui.search.hits import SearchHitsModel
 
     hostile = SearchHit(
         "s", 2, "m", "tool", 0.0, '<img src="/dev/zero" width=900> & <b>bold</b>', ((0, 4),), False
@@ -319,7 +319,7 @@ async def test_an_unbalanced_quote_searches_and_a_pasted_megabyte_is_cut_and_sai
     the disk; a pasted megabyte is cut to the characters a query holds, and the window says
     so, in the list's search and in Ctrl+F's find."""
     from engine.storage.search import MAX_QUERY_CHARS as ENGINE_LIMIT
-    from ui.search import MAX_QUERY_CHARS
+    from ui.search.window_search import MAX_QUERY_CHARS
 
     assert MAX_QUERY_CHARS == ENGINE_LIMIT == 1000
     storage = SQLiteSessionStorage(tmp_path / DB_FILE_NAME)

@@ -20,7 +20,7 @@ from engine import AssistantMessage, SQLiteSessionStorage, UserMessage
 from tests.support.wait import until
 from tests.ui.conftest import open_window
 from ui.controller import DB_FILE_NAME
-from ui.widgets.search_results import _PAD
+from ui.search.results import _PAD
 
 TITLE = "Explain quokka habits in the wild, at night and in captivity"
 WHEN = QDateTime(QDate(2026, 12, 3), QDateTime.currentDateTime().time()).toSecsSinceEpoch()

@@ -15,7 +15,7 @@ import keyring
 import pytest
 
 from tests.ui.conftest import DictKeyring
-from ui.settings import (
+from ui.settings.store import (
     KEYRING_SERVICE,
     ProviderConfig,
     Settings,
@@ -253,7 +253,7 @@ async def test_symlinked_settings_are_written_through_and_stay_a_link(tmp_path, 
 
 
 async def test_symlink_to_a_missing_folder_is_refused_and_left_alone(tmp_path, no_keyring) -> None:
-    from ui.settings import SettingsError
+    from ui.settings.store import SettingsError
 
     data = tmp_path / "data"
     data.mkdir()

@@ -23,8 +23,8 @@ from PySide6.QtCore import Qt
 
 from tests.support.provider_server import ProviderServer
 from tests.ui.conftest import next_signal
-from ui.settings import ProviderConfig, Settings, SettingsStore
-from ui.settings_dialog import SettingsDialog
+from ui.settings.dialog import SettingsDialog
+from ui.settings.store import ProviderConfig, Settings, SettingsStore
 
 GOOD_KEY = "sk-good-0123456789abcdef-NEVER-LOGGED"
 BAD_KEY = "sk-bad-fedcba9876543210-NEVER-LOGGED"

@@ -24,10 +24,10 @@ from PySide6.QtWidgets import QApplication, QPushButton
 
 from tests.support.wait import until
 from tests.ui.conftest import next_signal
-from ui.first_run import LocalServer
-from ui.i18n import _INSTALLED, install_translator, installed_language
-from ui.settings import KEYRING_SERVICE, ProviderConfig, Settings, SettingsStore
-from ui.settings_dialog import SettingsDialog
+from ui.common.i18n import _INSTALLED, install_translator, installed_language
+from ui.settings.dialog import SettingsDialog
+from ui.settings.first_run import LocalServer
+from ui.settings.store import KEYRING_SERVICE, ProviderConfig, Settings, SettingsStore
 
 SECRET = "sk-dialog-0123456789abcdef-NEVER-LOGGED"
 ENV_SECRET = "sk-env-abcdef0123456789-NEVER-LOGGED"

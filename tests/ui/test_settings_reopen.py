@@ -19,8 +19,8 @@ from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
 from tests.support.wait import until
 from tests.ui.conftest import open_window
-from ui.settings import SettingsStore
-from ui.settings_dialog import SettingsDialog
+from ui.settings.dialog import SettingsDialog
+from ui.settings.store import SettingsStore
 
 
 def _open_by_button(window: Any) -> None:

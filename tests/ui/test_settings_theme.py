@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
 
-from ui.theme import apply_palette, effective_scheme, style_sheet
+from ui.common.theme import apply_palette, effective_scheme, style_sheet
 
 
 @pytest.fixture

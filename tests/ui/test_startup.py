@@ -171,7 +171,7 @@ _SETTLE = """
 import asyncio, gc, sys
 from PySide6.QtWidgets import QApplication
 from ui.app import EventLoop, build_window, settle_after_start
-from ui.markdown import render_markdown
+from ui.common.markdown import render_markdown
 app = QApplication(sys.argv[:1])
 app.setQuitOnLastWindowClosed(False)
 async def run():

@@ -15,7 +15,7 @@ from tests.support.provider_server import Fault, Turn
 from tests.support.wait import until
 from tests.ui.conftest import open_window, seed_provider
 from ui.controller import DB_FILE_NAME
-from ui.models.transcript import ItemKind, ItemState
+from ui.conversation.transcript import ItemKind, ItemState
 
 LONG = "A long answer that keeps going, piece after piece, until the person stops it. " * 20
 

@@ -30,7 +30,7 @@ from tests.support.unprivileged import DROP, reachable_by_nobody
 from tests.support.wait import until
 from tests.ui.conftest import app_env, open_window, seed_provider
 from ui.controller import DB_FILE_NAME
-from ui.models.sessions import SESSION_ID_ROLE
+from ui.conversation.sessions import SESSION_ID_ROLE
 
 ROOT = Path(__file__).resolve().parents[2]
 

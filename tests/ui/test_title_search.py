@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine import SQLiteSessionStorage, TitleQuery
-from ui.models.sessions import SESSION_ID_ROLE, SessionFilterModel, SessionListModel
+from ui.conversation.sessions import SESSION_ID_ROLE, SessionFilterModel, SessionListModel
 
 TITLES = {
     "street": "Straße nach Berlin",

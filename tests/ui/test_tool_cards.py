@@ -35,8 +35,8 @@ from tests.support.provider_server import RecordedRequest, ScriptedCall, Turn
 from tests.support.wait import until
 from tests.ui.conftest import close_window, open_window, seed_provider
 from ui.controller import DB_FILE_NAME
-from ui.models.items import ItemKind, ItemState, ToolEffect, ToolHints
-from ui.widgets.tool_card import ARGUMENTS_SHOWN, FoldedCallsView, ToolCardView
+from ui.conversation.items import ItemKind, ItemState, ToolEffect, ToolHints
+from ui.conversation.tool_card import ARGUMENTS_SHOWN, FoldedCallsView, ToolCardView
 
 SERVER = str(Path(__file__).parents[1] / "support" / "mcp_server.py")
 
@@ -426,7 +426,7 @@ def test_a_result_whose_call_shares_an_id_with_another_answers_its_own_card(qtbo
     """Stored before ids were made unique: two answers both asking for ``call_0``, and one
     answer asking twice for ``dup``: each result goes to its own card."""
     from engine import StoredMessage
-    from ui.models.transcript import TranscriptModel
+    from ui.conversation.transcript import TranscriptModel
 
     records = [
         AssistantMessage(tool_calls=(ToolCall("call_0", "a", {"n": 1}),)),

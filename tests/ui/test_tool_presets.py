@@ -20,7 +20,7 @@ from tests.support.wait import until
 from tests.ui.conftest import close_window, next_signal
 from tests.ui.test_tool_servers import ROOT, _window
 from tests.ui.test_tools_page import presets_checked
-from ui.tool_presets import PRESETS, LaunchKind, find_launch
+from ui.settings.tool_presets import PRESETS, LaunchKind, find_launch
 
 pytestmark = pytest.mark.timeout(120)
 

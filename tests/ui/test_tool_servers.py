@@ -25,8 +25,8 @@ from tests.support.provider_server import ScriptedCall, Turn
 from tests.support.wait import until
 from tests.ui.conftest import app_env, close_window, open_window, read_until, seed_provider
 from tests.ui.test_approvals import _card, _idle, _send, _waiting_card
-from ui.models.items import ItemState
-from ui.tool_servers import OFF_KEY
+from ui.conversation.items import ItemState
+from ui.tools.tool_servers import OFF_KEY
 
 SERVER = str(Path(__file__).parents[1] / "support" / "mcp_server.py")
 ROOT = Path(__file__).resolve().parents[2]
@@ -453,7 +453,7 @@ async def test_a_card_asks_about_the_requests_own_tool_after_the_servers_changed
 
 
 def test_a_server_named_with_an_ampersand_keeps_it_in_the_menu(qtbot):
-    from ui.widgets.tool_server_menu import ToolServerButton
+    from ui.tools.tool_server_menu import ToolServerButton
 
     button = ToolServerButton()
     qtbot.addWidget(button)

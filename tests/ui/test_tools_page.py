@@ -20,10 +20,10 @@ from engine.mcp import MCPServerState, MCPToolset
 from tests.support.wait import until
 from tests.ui.conftest import next_signal
 from tests.ui.test_settings_dialog import click, file_mode, open_dialog, restore_look, save
-from ui.mcp_file import KEYCHAIN_KEY, KEYRING_SERVICE, MCPFile, ServerEntry
-from ui.settings import SettingsStore
-from ui.settings_dialog import SettingsDialog
-from ui.tool_server_editor import PairsTable, ServerEditor
+from ui.settings.dialog import SettingsDialog
+from ui.settings.mcp_file import KEYCHAIN_KEY, KEYRING_SERVICE, MCPFile, ServerEntry
+from ui.settings.store import SettingsStore
+from ui.settings.tool_server_editor import PairsTable, ServerEditor
 
 __all__ = ["restore_look"]  # a fixture these tests use
 

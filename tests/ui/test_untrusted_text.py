@@ -26,9 +26,9 @@ from PySide6.QtWidgets import QLabel, QMessageBox, QToolTip
 from tests.support.provider_server import Fault, Turn
 from tests.support.wait import until
 from tests.ui.conftest import next_signal, open_window, seed_provider
-from ui.models.transcript import ItemKind, ItemState
-from ui.settings_dialog import SettingsDialog
-from ui.widgets.message_views import AnswerView
+from ui.conversation.message_views import AnswerView
+from ui.conversation.transcript import ItemKind, ItemState
+from ui.settings.dialog import SettingsDialog
 
 #: Holds the FIFO's writing end open, again and again, and says so each time a reader came.
 #: A separate process: the window's thread blocked in a read would hold the interpreter, and
@@ -224,7 +224,7 @@ async def test_outside_text_in_labels_and_tooltips_is_shown_as_text(
 
 
 async def test_model_names_in_test_connection_are_text(qtbot, tmp_path, provider_server, fifo):
-    from ui.settings import ProviderConfig, Settings, SettingsStore
+    from ui.settings.store import ProviderConfig, Settings, SettingsStore
 
     hostile = f'<img src="{fifo.path}">'
     provider_server.models = [hostile, "plain-model"]

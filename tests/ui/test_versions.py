@@ -17,8 +17,8 @@ from tests.support.provider_server import Fault, Turn
 from tests.support.wait import until
 from tests.ui.conftest import close_window, open_window, seed_provider
 from ui.controller import DB_FILE_NAME
-from ui.models.items import ItemKind
-from ui.widgets.message_views import AnswerView, UserView
+from ui.conversation.items import ItemKind
+from ui.conversation.message_views import AnswerView, UserView
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -261,8 +261,8 @@ def test_an_answer_of_another_day_says_its_date(qtbot) -> None:
 
     from PySide6.QtCore import QDateTime, QLocale
 
-    from ui.models.items import TranscriptItem
-    from ui.widgets.message_actions import MessageActions
+    from ui.conversation.items import TranscriptItem
+    from ui.conversation.message_actions import MessageActions
 
     bar = MessageActions(ItemKind.ASSISTANT)
     qtbot.addWidget(bar)

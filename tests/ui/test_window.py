@@ -13,7 +13,7 @@ from tests.support.scripted import ScriptedModel, Turn
 from tests.support.wait import until
 from tests.ui.conftest import close_window
 from ui.app import build_window
-from ui.models.transcript import ItemKind, ItemState
+from ui.conversation.transcript import ItemKind, ItemState
 
 
 def _window(tmp_path, model, tools=()):

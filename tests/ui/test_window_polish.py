@@ -20,8 +20,8 @@ from tests.support.provider_server import Turn
 from tests.support.wait import until
 from tests.ui.conftest import next_signal, open_window, seed_provider
 from ui.controller import DB_FILE_NAME
-from ui.settings import ProviderConfig, Settings, SettingsStore
-from ui.settings_dialog import SettingsDialog
+from ui.settings.dialog import SettingsDialog
+from ui.settings.store import ProviderConfig, Settings, SettingsStore
 
 LONG_TITLE = "Planning the quarterly infrastructure migration to the new cluster"[:60]
 

@@ -208,7 +208,7 @@ class ArchiveUI(QObject):
             chosen = await chosen
         if not chosen:
             return None
-        from ..file_dialogs import remember
+        from ..common.file_dialogs import remember
 
         path = Path(chosen)
         self.folder = path.parent
@@ -217,8 +217,8 @@ class ArchiveUI(QObject):
 
     def start_folder(self) -> Path:
         """Where the file dialog starts: the last folder chosen (here, or in another of the
-        window's file dialogs), else Documents, else home (`ui.file_dialogs`)."""
-        from ..file_dialogs import start_folder
+        window's file dialogs), else Documents, else home (`ui.common.file_dialogs`)."""
+        from ..common.file_dialogs import start_folder
 
         if self.folder is not None and self.folder.is_dir():
             return self.folder
@@ -326,7 +326,7 @@ class ArchiveUI(QObject):
         """The engine's sentence for ``error``, in the window's language."""
         from engine import ContinuoError
 
-        from ..errors import describe_error
+        from ..common.errors import describe_error
 
         if isinstance(error, ValueError) and same_file is not None:
             return self.tr(
@@ -411,7 +411,7 @@ class ProgressDialog(QDialog):
         from PySide6.QtCore import Qt, QTimer
         from PySide6.QtWidgets import QLabel, QProgressBar, QVBoxLayout
 
-        from ..widgets.dialog_buttons import Standard, button_row
+        from ..common.dialog_buttons import Standard, button_row
 
         super().__init__(parent)
         self.setObjectName("archiveProgress")

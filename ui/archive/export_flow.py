@@ -192,7 +192,7 @@ class ExportDialog(QDialog):
 
         from engine import ExportFormat
 
-        from ..widgets.dialog_buttons import Standard, button_row
+        from ..common.dialog_buttons import Standard, button_row
 
         super().__init__(parent)
         self.setObjectName("exportDialog")

@@ -97,7 +97,7 @@ class WindowArchiveHost:
         self._say(text, msecs)
 
     def shown(self) -> tuple[str, str] | None:
-        from ..models.sessions import session_title
+        from ..conversation.sessions import session_title
 
         sid = self._c.current
         return (sid, session_title(self._c.session_info(sid))) if sid else None

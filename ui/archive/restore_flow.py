@@ -130,7 +130,7 @@ class RestoreFlow(QObject):
     async def _confirm(self, path: Path, data_path: Path, summary: BackupSummary) -> bool:
         from PySide6.QtWidgets import QMessageBox
 
-        from ..widgets.dialog_buttons import confirm_box
+        from ..common.dialog_buttons import confirm_box
 
         ui = self._ui
         count = ui.conversations(summary.conversations)

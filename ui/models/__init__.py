@@ -1,1 +1,0 @@
-"""Qt item models over engine data: the conversation list and one conversation's transcript."""

@@ -1,1 +1,0 @@
-"""The window's views: the transcript and its rows, and the composer."""
