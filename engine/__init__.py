@@ -17,6 +17,7 @@ from .archive import (
     export_conversations,
     import_file,
 )
+from .attachments import Attachment, AttachmentKind, Blob, DocumentPart, ImagePart
 from .calls import MAX_TOOL_CALLS_PER_ANSWER
 from .client import AgentClient, SyncAgent
 from .errors import (
@@ -119,9 +120,13 @@ __all__ = [
     "AgentRunConfig",
     "ArchiveError",
     "AssistantMessage",
+    "Attachment",
+    "AttachmentKind",
+    "Blob",
     "BranchError",
     "ContinuoError",
     "CorruptDatabaseError",
+    "DocumentPart",
     "ErrorAction",
     "ExportFormat",
     "ExportReport",
@@ -129,6 +134,7 @@ __all__ = [
     "ForeignSchemaError",
     "Goal",
     "GoalVerdict",
+    "ImagePart",
     "ImportReport",
     "ImportSkip",
     "InMemoryHistory",
