@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -42,6 +42,7 @@ __all__ = [
     "attachment_from_dict",
     "attachment_to_dict",
     "blob_refs",
+    "check_blobs",
 ]
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -206,6 +207,21 @@ def attachment_from_dict(data: Any) -> Attachment:
     raise ValueError(f"an attachment of kind {kind!r} is not one this version reads")
 
 
-def blob_refs(parts: tuple[Attachment, ...]) -> list[str]:
+def blob_refs(parts: Iterable[Attachment]) -> list[str]:
     """The blob references of ``parts``, each once, in order."""
     return list(dict.fromkeys(part.blob for part in parts))
+
+
+def check_blobs(parts: Iterable[Attachment], blobs: Iterable[Blob]) -> None:
+    """Refuse bytes that none of ``parts`` refers to (a store is given only the bytes of
+    the messages it stores: nothing it keeps is unreferenced).
+
+    Raises:
+        ValueError: a blob no part refers to.
+    """
+    wanted = set(blob_refs(parts))
+    stray = [blob.sha256[:12] for blob in blobs if blob.sha256 not in wanted]
+    if stray:
+        raise ValueError(
+            f"blobs {', '.join(stray)} are not referred to by the appended messages' attachments"
+        )

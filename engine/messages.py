@@ -19,7 +19,7 @@ import asyncio
 import json
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar
@@ -329,6 +329,16 @@ class ToolMessage(Message):
             object.__setattr__(self, "outcome", implied)
         elif not isinstance(self.outcome, ToolOutcome):
             object.__setattr__(self, "outcome", ToolOutcome(self.outcome))
+
+
+def attachments_of(messages: Iterable[Message]) -> list[Attachment]:
+    """Every attachment of ``messages``, in order (only user messages carry them)."""
+    return [
+        part
+        for message in messages
+        if isinstance(message, UserMessage)
+        for part in message.attachments
+    ]
 
 
 def _clean_fields(message: Message, *names: str) -> None:

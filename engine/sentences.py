@@ -327,6 +327,12 @@ _SENTENCES: dict[str, tuple[str, str]] = {
         "There is no conversation {session_id} in {path}; it may have been deleted.",
         "{path} 中没有对话 {session_id}，它可能已被删除。",
     ),
+    "storage.missing_blob": (
+        "The message was not saved: an attachment it refers to ({ref}) is not in {path}; "
+        "it may have been deleted with its conversation. Attach the file again.",
+        "消息未保存：它引用的附件（{ref}）不在 {path} 中，可能已随其对话一起被删除。"
+        "请重新添加该文件。",
+    ),
     # -- archive ----------------------------------------------------------------------------
     "archive.empty": (
         "The file {path} is empty, so there is nothing in it to import.",
