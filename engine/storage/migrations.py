@@ -385,15 +385,17 @@ def _create_blobs(db: sqlite3.Connection) -> None:
         """
     )
     db.execute("CREATE INDEX blob_refs_by_message ON blob_refs(session_id, seq)")
+    # Only user messages carry attachments: no other row runs these triggers' statements.
     db.execute(
-        "CREATE TRIGGER message_blobs_held AFTER INSERT ON messages BEGIN "
+        "CREATE TRIGGER message_blobs_held AFTER INSERT ON messages WHEN new.type = 'user' BEGIN "
         "INSERT OR IGNORE INTO blob_refs (sha256, session_id, seq) "
         f"SELECT ref, new.session_id, new.seq FROM ({_REFS_OF.format(row='new')}); END"
     )
     # A changed body: its new references first, then the old ones it dropped (a blob both
     # refer to is never released in between).
     db.execute(
-        "CREATE TRIGGER message_blobs_changed AFTER UPDATE OF body, type ON messages BEGIN "
+        "CREATE TRIGGER message_blobs_changed AFTER UPDATE OF body, type ON messages "
+        "WHEN new.type = 'user' OR old.type = 'user' BEGIN "
         "INSERT OR IGNORE INTO blob_refs (sha256, session_id, seq) "
         f"SELECT ref, new.session_id, new.seq FROM ({_REFS_OF.format(row='new')}); "
         "DELETE FROM blob_refs WHERE session_id = old.session_id AND seq = old.seq "
