@@ -724,5 +724,7 @@ class AttachmentError(ContinuoError):
 
 
 def size_phrase(count: int) -> str:
-    """A size for a person ("16 MB"), as the engine's sentences write it."""
+    """A size for a person ("16 MB", "2 GB"), as the engine's sentences write it."""
+    if count >= 1024**3:
+        return f"{count / 1024**3:.3g} GB"
     return _bytes(count)

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from ..attachments import Blob, DocumentPart, ImagePart
 from ..errors import AttachmentError
 from ._child import ChildLimits, run_child
-from ._intake import KINDS, MAX_FILE_BYTES, kind_of, read_checked
+from ._intake import KINDS, MAX_FILE_BYTES, read_checked
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -48,6 +48,10 @@ __all__ = [
 
 #: the most pixels a picture may have to be decoded at all (64 million: 8,000 × 8,000)
 MAX_IMAGE_PIXELS = 64_000_000
+
+#: the child's operations each function reads files with
+_PICTURE_OPS = frozenset({"image"})
+_DOCUMENT_OPS = frozenset({"pdf", "text", "table", "json", "html"})
 
 #: the media types a prepared picture may be encoded as
 IMAGE_FORMATS = ("image/jpeg", "image/png", "image/webp")
@@ -117,9 +121,7 @@ async def prepare_image(
     """
     name = os.fspath(path)
     target = target or ImageTarget()
-    if kind_of(name).op != "image":
-        raise AttachmentError(name, key="attach.unsupported", params={"kind": kind_of(name).label})
-    _, data = read_checked(name)
+    _, data = read_checked(name, ops=_PICTURE_OPS)
     options = {
         "long_side": target.long_side,
         "max_bytes": target.max_bytes,
@@ -165,10 +167,7 @@ async def extract_document(
         AttachmentError: the file is refused or could not be read (its sentence says why).
     """
     name = os.fspath(path)
-    kind = kind_of(name)
-    if kind.op == "image":
-        raise AttachmentError(name, key="attach.unsupported", params={"kind": kind.label})
-    kind, data = read_checked(name)
+    kind, data = read_checked(name, ops=_DOCUMENT_OPS)
     header, _ = await run_child(
         kind.op, data, dict(kind.options), path=name, limits=limits or ChildLimits()
     )

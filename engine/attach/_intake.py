@@ -123,9 +123,13 @@ def _refuse_if_too_large(path: str, size: int, limit: int) -> None:
 
 
 def read_checked(
-    path: str | os.PathLike[str], *, limit: int = MAX_FILE_BYTES
+    path: str | os.PathLike[str],
+    *,
+    ops: frozenset[str] | None = None,
+    limit: int = MAX_FILE_BYTES,
 ) -> tuple[FileKind, bytes]:
-    """The file's kind and bytes, after every check of the module docstring.
+    """The file's kind and bytes, after every check of the module docstring; with ``ops``,
+    a kind read by another operation is refused as ``attach.unsupported`` at step 3.
 
     Raises:
         AttachmentError: the file is refused; nothing of it was read unless the refusal is
@@ -141,6 +145,8 @@ def read_checked(
     _refuse_unless_regular(name, info.st_mode)
     _refuse_if_too_large(name, info.st_size, limit)
     kind = kind_of(name)
+    if ops is not None and kind.op not in ops:
+        raise AttachmentError(name, key="attach.unsupported", params={"kind": kind.label})
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     flags |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
     try:
