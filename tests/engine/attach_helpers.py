@@ -74,3 +74,23 @@ def animated_gif(frames: int = 3) -> bytes:
     out = io.BytesIO()
     images[0].save(out, "GIF", save_all=True, append_images=images[1:], duration=100, loop=0)
     return out.getvalue()
+
+
+def pdf_with_a_cycle() -> bytes:
+    """A hand-written PDF whose page tree holds itself (``/Kids [2 0 R ...]`` in object 2)."""
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [2 0 R 3 0 R] /Count 2 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] >>",
+    ]
+    out = b"%PDF-1.7\n"
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    for offset in offsets:
+        out += b"%010d 00000 n \n" % offset
+    trailer = b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n"
+    return out + trailer % (len(objects) + 1, xref)

@@ -24,7 +24,7 @@ from engine import AttachmentError
 from engine.attach import MAX_FILE_BYTES, ChildLimits, extract_document, prepare_image
 from engine.attach._child import run_child
 
-from .attach_helpers import make_pdf
+from .attach_helpers import make_pdf, pdf_with_a_cycle
 
 CHILD = [sys.executable, str(Path(__file__).with_name("attach_child.py"))]
 
@@ -55,6 +55,12 @@ async def test_a_truncated_pdf_is_refused_and_the_caller_carries_on(tmp_path: Pa
     assert caught.value.key == "attach.unreadable"
     assert "cut.pdf" in str(caught.value) and "cut.pdf" in caught.value.sentence("zh_CN")
     assert (await extract_document(write(tmp_path, "whole.pdf", data))).part.pages == 2
+
+
+async def test_a_pdf_whose_page_tree_holds_itself_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(AttachmentError) as caught:
+        await extract_document(write(tmp_path, "loop.pdf", pdf_with_a_cycle()))
+    assert caught.value.key == "attach.unreadable" and "loop.pdf" in str(caught.value)
 
 
 @pytest.mark.parametrize(
