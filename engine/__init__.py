@@ -18,6 +18,7 @@ from .archive import (
     export_conversations,
     import_file,
 )
+from .attachments import Attachment, AttachmentKind, Blob, DocumentPart, ImagePart
 from .calls import MAX_TOOL_CALLS_PER_ANSWER
 from .client import AgentClient, SyncAgent
 from .errors import (
@@ -25,6 +26,7 @@ from .errors import (
     AgentError,
     AgentResumeError,
     ArchiveError,
+    AttachmentError,
     BranchError,
     ContinuoError,
     CorruptDatabaseError,
@@ -123,10 +125,15 @@ __all__ = [
     "AgentRunConfig",
     "ArchiveError",
     "AssistantMessage",
+    "Attachment",
+    "AttachmentError",
+    "AttachmentKind",
     "BackupSummary",
+    "Blob",
     "BranchError",
     "ContinuoError",
     "CorruptDatabaseError",
+    "DocumentPart",
     "ErrorAction",
     "ExportFormat",
     "ExportReport",
@@ -135,6 +142,7 @@ __all__ = [
     "Goal",
     "GoalVerdict",
     "IMPORTED_SYSTEM_PROMPT",
+    "ImagePart",
     "ImportReport",
     "ImportSkip",
     "InMemoryHistory",

@@ -40,7 +40,10 @@ ContinuoError
  │   ├─ MCPToolError(tool)            the server answered the call with an error
  │   ├─ MCPReplyTooLargeError(tool)   the call finished; its answer passed the line limit
  │   └─ MCPBadReplyError(tool)        the server answered the call with an unreadable message
- └─ ArchiveError(path)                a file to import or export to that cannot be used
+ ├─ ArchiveError(path)                a file to import or export to that cannot be used
+ └─ AttachmentError(path)             a file that cannot be attached: refused before it was
+                                      read (a link, too big, not what its name says), or
+                                      its reading failed, stopped or was cancelled
 ```
 
 Each message says what happened and what helps, in words a person understands and that fit
@@ -64,6 +67,7 @@ __all__ = [
     "AgentError",
     "AgentResumeError",
     "ArchiveError",
+    "AttachmentError",
     "BranchError",
     "ContinuoError",
     "CorruptDatabaseError",
@@ -705,3 +709,35 @@ class ArchiveError(ContinuoError):
     ) -> None:
         self.path = path
         super().__init__(key=key, params={"path": path, **(params or {})}, action=action)
+
+
+# ---------------------------------------------------------------------------- attachments
+
+
+class AttachmentError(ContinuoError):
+    """A file cannot be attached (`engine.attach`): refused before anything was read (not a
+    regular file, over the size limit, bytes that are not what its name says), or its
+    reading failed (a damaged file, a decompression bomb), ran out of time or memory and
+    was stopped. Nothing was attached; the file was never changed.
+
+    `.path` names the file (its name only is shown: a sentence names no folders).
+    """
+
+    def __init__(
+        self,
+        path: str,
+        *,
+        key: str,
+        params: Mapping[str, Any] | None = None,
+        action: ErrorAction | None = None,
+    ) -> None:
+        self.path = path
+        name = path.replace("\\", "/").rsplit("/", 1)[-1] or path
+        super().__init__(key=key, params={"name": repr(name), **(params or {})}, action=action)
+
+
+def size_phrase(count: int) -> str:
+    """A size for a person ("16 MB", "2 GB"), as the engine's sentences write it."""
+    if count >= 1024**3:
+        return f"{count / 1024**3:.3g} GB"
+    return _bytes(count)

@@ -1,9 +1,9 @@
 """The conversation vocabulary: messages, tool calls and usage, with lossless JSON.
 
 These types are values. Every message has a stable ``id`` and a ``created_at`` time (seconds
-since the epoch, UTC); storage adds a per-session sequence number of its own. Content is text
-today; the JSON form writes it under ``"content"`` so that a later list of content parts
-(images) fits without a migration.
+since the epoch, UTC); storage adds a per-session sequence number of its own. Content is text;
+a user message also carries its attachments (`engine.attachments`: pictures and documents,
+by reference to their bytes) under ``"attachments"``, written only when there are some.
 
 JSON form (version 1)::
 
@@ -19,11 +19,12 @@ import asyncio
 import json
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar
 
+from .attachments import Attachment, attachment_from_dict, attachment_to_dict
 from .errors import UnknownMessageTypeError
 from .stop import StopInfo
 from .text import clean, clean_data
@@ -236,13 +237,19 @@ class SystemMessage(Message):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class UserMessage(Message):
-    """What the person typed."""
+    """What the person typed, and what they attached (`engine.attachments`), in order.
+
+    ``attachments`` is written under ``"attachments"`` only when there are some: a message
+    without them has the JSON it always had.
+    """
 
     type_name: ClassVar[str] = "user"
     content: str = ""
+    attachments: tuple[Attachment, ...] = ()
 
     def __post_init__(self) -> None:
         _clean_fields(self, "content")
+        object.__setattr__(self, "attachments", tuple(self.attachments))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -324,6 +331,16 @@ class ToolMessage(Message):
             object.__setattr__(self, "outcome", ToolOutcome(self.outcome))
 
 
+def attachments_of(messages: Iterable[Message]) -> list[Attachment]:
+    """Every attachment of ``messages``, in order (only user messages carry them)."""
+    return [
+        part
+        for message in messages
+        if isinstance(message, UserMessage)
+        for part in message.attachments
+    ]
+
+
 def _clean_fields(message: Message, *names: str) -> None:
     """Make text fields storable where a message is built (see `engine.text`)."""
     for name in names:
@@ -373,7 +390,11 @@ def message_to_dict(message: Message) -> dict[str, Any]:
         data["content"] = message.content
         if message.tag is not None:
             data["tag"] = message.tag
-    elif isinstance(message, SystemMessage | UserMessage):
+    elif isinstance(message, UserMessage):
+        data["content"] = message.content
+        if message.attachments:
+            data["attachments"] = [attachment_to_dict(part) for part in message.attachments]
+    elif isinstance(message, SystemMessage):
         data["content"] = message.content
     else:
         raise UnknownMessageTypeError(type(message).__name__)
@@ -417,6 +438,13 @@ def message_from_dict(data: Mapping[str, Any]) -> Message:
         )
     if cls is InternalMessage:
         return InternalMessage(**common, content=content, tag=data.get("tag"))
+    if cls is UserMessage:
+        parts = data.get("attachments") or ()
+        if not isinstance(parts, list | tuple):
+            raise ValueError(f"a message's attachments are a list, not {type(parts).__name__}")
+        return UserMessage(
+            **common, content=content, attachments=tuple(map(attachment_from_dict, parts))
+        )
     return cls(**common, content=content)  # type: ignore[call-arg]
 
 

@@ -334,6 +334,74 @@ _SENTENCES: dict[str, tuple[str, str]] = {
         "There is no conversation {session_id} in {path}; it may have been deleted.",
         "{path} 中没有对话 {session_id}，它可能已被删除。",
     ),
+    "storage.missing_blob": (
+        "The message was not saved: an attachment it refers to ({ref}) is not in {path}; "
+        "it may have been deleted with its conversation. Attach the file again.",
+        "消息未保存：它引用的附件（{ref}）不在 {path} 中，可能已随其对话一起被删除。"
+        "请重新添加该文件。",
+    ),
+    # -- attachments (engine.attach) -------------------------------------------------------
+    "attach.missing": (
+        "{name} cannot be attached: it does not exist or cannot be opened ({detail}).",
+        "无法附加 {name}：它不存在或无法打开（{detail}）。",
+    ),
+    "attach.not_regular": (
+        "{name} cannot be attached: it is not an ordinary file (a link, a folder, a pipe or a "
+        "device). Attach the file itself.",
+        "无法附加 {name}：它不是普通文件（而是链接、文件夹、管道或设备）。请附加文件本身。",
+    ),
+    "attach.too_large": (
+        "{name} is {size}, more than the {limit} an attachment may be; nothing of it was read. "
+        "Attach a smaller file, or a part of it.",
+        "{name} 大小为 {size}，超过了附件的上限 {limit}；未读取其中任何内容。"
+        "请附加较小的文件或其中一部分。",
+    ),
+    "attach.unsupported": (
+        "{name} cannot be attached: files of this type ({kind}) are not read. Attach a picture "
+        "(PNG, JPEG, GIF, WebP), a PDF, or a text file (text, Markdown, CSV, JSON, HTML, code).",
+        "无法附加 {name}：不读取此类文件（{kind}）。请附加图片（PNG、JPEG、GIF、WebP）、PDF "
+        "或文本文件（纯文本、Markdown、CSV、JSON、HTML、代码）。",
+    ),
+    "attach.wrong_type": (
+        "{name} is not what its name says: its contents are not those of a {kind} file. Nothing "
+        "was read from it; check the file.",
+        "{name} 的内容与其名称不符：它不是 {kind} 文件。未读取其中任何内容；请检查该文件。",
+    ),
+    "attach.bomb": (
+        "{name} is too large a picture to open safely ({width} × {height} pixels; at most "
+        "{limit} million pixels are read). Attach a smaller picture.",
+        "{name} 图片过大，无法安全打开（{width} × {height} 像素；最多读取 {limit} 百万像素）。"
+        "请附加较小的图片。",
+    ),
+    "attach.unreadable": (
+        "{name} could not be read; it may be damaged ({detail}). Nothing was attached.",
+        "无法读取 {name}，它可能已损坏（{detail}）。未附加任何内容。",
+    ),
+    "attach.not_text": (
+        "{name} is not text in any encoding that could be recognised, so it cannot be attached "
+        "as a document.",
+        "{name} 不是任何可识别编码的文本，因此无法作为文档附加。",
+    ),
+    "attach.timeout": (
+        "Reading {name} took more than {seconds} seconds and was stopped; the file may be "
+        "damaged or very large. Nothing was attached.",
+        "读取 {name} 超过 {seconds} 秒，已被停止；文件可能已损坏或过大。未附加任何内容。",
+    ),
+    "attach.out_of_memory": (
+        "Reading {name} needed more than {limit} of memory and was stopped; the file may be "
+        "damaged or too complex. Nothing was attached.",
+        "读取 {name} 所需内存超过 {limit}，已被停止；文件可能已损坏或过于复杂。未附加任何内容。",
+    ),
+    "attach.crashed": (
+        "Reading {name} failed: the reader stopped unexpectedly ({detail}). The file may be "
+        "damaged; nothing was attached.",
+        "读取 {name} 失败：读取程序意外停止（{detail}）。文件可能已损坏；未附加任何内容。",
+    ),
+    "attach.over_budget": (
+        "{name} could not be made smaller than {limit}, even reduced in size. Attach a smaller "
+        "picture.",
+        "即使缩小尺寸，{name} 也无法压缩到 {limit} 以下。请附加较小的图片。",
+    ),
     # -- archive ----------------------------------------------------------------------------
     "archive.empty": (
         "The file {path} is empty, so there is nothing in it to import.",

@@ -14,12 +14,20 @@ history                                   what it does
 ``restore_tail(ctx, limit, before_seq)``  the last ``limit`` records of that path (of the
                                           path above ``before_seq``), oldest first: a
                                           resume point is read without the whole history
-``append(ctx, message, parent=None)``     store one message under the active leaf (under
-                                          ``parent``; `ROOT`: as a root), and make it the
+``append(ctx, message, parent=None,      store one message under the active leaf (under
+blobs=())``                               ``parent``; `ROOT`: as a root), and make it the
                                           active leaf, in one write
-``append_many(ctx, messages)``            store several, one under the other, in one write:
+``append_many(ctx, messages, blobs=())``  store several, one under the other, in one write:
                                           all or none, nothing between them
 ========================================  ===============================================
+
+Attachments' bytes (`engine.attachments.Blob`) go with the append of the message that refers
+to them, in the same write: ``blobs`` holds the bytes its attachments refer to (each stored
+once by SHA-256; bytes already stored need not be given again). Bytes no appended message
+refers to are refused (`ValueError`), and so is a message referring to bytes neither given
+nor stored (`StorageError` ``storage.missing_blob``); either way nothing is stored. A store
+that keeps bytes gives them back by ``read_blob(sha256)`` (`BlobStore`, apart from the
+contract so that a host's store written before attachments stays whole).
 
 Leases: ``acquire(ctx)`` takes the session for the request ``ctx.request_id`` or raises
 `AgentBusyError` (a second request, in this process or another, is refused); taking it turns
@@ -69,8 +77,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Final, Protocol, runtime_checkable
 
-from .errors import AgentBusyError, MessageNotFoundError
-from .messages import Message
+from .attachments import Blob, blob_refs, check_blobs
+from .errors import AgentBusyError, ErrorAction, MessageNotFoundError, StorageError
+from .messages import Message, UserMessage, attachments_of
 from .sentences import Phrase
 
 if TYPE_CHECKING:
@@ -136,12 +145,20 @@ class SessionStore(Protocol):
         ...
 
     async def append(
-        self, ctx: RunContext, message: Message, *, parent: str | Root | None = None
+        self,
+        ctx: RunContext,
+        message: Message,
+        *,
+        parent: str | Root | None = None,
+        blobs: Sequence[Blob] = (),
     ) -> None:
-        """Store ``message`` under the active leaf (or ``parent``); it becomes the leaf."""
+        """Store ``message`` (and the bytes its attachments refer to) under the active leaf
+        (or ``parent``); it becomes the leaf."""
         ...
 
-    async def append_many(self, ctx: RunContext, messages: Sequence[Message]) -> None:
+    async def append_many(
+        self, ctx: RunContext, messages: Sequence[Message], *, blobs: Sequence[Blob] = ()
+    ) -> None:
         """Store ``messages`` one under the other in one write, all or none."""
         ...
 
@@ -187,6 +204,16 @@ class SessionStore(Protocol):
 
     async def branch(self, ctx: RunContext, message_id: str | None) -> None:
         """Make ``message_id`` the active leaf (None: before the first message)."""
+        ...
+
+
+@runtime_checkable
+class BlobStore(Protocol):
+    """A store that gives back attachments' bytes (both of the engine's stores do). Apart
+    from `SessionStore` so that a host's store written before attachments stays whole."""
+
+    async def read_blob(self, sha256: str) -> Blob | None:
+        """The bytes an attachment refers to by ``sha256``; None when none are stored."""
         ...
 
 
@@ -240,7 +267,7 @@ class ProcessLeases:
             del self._busy[ctx.session_id]
 
 
-class BasicStoreAdapter(SessionStore):
+class BasicStoreAdapter(SessionStore, BlobStore):
     """A `BasicStore` as a `SessionStore`: the history is one line (no versions), it keeps
     no drafts and no tool-start records, and its leases hold within this process."""
 
@@ -267,16 +294,35 @@ class BasicStoreAdapter(SessionStore):
         return [StoredMessage(i + 1, "", messages[i]) for i in range(start, end)]
 
     async def append(
-        self, ctx: RunContext, message: Message, *, parent: str | Root | None = None
+        self,
+        ctx: RunContext,
+        message: Message,
+        *,
+        parent: str | Root | None = None,
+        blobs: Sequence[Blob] = (),
     ) -> None:
         if parent is not None:
             raise self._no_versions()
+        self._refuse_attachments([message], blobs)
         await self.store.append(ctx, message)
 
-    async def append_many(self, ctx: RunContext, messages: Sequence[Message]) -> None:
+    async def append_many(
+        self, ctx: RunContext, messages: Sequence[Message], *, blobs: Sequence[Blob] = ()
+    ) -> None:
+        self._refuse_attachments(messages, blobs)
         # One by one: a basic store has no batch write (a failure leaves the first ones).
         for message in messages:
             await self.store.append(ctx, message)
+
+    async def read_blob(self, sha256: str) -> Blob | None:
+        return None  # keeps no bytes
+
+    def _refuse_attachments(self, messages: Sequence[Message], blobs: Sequence[Blob]) -> None:
+        if blobs or any(isinstance(m, UserMessage) and m.attachments for m in messages):
+            raise TypeError(
+                f"{type(self.store).__name__} keeps no attachments: it is a basic store "
+                "(restore and append only); implement engine.store.SessionStore to keep them"
+            )
 
     async def acquire(self, ctx: RunContext) -> None:
         self._leases.acquire(ctx)
@@ -317,7 +363,7 @@ class BasicStoreAdapter(SessionStore):
         )
 
 
-class InMemoryHistory(SessionStore):
+class InMemoryHistory(SessionStore, BlobStore):
     """The default store: one tree of messages per session, in this process only.
 
     Like the SQLite store, the history is the path from the root to the session's active
@@ -331,6 +377,7 @@ class InMemoryHistory(SessionStore):
         self._sessions: dict[str, list[StoredMessage]] = {}  # every message, seq order
         self._parents: dict[str, dict[int, int | None]] = {}
         self._active: dict[str, int | None] = {}
+        self._blobs: dict[str, Blob] = {}  # every attachment's bytes, kept for the process
         self._leases = ProcessLeases()
 
     def _path(self, sid: str, leaf: int | None) -> list[StoredMessage]:
@@ -369,12 +416,38 @@ class InMemoryHistory(SessionStore):
         return self._path(sid, leaf)[-limit:] if limit > 0 else []
 
     async def append(
-        self, ctx: RunContext, message: Message, *, parent: str | Root | None = None
+        self,
+        ctx: RunContext,
+        message: Message,
+        *,
+        parent: str | Root | None = None,
+        blobs: Sequence[Blob] = (),
     ) -> None:
         """Store ``message`` under the active leaf (or ``parent``); it becomes the leaf."""
         sid = ctx.session_id
         under = self._place(sid, parent)  # an unknown parent raises before anything changes
+        self._keep_blobs([message], blobs)
         self._add(ctx, message, under)
+
+    def _keep_blobs(self, messages: Sequence[Message], blobs: Sequence[Blob]) -> None:
+        """Keep the bytes the messages refer to, refusing as the SQLite store does before
+        anything changes: bytes no message refers to, a reference to bytes not kept."""
+        check_blobs(attachments_of(messages), blobs)
+        given = {blob.sha256: blob for blob in blobs}
+        for ref in blob_refs(attachments_of(messages)):
+            if ref not in given and ref not in self._blobs:
+                raise StorageError(
+                    key="storage.missing_blob",
+                    params={"ref": ref[:12], "path": "memory"},
+                    action=ErrorAction.NONE,
+                )
+        for ref, blob in given.items():
+            self._blobs.setdefault(ref, blob)
+
+    async def read_blob(self, sha256: str) -> Blob | None:
+        """The bytes kept for ``sha256`` (kept as long as this object lives: nothing here
+        deletes a conversation)."""
+        return self._blobs.get(sha256)
 
     def _add(self, ctx: RunContext, message: Message, under: int | None) -> None:
         sid = ctx.session_id
@@ -384,9 +457,13 @@ class InMemoryHistory(SessionStore):
         self._parents.setdefault(sid, {})[seq] = under
         self._active[sid] = seq
 
-    async def append_many(self, ctx: RunContext, messages: Sequence[Message]) -> None:
+    async def append_many(
+        self, ctx: RunContext, messages: Sequence[Message], *, blobs: Sequence[Blob] = ()
+    ) -> None:
         """Append ``messages`` one under the other, all at once (as the SQLite store's one
-        transaction does: nothing can come between them, and nothing here can fail)."""
+        transaction does: nothing can come between them, and nothing can fail once the
+        bytes they refer to are found)."""
+        self._keep_blobs(messages, blobs)
         for message in messages:
             self._add(ctx, message, self._active.get(ctx.session_id))
 

@@ -17,16 +17,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._session_ops import settle_draft
+from ..attachments import Blob
 from ..extensions import Extension, RunContext
 from ..messages import AssistantMessage, Message, ToolCall
-from ..store import Root, SessionStore, StoredMessage
+from ..store import BlobStore, Root, SessionStore, StoredMessage
 from .lease import Lease
 from .sqlite import SQLiteSessionStorage
 
 __all__ = ["SQLiteSessionExtension"]
 
 
-class SQLiteSessionExtension(Extension, SessionStore):
+class SQLiteSessionExtension(Extension, SessionStore, BlobStore):
     """Durable history for an agent in one SQLite file.
 
     Args:
@@ -85,29 +86,45 @@ class SQLiteSessionExtension(Extension, SessionStore):
         return await self.storage.load_tail(ctx.session_id, limit, before_seq)
 
     async def append(
-        self, ctx: RunContext, message: Message, *, parent: str | Root | None = None
+        self,
+        ctx: RunContext,
+        message: Message,
+        *,
+        parent: str | Root | None = None,
+        blobs: Sequence[Blob] = (),
     ) -> None:
-        """Store one completed message in its own transaction, fenced by the request's lease,
-        under the active leaf or under ``parent`` (`ROOT`: as a root); it becomes the leaf.
+        """Store one completed message, and the bytes its attachments refer to, in its own
+        transaction, fenced by the request's lease, under the active leaf or under
+        ``parent`` (`ROOT`: as a root); it becomes the leaf.
 
         Raises:
             LeaseLostError: another process took this request's lease over.
             MessageNotFoundError: there is no message ``parent``.
+            StorageError: ``storage.missing_blob``: an attachment's bytes are neither given
+                nor stored.
         """
         lease = self._leases.get(ctx.request_id)
         await self.storage.append(
-            ctx.session_id, ctx.request_id, message, lease=lease, parent=parent
+            ctx.session_id, ctx.request_id, message, lease=lease, parent=parent, blobs=blobs
         )
 
-    async def append_many(self, ctx: RunContext, messages: Sequence[Message]) -> None:
-        """Store several completed messages in one transaction (all or none), fenced by the
-        request's lease.
+    async def append_many(
+        self, ctx: RunContext, messages: Sequence[Message], *, blobs: Sequence[Blob] = ()
+    ) -> None:
+        """Store several completed messages (and their attachments' bytes) in one
+        transaction (all or none), fenced by the request's lease.
 
         Raises:
             LeaseLostError: another process took this request's lease over.
         """
         lease = self._leases.get(ctx.request_id)
-        await self.storage.append_many(ctx.session_id, ctx.request_id, messages, lease=lease)
+        await self.storage.append_many(
+            ctx.session_id, ctx.request_id, messages, lease=lease, blobs=blobs
+        )
+
+    async def read_blob(self, sha256: str) -> Blob | None:
+        """An attachment's stored bytes, or None (`engine.store.BlobStore`)."""
+        return await self.storage.read_blob(sha256)
 
     async def branch(self, ctx: RunContext, message_id: str | None) -> None:
         """Make ``message_id`` the active leaf (None: before the first message), fenced by

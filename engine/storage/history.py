@@ -25,6 +25,7 @@ from typing import Any
 
 import aiosqlite
 
+from ..attachments import Blob
 from ..errors import MessageNotFoundError, StorageError
 from ..extensions import ROOT, Root, StoredMessage
 from ..messages import (
@@ -35,6 +36,7 @@ from ..messages import (
     message_to_dict,
     message_to_json,
 )
+from .blobs import Blobs
 from .core import StorageCore
 from .drafts import DELETE_REQUEST_DRAFT
 from .lease import Lease, fence
@@ -56,9 +58,10 @@ _TOUCH_SESSION = (
 class History:
     """Appends and history reads on the core's connections (the tree places each message)."""
 
-    def __init__(self, core: StorageCore, tree: MessageTree) -> None:
+    def __init__(self, core: StorageCore, tree: MessageTree, blobs: Blobs) -> None:
         self._core = core
         self._tree = tree
+        self._blobs = blobs
 
     async def append(
         self,
@@ -68,6 +71,7 @@ class History:
         *,
         lease: Lease | None = None,
         parent: str | Root | None = None,
+        blobs: Sequence[Blob] = (),
     ) -> int:
         """Store `message` under the active leaf (or under `parent`), which it becomes, in
         its own transaction.
@@ -83,6 +87,8 @@ class History:
                 same transaction); a raw append without one is not fenced.
             parent: the message to store it under (`ROOT`: as a new root) instead of the
                 active leaf: a new version and the move of the path to it are one write.
+            blobs: the bytes its attachments refer to, stored (once each) in the same
+                transaction (`engine.storage.blobs`); bytes already stored need not be given.
 
         Returns:
             The message's sequence number in the conversation (1 for the first).
@@ -90,9 +96,13 @@ class History:
         Raises:
             LeaseLostError: `lease` was taken over by another process; nothing was written.
             MessageNotFoundError: there is no message `parent`; nothing was written.
+            StorageError: ``storage.missing_blob``: an attachment refers to bytes neither
+                given nor stored; nothing was written.
+            ValueError: a blob the message does not refer to; nothing was written.
         """
         if lease is not None and lease.session_id != session_id:
             raise ValueError(f"the lease is for {lease.session_id!r}, not {session_id!r}")
+        Blobs.check([message], blobs)
         body_json = (await self._encoded([message]))[0]
         title = title_from(message) if isinstance(message, UserMessage) else None
         replaces_draft = isinstance(message, AssistantMessage)
@@ -101,6 +111,7 @@ class History:
             if lease is not None:
                 await fence(db, lease)
             under = await self._tree.parent_seq(db, session_id, parent)
+            await self._blobs.stage(db, [message], blobs)
             # Two statements (each a round trip to the connection's thread): the session
             # row is created or touched, keeping a title it has; then the message takes
             # the next seq. RETURNING needs SQLite 3.35 (2021).
@@ -139,23 +150,27 @@ class History:
         messages: Sequence[Message],
         *,
         lease: Lease | None = None,
+        blobs: Sequence[Blob] = (),
     ) -> list[int]:
         """Store ``messages`` one under the other, below the active leaf, in ONE transaction:
         all of them or none (the answers to a step's many tool calls, say).
 
         Each message is stored as `append` would store it (the session created or touched,
         a title from the first user message while it has none, a request's draft replaced
-        by an assistant message), and the last becomes the active leaf. Once called, the
-        write completes even if the caller is cancelled.
+        by an assistant message), and the last becomes the active leaf. ``blobs`` are the
+        bytes their attachments refer to, as for `append`. Once called, the write completes
+        even if the caller is cancelled.
 
         Returns:
             The messages' sequence numbers, in order.
 
         Raises:
             LeaseLostError: `lease` was taken over by another process; nothing was written.
+            StorageError: ``storage.missing_blob`` (see `append`); nothing was written.
         """
         if lease is not None and lease.session_id != session_id:
             raise ValueError(f"the lease is for {lease.session_id!r}, not {session_id!r}")
+        Blobs.check(messages, blobs)
         if not messages:
             return []
         rows = list(zip(messages, await self._encoded(messages), strict=True))
@@ -168,6 +183,7 @@ class History:
         async def body(db: aiosqlite.Connection) -> list[int]:
             if lease is not None:
                 await fence(db, lease)
+            await self._blobs.stage(db, messages, blobs)
             now = time.time()
             await db.execute(_TOUCH_SESSION, (session_id, title, now, now))
             found = list(

@@ -36,6 +36,9 @@ Schema versions (``PRAGMA user_version``; the number of steps applied):
       conversation each imported one came from). Needs SQLite 3.35 with FTS5 (`check_sqlite`)
 6     ``writers``: the storages writing to the file now (one row each, deleted when it
       closes); a row whose process is gone is an unclean exit (`engine.storage.integrity`)
+7     ``blobs``: attachments' bytes, once each by SHA-256; ``blob_refs``: which message
+      refers to which blob, kept by triggers on ``messages``; a blob goes with its last
+      reference (`engine.storage.blobs`)
 ====  =====================================================================================
 
 Adding a version: append a named function to `MIGRATIONS`, add its line above, and add the
@@ -339,6 +342,79 @@ def _create_writers(db: sqlite3.Connection) -> None:
     )
 
 
+#: the blob references of a message row's body, for a trigger (``{row}``: new or old): its
+#: attachments' ``blob`` fields. A body that is not JSON, or whose attachments are not a list
+#: of objects, refers to nothing (the trigger must never refuse a write; such a row is
+#: reported as damaged when read).
+_REFS_OF = (
+    "SELECT DISTINCT json_extract(part.value, '$.blob') AS ref FROM json_each("
+    "CASE WHEN {row}.type = 'user' AND json_valid({row}.body) "
+    "AND json_type({row}.body, '$.attachments') = 'array' THEN {row}.body ELSE '[]' END, "
+    "CASE WHEN {row}.type = 'user' AND json_valid({row}.body) "
+    "AND json_type({row}.body, '$.attachments') = 'array' THEN '$.attachments' ELSE '$' END"
+    ") AS part WHERE part.type = 'object' "
+    "AND json_type(part.value, '$.blob') = 'text'"
+)
+
+
+def _create_blobs(db: sqlite3.Connection) -> None:
+    # The bytes of attachments, once each: the key is their SHA-256 (hex), so the same picture
+    # attached twice, or kept by many branches and forks, is one row. An ordinary rowid
+    # table: a WITHOUT ROWID table would hold large rows in its b-tree pages.
+    db.execute(
+        """
+        CREATE TABLE blobs (
+            sha256 TEXT PRIMARY KEY,
+            data BLOB NOT NULL,
+            size INTEGER NOT NULL,
+            media_type TEXT NOT NULL
+        )
+        """
+    )
+    # Which message refers to which blob: one row a (blob, message). Kept by the triggers
+    # below on every write of a message, whatever writes it (an append, a fork's copy, an
+    # import), so it can never disagree with the messages' bodies.
+    db.execute(
+        """
+        CREATE TABLE blob_refs (
+            sha256 TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            PRIMARY KEY (sha256, session_id, seq)
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute("CREATE INDEX blob_refs_by_message ON blob_refs(session_id, seq)")
+    # Only user messages carry attachments: no other row runs these triggers' statements.
+    db.execute(
+        "CREATE TRIGGER message_blobs_held AFTER INSERT ON messages WHEN new.type = 'user' BEGIN "
+        "INSERT OR IGNORE INTO blob_refs (sha256, session_id, seq) "
+        f"SELECT ref, new.session_id, new.seq FROM ({_REFS_OF.format(row='new')}); END"
+    )
+    # A changed body: its new references first, then the old ones it dropped (a blob both
+    # refer to is never released in between).
+    db.execute(
+        "CREATE TRIGGER message_blobs_changed AFTER UPDATE OF body, type ON messages "
+        "WHEN new.type = 'user' OR old.type = 'user' BEGIN "
+        "INSERT OR IGNORE INTO blob_refs (sha256, session_id, seq) "
+        f"SELECT ref, new.session_id, new.seq FROM ({_REFS_OF.format(row='new')}); "
+        "DELETE FROM blob_refs WHERE session_id = old.session_id AND seq = old.seq "
+        f"AND sha256 NOT IN ({_REFS_OF.format(row='new')}); END"
+    )
+    db.execute(
+        "CREATE TRIGGER message_blobs_released AFTER DELETE ON messages BEGIN "
+        "DELETE FROM blob_refs WHERE session_id = old.session_id AND seq = old.seq; END"
+    )
+    # The last reference gone (its message deleted: today, with its conversation), the bytes
+    # go in the same transaction: a blob is kept exactly while a message of any branch of any
+    # conversation refers to it.
+    db.execute(
+        "CREATE TRIGGER blob_released AFTER DELETE ON blob_refs "
+        "WHEN NOT EXISTS (SELECT 1 FROM blob_refs WHERE sha256 = old.sha256) BEGIN "
+        "DELETE FROM blobs WHERE sha256 = old.sha256; END"
+    )
+
+
 #: The ordered steps; a file's version is the number of them applied.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
@@ -372,6 +448,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         "writers: the storages writing to the file now (a row of a gone process: an unclean "
         "exit, checked in full)",
         _create_writers,
+    ),
+    Migration(
+        "0007_blobs",
+        "blobs: attachments' bytes, once each by SHA-256, kept while a message refers to them",
+        _create_blobs,
     ),
 )
 

@@ -3,7 +3,9 @@
 A conversation's row holds its id, title, times and metadata (the history is
 `engine.storage.history`'s). One unreadable row hides nothing else: it is listed with
 ``unreadable`` set (`engine.storage.rows.session_info`). Deleting a conversation deletes
-everything of it in one transaction: messages, lease, tool starts, the import record.
+everything of it in one transaction: messages, lease, tool starts, the import record, and
+the bytes of attachments no message of another conversation refers to (the triggers of
+`engine.storage.migrations`' ``0007_blobs``; `engine.storage.blobs`).
 """
 
 from __future__ import annotations
@@ -122,7 +124,9 @@ class Sessions:
         return await self._core.write(body)
 
     async def delete_session(self, session_id: str) -> None:
-        """Delete the conversation, its messages and its lease. Deleting none is no error."""
+        """Delete the conversation, its messages and its lease, and the attachments' bytes
+        only its messages referred to (a picture another conversation holds is kept).
+        Deleting none is no error."""
 
         async def body(db: aiosqlite.Connection) -> None:
             await db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))

@@ -10,6 +10,8 @@ The storage is a facade over parts composed around one core; each part is given 
 * `Sessions` (`engine.storage.sessions`): the conversations' rows.
 * `History` (`engine.storage.history`): appends, fenced by the lease when given one, and the
   history's reads.
+* `Blobs` (`engine.storage.blobs`): attachments' bytes, once each by SHA-256, written in the
+  transaction of the append whose message refers to them, deleted with the last reference.
 * `MessageTree` (`engine.storage.tree`): versions, branches, forks; the paths a killed
   process cut short are mended when the file opens.
 * `Drafts` (`engine.storage.drafts`): a streaming step's draft and the tool start records.
@@ -33,8 +35,10 @@ from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..attachments import Blob
 from ..extensions import Root, StoredMessage
 from ..messages import AssistantMessage, Message
+from .blobs import Blobs
 from .core import StorageCore, Synchronous
 from .drafts import Drafts
 from .history import History
@@ -95,7 +99,8 @@ class SQLiteSessionStorage:
         self._core = core
         self._sessions = Sessions(core)
         self._tree = MessageTree(core, self._policy)
-        self._history = History(core, self._tree)
+        self._blobs = Blobs(core)
+        self._history = History(core, self._tree, self._blobs)
         self._drafts = Drafts(core, self._tree, self._policy)
         self._leases = Leases(core, self._policy)
         self._search = MessageSearch(core)
@@ -190,10 +195,12 @@ class SQLiteSessionStorage:
         *,
         lease: Lease | None = None,
         parent: str | Root | None = None,
+        blobs: Sequence[Blob] = (),
     ) -> int:
-        """Store one message in its own transaction; its seq (`History.append`)."""
+        """Store one message (and the bytes its attachments refer to) in its own
+        transaction; its seq (`History.append`)."""
         return await self._history.append(
-            session_id, request_id, message, lease=lease, parent=parent
+            session_id, request_id, message, lease=lease, parent=parent, blobs=blobs
         )
 
     async def append_many(
@@ -203,9 +210,16 @@ class SQLiteSessionStorage:
         messages: Sequence[Message],
         *,
         lease: Lease | None = None,
+        blobs: Sequence[Blob] = (),
     ) -> list[int]:
         """Store messages in one transaction, all or none (`History.append_many`)."""
-        return await self._history.append_many(session_id, request_id, messages, lease=lease)
+        return await self._history.append_many(
+            session_id, request_id, messages, lease=lease, blobs=blobs
+        )
+
+    async def read_blob(self, sha256: str) -> Blob | None:
+        """An attachment's stored bytes, or None (`Blobs.read_blob`)."""
+        return await self._blobs.read_blob(sha256)
 
     async def load(self, session_id: str, *, leaf: str | Root | None = None) -> list[Message]:
         """The history (the active path, or the path to `leaf`), oldest first

@@ -320,6 +320,8 @@ def test_public_api_is_curated_and_sorted():
     public = {n for n in dir(engine) if not n.startswith("_")} - {
         "agent",
         "archive",
+        "attach",
+        "attachments",
         "calls",
         "export",
         "client",

@@ -20,6 +20,8 @@ from engine import (
     ROOT,
     AgentBusyError,
     AssistantMessage,
+    Blob,
+    ImagePart,
     InMemoryHistory,
     Message,
     MessageNotFoundError,
@@ -27,12 +29,14 @@ from engine import (
     SessionStore,
     SQLiteSessionExtension,
     StopReason,
+    StorageError,
     ToolCall,
     UserMessage,
     settle_draft,
     switch_version,
 )
 from engine.drafts import app_stopped_stop
+from engine.store import BlobStore
 
 
 @dataclass
@@ -356,6 +360,45 @@ async def test_a_live_request_draft_is_left_alone(kind: Kind) -> None:
     await store.save_draft(writer, AssistantMessage(id="d", content="streaming"))
     assert await settle_draft(store, "s") is False
     await store.release(writer)
+
+
+# ---------------------------------------------------------------------------- attachments
+
+
+def with_picture(text: str, blob: Blob) -> UserMessage:
+    part = ImagePart(blob.media_type, 1, 1, blob.size, blob.sha256)
+    return UserMessage(id=text, content=text, attachments=(part,))
+
+
+async def test_an_attachment_bytes_go_with_its_message(kind: Kind) -> None:
+    store = kind.store
+    assert isinstance(store, BlobStore)
+    picture = Blob.of(b"a picture", "image/png")
+    await store.append(ctx(), with_picture("u1", picture), blobs=[picture])
+    assert await store.read_blob(picture.sha256) == picture
+    # Bytes already kept need not be given again; the batch form takes bytes too.
+    other = Blob.of(b"another picture", "image/webp")
+    await store.append(ctx(), with_picture("u2", picture))
+    await store.append_many(ctx(), [with_picture("u3", other)], blobs=[other])
+    assert await path(store) == ["u1", "u2", "u3"]
+    assert await store.read_blob(other.sha256) == other
+    assert await store.read_blob(Blob.of(b"never", "image/png").sha256) is None
+
+
+async def test_a_message_without_its_bytes_or_bytes_without_a_message_are_refused(
+    kind: Kind,
+) -> None:
+    store = kind.store
+    picture = Blob.of(b"a picture", "image/png")
+    with pytest.raises(StorageError) as caught:
+        await store.append(ctx(), with_picture("u1", picture))
+    assert caught.value.key == "storage.missing_blob"
+    with pytest.raises(StorageError):
+        await store.append_many(ctx(), [user("a"), with_picture("u1", picture)])
+    with pytest.raises(ValueError, match="not referred to"):
+        await store.append(ctx(), user("plain"), blobs=[picture])
+    assert await path(store) == []
+    assert await store.read_blob(picture.sha256) is None
 
 
 def test_both_stores_are_session_stores() -> None:
