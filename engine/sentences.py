@@ -358,9 +358,11 @@ _SENTENCES: dict[str, tuple[str, str]] = {
     ),
     "attach.unsupported": (
         "{name} cannot be attached: files of this type ({kind}) are not read. Attach a picture "
-        "(PNG, JPEG, GIF, WebP), a PDF, or a text file (text, Markdown, CSV, JSON, HTML, code).",
-        "无法附加 {name}：不读取此类文件（{kind}）。请附加图片（PNG、JPEG、GIF、WebP）、PDF "
-        "或文本文件（纯文本、Markdown、CSV、JSON、HTML、代码）。",
+        "(PNG, JPEG, GIF, WebP), a PDF, a Word document (DOCX), a spreadsheet (XLSX, ODS) or a "
+        "text file (text, Markdown, CSV, JSON, HTML, code).",
+        "无法附加 {name}：不读取此类文件（{kind}）。请附加图片（PNG、JPEG、GIF、WebP）、PDF"
+        "、Word 文档（DOCX）、电子表格（XLSX、ODS）或文本文件（纯文本、Markdown、CSV、JSON、"
+        "HTML、代码）。",
     ),
     "attach.wrong_type": (
         "{name} is not what its name says: its contents are not those of a {kind} file. Nothing "
@@ -372,6 +374,11 @@ _SENTENCES: dict[str, tuple[str, str]] = {
         "{limit} million pixels are read). Attach a smaller picture.",
         "{name} 图片过大，无法安全打开（{width} × {height} 像素；最多读取 {limit} 百万像素）。"
         "请附加较小的图片。",
+    ),
+    "attach.unpacks_too_large": (
+        "{name} would unpack to {size}, more than the {limit} a document is read up to (it may "
+        "be a zip bomb). Nothing was attached.",
+        "{name} 解压后将达到 {size}，超过文档可读取的上限 {limit}（它可能是压缩炸弹）。未附加任何内容。",
     ),
     "attach.unreadable": (
         "{name} could not be read; it may be damaged ({detail}). Nothing was attached.",

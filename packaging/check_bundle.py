@@ -64,6 +64,12 @@ REQUIRED_MODULES = {
     "jsonschema": "the MCP client checks tools' structured results against their schemas",
     "mcp_server_time.server": "the Time preset's server (`continuo --mcp-server`, by name)",
     "tzlocal": "the time server finds the local time zone with it",
+    "engine.attach._worker": "the child that reads attachments (imported only in that mode)",
+    "pypdfium2": "PDF text for attachments",
+    "PIL.Image": "pictures for attachments",
+    "charset_normalizer": "text attachments in any encoding",
+    "mammoth": "Word documents' text for attachments",
+    "python_calamine": "spreadsheets for attachments",
 }
 
 #: Module prefixes that must never ship: test code and test tooling.

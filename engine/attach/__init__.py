@@ -11,7 +11,9 @@ first frame, and `PreparedImage.frames` says how many it had.
 `extract_document(path)` returns a document's text, whole, as the model will read it: PDF
 (PDFium; pages joined by a form feed), plain text and code in any encoding
 (charset-normalizer), Markdown, CSV/TSV (with the record count), JSON (checked), HTML (the
-text it shows). The original's bytes come with it, to store beside the text.
+text it shows), Word DOCX (its paragraphs, by mammoth) and spreadsheets — XLSX, ODS —
+every sheet as CSV under its name (python-calamine, with the row count). The original's
+bytes come with it, to store beside the text.
 
 Both are async and read nothing in this process but the file's bytes: every parser runs in
 a child process limited in time and memory (`ChildLimits`, `engine.attach._child`), killed
@@ -51,7 +53,7 @@ MAX_IMAGE_PIXELS = 64_000_000
 
 #: the child's operations each function reads files with
 _PICTURE_OPS = frozenset({"image"})
-_DOCUMENT_OPS = frozenset({"pdf", "text", "table", "json", "html"})
+_DOCUMENT_OPS = frozenset({"pdf", "text", "table", "json", "html", "docx", "sheet"})
 
 #: the media types a prepared picture may be encoded as
 IMAGE_FORMATS = ("image/jpeg", "image/png", "image/webp")

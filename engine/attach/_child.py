@@ -110,6 +110,8 @@ async def run_child(
             params = {"limit": size_phrase(limits.memory)}
         elif error == "attach.over_budget":
             params = {"limit": size_phrase(int(params.get("limit", 0)))}
+        elif error == "attach.unpacks_too_large":
+            params = {k: size_phrase(int(params.get(k, 0))) for k in ("size", "limit")}
         raise _refused(path, error, params)
     return header, payload
 

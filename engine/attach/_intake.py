@@ -52,6 +52,8 @@ _CODE = (
     ".sh .bash .zsh .ps1 .sql .css .scss .toml .yaml .yml .ini .cfg .conf .xml .log .tex .rst "
     ".lua .r .pl .scala .dart .vue .svelte .diff .patch .env .properties .gradle .cmake"
 ).split()
+_DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+_XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 _DOCUMENTS = {
     ".pdf": FileKind("pdf", "application/pdf", "PDF"),
     ".txt": FileKind("text", "text/plain", ".txt"),
@@ -62,6 +64,9 @@ _DOCUMENTS = {
     ".json": FileKind("json", "application/json", "JSON"),
     ".html": FileKind("html", "text/html", "HTML"),
     ".htm": FileKind("html", "text/html", "HTML"),
+    ".docx": FileKind("docx", _DOCX, "Word (DOCX)"),
+    ".xlsx": FileKind("sheet", _XLSX, "Excel (XLSX)"),
+    ".ods": FileKind("sheet", "application/vnd.oasis.opendocument.spreadsheet", "ODS"),
     **{suffix: FileKind("text", "text/plain", suffix) for suffix in _CODE},
 }
 KINDS: dict[str, FileKind] = {**_PICTURES, **_DOCUMENTS}
@@ -71,6 +76,10 @@ _SIGNATURES: dict[str, tuple[bytes, ...]] = {
     "image/png": (b"\x89PNG\r\n\x1a\n",),
     "image/jpeg": (b"\xff\xd8\xff",),
     "image/gif": (b"GIF87a", b"GIF89a"),
+    # Word, Excel and OpenDocument files are zip packages.
+    _DOCX: (b"PK\x03\x04",),
+    _XLSX: (b"PK\x03\x04",),
+    "application/vnd.oasis.opendocument.spreadsheet": (b"PK\x03\x04",),
 }
 #: what a text file never starts with: executables, archives, pictures, PDFs
 _NOT_TEXT = (

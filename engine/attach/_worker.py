@@ -10,17 +10,19 @@ an exhausted limit ends this process only; the parent turns it into `AttachmentE
 Protocol, on the standard streams: the parent writes one JSON line (``{"op": ..., "options":
 {...}}``) and then the file's bytes to end of input; the child writes one JSON line (the
 result, or ``{"error": key, "params": {...}}``) and then the result's bytes, if any (a
-re-encoded picture). Self-contained on purpose (the standard library and the three parsing
+re-encoded picture). Self-contained on purpose (the standard library and the parsing
 libraries only): it never imports the engine, so a child starts in a tenth of a second.
 """
 
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 import json
 import sys
 import warnings
+import zipfile
 from collections.abc import Callable
 from html.parser import HTMLParser
 from typing import Any
@@ -265,6 +267,80 @@ def extract_html(data: bytes, options: dict[str, Any]) -> Result:
     return {"text": parser.text()}, b""
 
 
+#: the most a zip package (DOCX, XLSX, ODS) may unpack to, all parts together (256 MB)
+MAX_UNPACKED = 256 * 1024 * 1024
+
+
+def _refuse_zip_bomb(data: bytes) -> None:
+    """Refuse a package whose parts say they unpack to more than `MAX_UNPACKED`. The sizes
+    in its directory are binding: Python's zip reader stops a part at its stated size."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as package:
+            size = sum(info.file_size for info in package.infolist())
+    except (zipfile.BadZipFile, ValueError, OSError) as exc:
+        raise Refusal("attach.unreadable", detail=f"not a zip package: {exc}") from exc
+    if size > MAX_UNPACKED:
+        raise Refusal("attach.unpacks_too_large", size=size, limit=MAX_UNPACKED)
+
+
+def extract_docx(data: bytes, options: dict[str, Any]) -> Result:
+    """Word (DOCX): the text of its paragraphs, tables' cells included, one per line (mammoth's
+    raw text: pure Python over the standard library's zip and XML readers, no lxml)."""
+    import mammoth  # type: ignore[import-untyped]  # no type information
+
+    _refuse_zip_bomb(data)
+    try:
+        result = mammoth.extract_raw_text(io.BytesIO(data))
+    except (KeyError, ValueError, zipfile.BadZipFile) as exc:  # not a Word package
+        raise Refusal("attach.unreadable", detail=f"{type(exc).__name__}: {exc}") from exc
+    lines = str(result.value).replace("\r\n", "\n").splitlines()
+    # mammoth ends every paragraph with a blank line: one paragraph a line reads better.
+    text = "\n".join(line for line in (line.rstrip() for line in lines) if line)
+    return {"text": text}, b""
+
+
+def _cell(value: Any) -> str:
+    """A spreadsheet cell as a person reads it: 12 not 12.0, a date without midnight."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    if isinstance(value, datetime.datetime) and value.time() == datetime.time():
+        return value.date().isoformat()
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    if isinstance(value, datetime.timedelta):
+        return str(value)
+    return str(value)
+
+
+def extract_sheet(data: bytes, options: dict[str, Any]) -> Result:
+    """Spreadsheets (XLSX, ODS): every sheet whole, as CSV under its name, and the rows
+    of all sheets counted (python-calamine: a Rust reader, no formulas run, nothing fetched)."""
+    import python_calamine as calamine
+
+    _refuse_zip_bomb(data)
+    try:
+        book = calamine.CalamineWorkbook.from_filelike(io.BytesIO(data))
+        sheets = [(name, book.get_sheet_by_name(name).to_python()) for name in book.sheet_names]
+    except calamine.PasswordError as exc:
+        raise Refusal("attach.unreadable", detail="the file is protected by a password") from exc
+    except (calamine.CalamineError, ValueError) as exc:
+        raise Refusal("attach.unreadable", detail=f"{type(exc).__name__}: {exc}") from exc
+    parts: list[str] = []
+    rows = 0
+    for name, cells in sheets:
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        for row in cells:
+            writer.writerow([_cell(value) for value in row])
+        rows += len(cells)
+        parts.append(f"# Sheet: {name}\n{out.getvalue()}")
+    return {"text": "\n".join(parts).rstrip("\n"), "rows": rows}, b""
+
+
 #: what the child can be asked to do
 OPS: dict[str, Callable[[bytes, dict[str, Any]], Result]] = {
     "image": prepare_image,
@@ -273,6 +349,8 @@ OPS: dict[str, Callable[[bytes, dict[str, Any]], Result]] = {
     "table": extract_table,
     "json": extract_json,
     "html": extract_html,
+    "docx": extract_docx,
+    "sheet": extract_sheet,
 }
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import ctypes
 import io
 import struct
+import zipfile
 import zlib
+from xml.sax.saxutils import escape, quoteattr
 
 import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_raw  # type: ignore[import-untyped]
@@ -94,3 +96,143 @@ def pdf_with_a_cycle() -> bytes:
         out += b"%010d 00000 n \n" % offset
     trailer = b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n"
     return out + trailer % (len(objects) + 1, xref)
+
+
+# ------------------------------------------------------------------------ office packages
+# Minimal but complete Office Open XML packages (ECMA-376 part 2: content types, package
+# relationships, the main part), written with the standard library: what Word and Excel
+# themselves require of a file, so the readers see real packages, not fragments.
+
+_CT = "http://schemas.openxmlformats.org/package/2006/content-types"
+_RELS = "http://schemas.openxmlformats.org/package/2006/relationships"
+_OFFICE_DOC = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"
+_WORKSHEET = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet"
+_SHEET_NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+_R_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+_XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+
+
+def _package(main: str, parts: dict[str, tuple[str | None, str]]) -> bytes:
+    """A zip package of ``parts`` (name: content type or None for plain XML, body), ``main``
+    being the part the package relationship points at."""
+    overrides = "".join(
+        f'<Override PartName="/{name}" ContentType="{kind}"/>'
+        for name, (kind, _) in parts.items()
+        if kind is not None
+    )
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as package:
+        package.writestr(
+            "[Content_Types].xml",
+            f'{_XML}<Types xmlns="{_CT}">'
+            f'<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.'
+            f'relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>'
+            f"{overrides}</Types>",
+        )
+        package.writestr(
+            "_rels/.rels",
+            f'{_XML}<Relationships xmlns="{_RELS}"><Relationship Id="rId1" '
+            f'Type="{_OFFICE_DOC}" Target="{main}"/></Relationships>',
+        )
+        for name, (_, body) in parts.items():
+            package.writestr(name, body)
+    return buffer.getvalue()
+
+
+def make_docx(paragraphs: list[str], table: list[list[str]] | None = None) -> bytes:
+    """A Word document: one paragraph per string, then a table (rows of cells) if given."""
+    w = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+
+    def para(text: str) -> str:
+        return f'<w:p><w:r><w:t xml:space="preserve">{escape(text)}</w:t></w:r></w:p>'
+
+    body = "".join(para(text) for text in paragraphs)
+    if table:
+        rows = "".join(
+            "<w:tr>" + "".join(f"<w:tc>{para(cell)}</w:tc>" for cell in row) + "</w:tr>"
+            for row in table
+        )
+        body += f"<w:tbl>{rows}</w:tbl>"
+    document = f'{_XML}<w:document xmlns:w="{w}"><w:body>{body}</w:body></w:document>'
+    kind = "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"
+    return _package("word/document.xml", {"word/document.xml": (kind, document)})
+
+
+def make_xlsx(sheets: list[tuple[str, list[list[object]]]]) -> bytes:
+    """A workbook: each sheet's rows of cells (text as inline strings, numbers as numbers)."""
+    names = "".join(
+        f'<sheet name={quoteattr(name)} sheetId="{i}" r:id="rId{i}"/>'
+        for i, (name, _) in enumerate(sheets, 1)
+    )
+    workbook = (
+        f'{_XML}<workbook xmlns="{_SHEET_NS}" xmlns:r="{_R_NS}"><sheets>{names}</sheets></workbook>'
+    )
+    links = "".join(
+        f'<Relationship Id="rId{i}" Type="{_WORKSHEET}" Target="worksheets/sheet{i}.xml"/>'
+        for i in range(1, len(sheets) + 1)
+    )
+    worksheet_kind = "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"
+    kind = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"
+    parts: dict[str, tuple[str | None, str]] = {
+        "xl/workbook.xml": (kind, workbook),
+        "xl/_rels/workbook.xml.rels": (
+            None,
+            f'{_XML}<Relationships xmlns="{_RELS}">{links}</Relationships>',
+        ),
+    }
+    for i, (_, rows) in enumerate(sheets, 1):
+        cells = []
+        for r, row in enumerate(rows, 1):
+            line = []
+            for c, value in enumerate(row):
+                ref = f"{chr(65 + c)}{r}"
+                if isinstance(value, str):
+                    line.append(f'<c r="{ref}" t="inlineStr"><is><t>{escape(value)}</t></is></c>')
+                else:
+                    line.append(f'<c r="{ref}"><v>{value}</v></c>')
+            cells.append(f'<row r="{r}">{"".join(line)}</row>')
+        sheet = f'{_XML}<worksheet xmlns="{_SHEET_NS}"><sheetData>{"".join(cells)}</sheetData></worksheet>'
+        parts[f"xl/worksheets/sheet{i}.xml"] = (worksheet_kind, sheet)
+    return _package("xl/workbook.xml", parts)
+
+
+def make_ods(name: str, rows: list[list[object]]) -> bytes:
+    """An OpenDocument spreadsheet (ODF 1.2 package: mimetype first and stored, manifest,
+    content) with one sheet of text and number cells."""
+    office = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+    table_ns = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
+    text_ns = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+    cells = []
+    for row in rows:
+        line = []
+        for value in row:
+            if isinstance(value, str):
+                line.append(
+                    f'<table:table-cell office:value-type="string"><text:p>{escape(value)}'
+                    "</text:p></table:table-cell>"
+                )
+            else:
+                line.append(
+                    f'<table:table-cell office:value-type="float" office:value="{value}">'
+                    f"<text:p>{value}</text:p></table:table-cell>"
+                )
+        cells.append(f"<table:table-row>{''.join(line)}</table:table-row>")
+    content = (
+        f'{_XML}<office:document-content xmlns:office="{office}" xmlns:table="{table_ns}" '
+        f'xmlns:text="{text_ns}" office:version="1.2"><office:body><office:spreadsheet>'
+        f"<table:table table:name={quoteattr(name)}>{''.join(cells)}</table:table>"
+        "</office:spreadsheet></office:body></office:document-content>"
+    )
+    mime = "application/vnd.oasis.opendocument.spreadsheet"
+    manifest = (
+        f'{_XML}<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:'
+        'manifest:1.0" manifest:version="1.2"><manifest:file-entry manifest:full-path="/" '
+        f'manifest:media-type="{mime}"/><manifest:file-entry manifest:full-path="content.xml" '
+        'manifest:media-type="text/xml"/></manifest:manifest>'
+    )
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as package:
+        package.writestr(zipfile.ZipInfo("mimetype"), mime, compress_type=zipfile.ZIP_STORED)
+        package.writestr("META-INF/manifest.xml", manifest)
+        package.writestr("content.xml", content)
+    return buffer.getvalue()
