@@ -43,15 +43,15 @@ import html
 import json
 import os
 import re
-import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from ..attachments import Blob, blob_refs
 from ..errors import ArchiveError, StorageError
 from ..messages import (
     AssistantMessage,
@@ -61,14 +61,17 @@ from ..messages import (
     ToolCall,
     ToolMessage,
     UserMessage,
+    attachments_of,
     message_to_dict,
 )
 from ..redaction import Redactor
 from ..sentences import ErrorAction, Phrase, describe_stop
 from ..storage.backup import is_database_file
 from ..storage.transfer import ArchivedMessage, ArchivedSession
+from ._attached import blob_to_json
 from ._inert import SAFE_SCHEMES, SCHEME, Inert
 from ._reading import Attempts, Group, model_line, notice_caption, outcome_words
+from ._sink import CHUNK_BYTES, Sink
 from ._thread import in_thread
 
 if TYPE_CHECKING:
@@ -93,10 +96,8 @@ __all__ = [
 
 #: the ``"format"`` of a Continuo JSON export, and the schema version this code writes
 EXPORT_FORMAT = "continuo-export"
-EXPORT_VERSION = 1
+EXPORT_VERSION = 2
 
-#: about how many bytes are gathered before one write to the file
-CHUNK_BYTES = 256 * 1024
 
 #: ``progress(done_messages, total_messages)``, called on the caller's loop
 ExportProgress = Callable[[int, int], None]
@@ -222,7 +223,7 @@ async def export_conversations(
         for sid in ids:
             total += await storage.count_messages(sid)
     formatter = _FORMATS[kind](dict(provider_names or {}))
-    sink = _Sink(target)
+    sink = Sink(target)
     done = conversations = 0
     try:
         await in_thread(sink.open)
@@ -243,10 +244,15 @@ async def export_conversations(
             await in_thread(sink.add, formatter.conversation, head)
             async with contextlib.aclosing(pages):  # its read ends here, even on an error
                 async for page in pages:
-                    await in_thread(sink.add, formatter.messages, page)
+                    await _write_page(storage, sink, formatter, page)
                     done += len(page)
                     if progress is not None:
                         progress(done, max(total, done))
+            for ref in formatter.trailing_refs():  # JSON: each blob once, after the messages
+                blob = await storage.read_blob(ref)
+                if blob is None:
+                    raise _missing_blob(ref, storage.path)
+                await in_thread(sink.add, formatter.blob, blob)
             await in_thread(sink.add, formatter.end_conversation)
             conversations += 1
         await in_thread(sink.add, formatter.end)
@@ -265,98 +271,39 @@ async def export_conversations(
     return ExportReport(conversations, done, target, sink.size)
 
 
+async def _write_page(
+    storage: SQLiteSessionStorage, sink: Sink, formatter: _Format, page: Sequence[ArchivedMessage]
+) -> None:
+    """Write one page; a message whose attachments' bytes the format shows is written on its
+    own, with only its bytes read (one message's pictures in memory at a time)."""
+    run: list[ArchivedMessage] = []
+    for item in page:
+        refs = formatter.wants(item.message)
+        if not refs:
+            run.append(item)
+            continue
+        if run:
+            await in_thread(sink.add, formatter.messages, run, {})
+            run = []
+        blobs: dict[str, Blob] = {}
+        for ref in refs:
+            blob = await storage.read_blob(ref)
+            if blob is not None:  # a reading format says the bytes are missing
+                blobs[ref] = blob
+        await in_thread(sink.add, formatter.messages, [item], blobs)
+    if run:
+        await in_thread(sink.add, formatter.messages, run, {})
+
+
+def _missing_blob(ref: str, path: Path) -> StorageError:
+    return StorageError(
+        key="storage.missing_blob",
+        params={"ref": ref[:12], "path": str(path)},
+        action=ErrorAction.NONE,
+    )
+
+
 # ---------------------------------------------------------------------------- the file
-
-
-class _Sink:
-    """The temporary file beside the target, written in chunks, renamed onto it at the end.
-
-    Every method but `discard` runs in a worker thread, one at a time.
-    """
-
-    def __init__(self, target: Path) -> None:
-        self.target = target
-        self.temp = target.with_name(f".{target.name}.partial-{secrets.token_hex(4)}")
-        self._file: IO[bytes] | None = None
-        self._pending: list[bytes] = []
-        self._pending_size = 0
-        self._written = 0
-        self.committed = False  #: renamed onto the target: the export is in place
-
-    @property
-    def size(self) -> int:
-        """The bytes written so far (the file's size, once committed)."""
-        return self._written
-
-    def open(self) -> None:
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-        with self._refusals():
-            self._file = os.fdopen(os.open(self.temp, flags, 0o600), "wb")
-
-    def add(self, make: Callable[..., str], *args: Any) -> None:
-        data = make(*args).encode("utf-8")
-        self._pending.append(data)
-        self._pending_size += len(data)
-        if self._pending_size >= CHUNK_BYTES:
-            self._flush()
-
-    def commit(self) -> int:
-        """Write what is left, make it durable, put it in place; return its size."""
-        assert self._file is not None
-        self._flush()
-        with self._refusals():
-            self._file.flush()
-            os.fsync(self._file.fileno())
-            self._file.close()
-            os.replace(self.temp, self.target)
-        self._file = None
-        self.committed = True
-        _sync_folder(self.target.parent)
-        return self._written
-
-    def discard(self) -> None:
-        """Close and remove the temporary file (on the caller's thread: a few system calls)."""
-        if self._file is not None:
-            with contextlib.suppress(OSError):
-                self._file.close()
-            self._file = None
-        with contextlib.suppress(OSError):
-            self.temp.unlink()
-
-    def _flush(self) -> None:
-        if not self._pending:
-            return
-        assert self._file is not None
-        data = b"".join(self._pending)
-        self._pending.clear()
-        self._pending_size = 0
-        with self._refusals():
-            self._file.write(data)
-        self._written += len(data)
-
-    @contextlib.contextmanager
-    def _refusals(self) -> Any:
-        try:
-            yield
-        except OSError as exc:
-            raise ArchiveError(
-                str(self.target),
-                key="archive.cannot_write",
-                params={"reason": exc.strerror or str(exc)},
-                action=ErrorAction.CHECK_FOLDER,
-            ) from exc
-
-
-def _sync_folder(folder: Path) -> None:
-    """fsync the folder so the rename survives a power cut (POSIX; elsewhere a no-op)."""
-    if not hasattr(os, "O_DIRECTORY"):
-        return
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 # ---------------------------------------------------------------------------- formats
@@ -379,7 +326,17 @@ class _Format(Protocol):
 
     def conversation(self, head: _Head) -> str: ...
 
-    def messages(self, page: Sequence[ArchivedMessage]) -> str: ...
+    def wants(self, message: Message) -> Sequence[str]:
+        """The blobs whose bytes writing `message` needs (given to `messages` with it)."""
+        ...
+
+    def messages(self, page: Sequence[ArchivedMessage], blobs: Mapping[str, Blob]) -> str: ...
+
+    def trailing_refs(self) -> Sequence[str]:
+        """The blobs to write after the conversation's messages (`blob`), each once."""
+        ...
+
+    def blob(self, blob: Blob) -> str: ...
 
     def end_conversation(self) -> str: ...
 
@@ -392,6 +349,8 @@ class _Json:
     def __init__(self, _provider_names: Mapping[str, str]) -> None:
         self._first_conversation = True
         self._first_message = True
+        self._refs: dict[str, None] = {}  # the conversation's blob references, in order
+        self._blobs_written = 0
 
     def begin(self, exported_at: float) -> str:
         head = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "exported_at": exported_at}
@@ -410,9 +369,15 @@ class _Json:
         }
         lead = "" if self._first_conversation else ",\n"
         self._first_conversation, self._first_message = False, True
+        self._refs, self._blobs_written = {}, 0
         return lead + _dumps(fields)[:-1] + ', "messages": [\n'
 
-    def messages(self, page: Sequence[ArchivedMessage]) -> str:
+    def wants(self, message: Message) -> Sequence[str]:
+        return ()  # the bytes come once each, after the messages
+
+    def messages(self, page: Sequence[ArchivedMessage], blobs: Mapping[str, Blob]) -> str:
+        for ref in blob_refs(attachments_of(item.message for item in page)):
+            self._refs[ref] = None
         lines = [
             _dumps(
                 {
@@ -428,8 +393,16 @@ class _Json:
         self._first_message = self._first_message and not lines
         return lead + ",\n".join(lines)
 
+    def trailing_refs(self) -> Sequence[str]:
+        return list(self._refs)
+
+    def blob(self, blob: Blob) -> str:
+        lead = '\n], "blobs": [\n' if not self._blobs_written else ",\n"
+        self._blobs_written += 1
+        return lead + _dumps(blob_to_json(blob))
+
     def end_conversation(self) -> str:
-        return "\n]}"
+        return "\n]}" if self._blobs_written else '\n], "blobs": []}'
 
     def end(self) -> str:
         return "\n]}\n"
@@ -517,6 +490,7 @@ def _html_tool(call: ToolCall, titled: bool = True) -> str:
 
 # Markdown ------------------------------------------------------------------------------
 
+
 def _code_span(text: str) -> str:
     """`text` (a tool's name) as an inline code span that no backtick in it can end."""
     text = _one_line(text)
@@ -575,8 +549,17 @@ class _Markdown:
         lines += ["", _versions_line(head), "", ""]
         return lead + "\n".join(lines)
 
-    def messages(self, page: Sequence[ArchivedMessage]) -> str:
+    def wants(self, message: Message) -> Sequence[str]:
+        return ()
+
+    def messages(self, page: Sequence[ArchivedMessage], blobs: Mapping[str, Blob]) -> str:
         return self._groups(self._attempts.feed(item.message for item in page))
+
+    def trailing_refs(self) -> Sequence[str]:
+        return ()
+
+    def blob(self, blob: Blob) -> str:
+        return ""
 
     def _groups(self, groups: Sequence[Group]) -> str:
         parts = []
@@ -641,7 +624,6 @@ details { margin: .4em 0; color: #555; } summary { cursor: default; }
 table { border-collapse: collapse; } td, th { border: 1px solid #ccc; padding: .2em .5em; }
 hr { margin: 3em 0; border: 0; border-top: 1px solid #ddd; }
 """
-
 
 
 def _safe_link(url: str) -> bool:
@@ -717,8 +699,17 @@ class _Html:
         lines = "".join(f'<p class="meta">{html.escape(line)}</p>\n' for line in meta)
         return f"{lead}<article>\n<h1>{html.escape(title)}</h1>\n{lines}"
 
-    def messages(self, page: Sequence[ArchivedMessage]) -> str:
+    def wants(self, message: Message) -> Sequence[str]:
+        return ()
+
+    def messages(self, page: Sequence[ArchivedMessage], blobs: Mapping[str, Blob]) -> str:
         return self._groups(self._attempts.feed(item.message for item in page))
+
+    def trailing_refs(self) -> Sequence[str]:
+        return ()
+
+    def blob(self, blob: Blob) -> str:
+        return ""
 
     def _groups(self, groups: Sequence[Group]) -> str:
         parts = []

@@ -131,7 +131,7 @@ async def import_file(
                 try:
                     stored = await storage.import_conversation(item)
                 except StorageError as exc:
-                    if exc.key != "archive.bad_tree":
+                    if exc.key not in ("archive.bad_tree", "storage.missing_blob"):
                         raise
                     skipped.append((item.title or item.source_id, str(exc)))
                     continue

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..attachments import Blob
 from ..messages import Message
 
 __all__ = ["ImportSkip", "ImportedConversation", "ImportedMessage"]
@@ -52,6 +53,9 @@ class ImportedConversation:
     #: parts the reader could not carry (images, attachments, unknown content), replaced by a
     #: placeholder line in the text
     placeholders: int = 0
+    #: the bytes its messages' attachments refer to, each once (checked against their
+    #: SHA-256 by `Blob`); stored in the conversation's own transaction
+    blobs: tuple[Blob, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
