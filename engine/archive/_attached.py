@@ -17,12 +17,14 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import html
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..attachments import Attachment, Blob, DocumentPart, ImagePart
+from ..messages import UserMessage
 
 __all__ = [
     "BASE64_PIECE",
@@ -31,6 +33,7 @@ __all__ = [
     "blob_to_json",
     "blobs_from_json",
     "describe_part",
+    "html_attachments",
     "image_data_url",
 ]
 
@@ -123,6 +126,31 @@ def describe_part(part: Attachment) -> str:
         return f"{_one_line(part.name) or 'document'}" + (f" ({size})" if size else "")
     name = _one_line(part.name) or "picture"
     return f"{name} ({part.width}×{part.height})"
+
+
+def html_attachments(message: UserMessage, blobs: Mapping[str, Blob]) -> str:
+    """A user message's pictures, embedded as ``data:`` URLs of their stored bytes (the only
+    images the page's policy lets load), then its documents listed by name and pages; every
+    name escaped, shown as text."""
+    parts = []
+    documents = []
+    for part in message.attachments:
+        if isinstance(part, ImagePart):
+            url = image_data_url(part, blobs.get(part.blob))
+            caption = html.escape(describe_part(part))
+            if url is None:
+                parts.append(f'<p class="note">[picture: {caption}; its bytes are missing]</p>\n')
+            else:
+                parts.append(
+                    f'<figure><img src="{url}" alt="{html.escape(part.name or "picture")}" '
+                    f'width="{part.width}" height="{part.height}">'
+                    f"<figcaption>{caption}</figcaption></figure>\n"
+                )
+        else:
+            documents.append(f"<li>Document: {html.escape(describe_part(part))}</li>")
+    if documents:
+        parts.append('<ul class="documents">' + "".join(documents) + "</ul>\n")
+    return "".join(parts)
 
 
 def _one_line(text: str) -> str:

@@ -13,7 +13,9 @@
   file that runs nothing and loads nothing: no scripts, no event attributes, no external
   resources (a Content-Security-Policy says so to the browser too), all text escaped,
   assistant Markdown rendered without raw HTML, links only to ``http``/``https``/``mailto``,
-  images shown as links. Markdown keeps the same links live and no others: a link, an
+  images in messages shown as links. The pictures a person attached are embedded from their
+  stored bytes as ``data:`` URLs (the policy's ``img-src data:``: the only images it loads),
+  and documents are listed by name and pages (`engine.archive._attached`). Markdown keeps the same links live and no others: a link, an
   autolink, a link definition or an image whose address is ``javascript:``, ``data:``,
   ``vbscript:``, ``file:``... is written as text (`engine.archive._inert`).
 
@@ -51,7 +53,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..attachments import Blob, blob_refs
+from ..attachments import Blob, ImagePart, blob_refs
 from ..errors import ArchiveError, StorageError
 from ..messages import (
     AssistantMessage,
@@ -68,7 +70,7 @@ from ..redaction import Redactor
 from ..sentences import ErrorAction, Phrase, describe_stop
 from ..storage.backup import is_database_file
 from ..storage.transfer import ArchivedMessage, ArchivedSession
-from ._attached import blob_to_json
+from ._attached import blob_to_json, html_attachments
 from ._inert import SAFE_SCHEMES, SCHEME, Inert
 from ._reading import Attempts, Group, model_line, notice_caption, outcome_words
 from ._sink import CHUNK_BYTES, Sink
@@ -609,7 +611,10 @@ class _Markdown:
 # HTML ----------------------------------------------------------------------------------
 
 #: nothing but the inline style below may load or run (a second wall behind the escaping)
-_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+_POLICY = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
+    "form-action 'none'"
+)
 
 _STYLE = """
 body { font: 15px/1.5 system-ui, sans-serif; max-width: 46em; margin: 2em auto; padding: 0 1em;
@@ -623,6 +628,8 @@ code { font-family: ui-monospace, monospace; font-size: .9em; }
 details { margin: .4em 0; color: #555; } summary { cursor: default; }
 table { border-collapse: collapse; } td, th { border: 1px solid #ccc; padding: .2em .5em; }
 hr { margin: 3em 0; border: 0; border-top: 1px solid #ddd; }
+figure { margin: .6em 0; } figure img { max-width: 100%; height: auto; border-radius: 6px; }
+figcaption, ul.documents { color: #555; font-size: .9em; }
 """
 
 
@@ -674,6 +681,7 @@ class _Html:
         self._calls = _Calls()
         self._names = provider_names
         self._attempts = Attempts()
+        self._blobs: Mapping[str, Blob] = {}  # the bytes of the message being written
 
     def begin(self, exported_at: float) -> str:
         self._md = _markdown_renderer()  # here, in the worker thread: its import takes a while
@@ -700,10 +708,18 @@ class _Html:
         return f"{lead}<article>\n<h1>{html.escape(title)}</h1>\n{lines}"
 
     def wants(self, message: Message) -> Sequence[str]:
-        return ()
+        if not isinstance(message, UserMessage):
+            return ()
+        return blob_refs(p for p in message.attachments if isinstance(p, ImagePart))
 
     def messages(self, page: Sequence[ArchivedMessage], blobs: Mapping[str, Blob]) -> str:
-        return self._groups(self._attempts.feed(item.message for item in page))
+        # A user message is written in this call (only answers are held back by `Attempts`),
+        # so the bytes given with it are needed only now.
+        self._blobs = blobs
+        try:
+            return self._groups(self._attempts.feed(item.message for item in page))
+        finally:
+            self._blobs = {}
 
     def trailing_refs(self) -> Sequence[str]:
         return ()
@@ -723,7 +739,8 @@ class _Html:
 
     def _message(self, m: Message) -> str:
         if isinstance(m, UserMessage):
-            return f'<section class="user">\n<h2>You</h2>\n{_text(m.content)}</section>\n'
+            attached = html_attachments(m, self._blobs)
+            return f'<section class="user">\n<h2>You</h2>\n{_text(m.content)}{attached}</section>\n'
         if isinstance(m, AssistantMessage):
             who = "Assistant" + (f" ({m.model})" if m.model else "")
             parts = [f'<section class="assistant">\n<h2>{html.escape(who)}</h2>\n']

@@ -10,7 +10,9 @@ import base64
 import hashlib
 import io
 import json
+import re
 import sqlite3
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -283,3 +285,83 @@ async def test_the_documented_example_carries_its_picture(
     assert blob is not None and hashlib.sha256(blob.data).hexdigest() == picture.blob
     with Image.open(io.BytesIO(blob.data)) as opened:
         assert opened.size == (picture.width, picture.height) == (1, 1)
+
+
+# ---------------------------------------------------------------------------- HTML
+
+
+class _Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+    handle_startendtag = handle_starttag
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+HOSTILE_NAME = '<img src=x onerror=alert(1)>"\u202egnp.exe\nreport.pdf'
+
+
+async def test_html_embeds_pictures_as_data_urls_and_lists_documents(
+    tmp_path: Path,
+) -> None:
+    storage = SQLiteSessionStorage(tmp_path / "continuo.sqlite3")
+    blue = png((0, 0, 250), (3, 2))
+    hostile_doc = DocumentPart(HOSTILE_NAME, "text/csv", "a,b\n1,2", PDF.sha256, rows=1)
+    try:
+        await storage.append(
+            "h",
+            "r",
+            UserMessage(
+                content="Pictures and papers",
+                attachments=(
+                    image(RED),
+                    image(blue, '"><script>alert(2)</script>.png'),
+                    DOC,
+                    hostile_doc,
+                ),
+            ),
+            blobs=[RED, blue, PDF],
+        )
+        await storage.append("h", "r", AssistantMessage(content="Seen."))
+        out = tmp_path / "page.html"
+        await export_conversations(storage, out, "html")
+    finally:
+        await storage.close()
+    page = out.read_text(encoding="utf-8")
+    parser = _Tags()
+    parser.feed(page)
+    parser.close()
+    images = [attrs for tag, attrs in parser.tags if tag == "img"]
+    # each picture's own stored bytes, as data: URLs; nothing else in the page loads
+    assert [a["src"] for a in images] == [
+        "data:image/png;base64," + base64.b64encode(b.data).decode() for b in (RED, blue)
+    ]
+    assert [(a["width"], a["height"]) for a in images] == [("4", "3"), ("3", "2")]
+    assert images[1]["alt"] == '"><script>alert(2)</script>.png'  # an attribute's text
+    assert not {"script", "iframe", "object", "embed", "link"} & {t for t, _ in parser.tags}
+    for tag, attrs in parser.tags:
+        assert not any(name.startswith("on") for name in attrs), (tag, attrs)
+        if tag != "img":
+            assert "src" not in attrs, tag
+    assert not re.search(r"<\s*script", page, re.IGNORECASE)
+    # the page's policy lets images come from data: only, and nothing else load
+    [policy] = [
+        a["content"]
+        for t, a in parser.tags
+        if t == "meta" and a.get("http-equiv") == "Content-Security-Policy"
+    ]
+    assert policy is not None
+    rules = dict(rule.strip().split(" ", 1) for rule in policy.split(";"))
+    assert rules["img-src"] == "data:" and rules["default-src"] == "'none'"
+    # documents listed by name and pages or rows, names as text
+    text = "".join(parser.text)
+    assert "Document: mill report.pdf (2 pages)" in text
+    assert f"Document: {' '.join(HOSTILE_NAME.split())} (1 row)" in text
+    assert "&lt;img src=x onerror=alert(1)&gt;&quot;" in page
