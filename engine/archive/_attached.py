@@ -22,9 +22,11 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import quote
 
-from ..attachments import Attachment, Blob, DocumentPart, ImagePart
+from ..attachments import Attachment, Blob, ImagePart
 from ..messages import UserMessage
+from ._sink import Folder
 
 __all__ = [
     "BASE64_PIECE",
@@ -33,8 +35,10 @@ __all__ = [
     "blob_to_json",
     "blobs_from_json",
     "describe_part",
+    "part_details",
     "html_attachments",
     "image_data_url",
+    "markdown_attachments",
 ]
 
 #: characters of base64 per piece of a blob's ``"data"`` (1 MiB; 786,432 bytes each)
@@ -115,17 +119,22 @@ def image_data_url(part: ImagePart, blob: Blob | None) -> str | None:
 
 
 def describe_part(part: Attachment) -> str:
-    """A part in a few words, for a reading format: ``report.pdf (PDF, 3 pages)``."""
-    if isinstance(part, DocumentPart):
-        counts = []
-        if part.pages is not None:
-            counts.append(f"{part.pages:,} page" + ("" if part.pages == 1 else "s"))
-        if part.rows is not None:
-            counts.append(f"{part.rows:,} row" + ("" if part.rows == 1 else "s"))
-        size = ", ".join(counts)
-        return f"{_one_line(part.name) or 'document'}" + (f" ({size})" if size else "")
-    name = _one_line(part.name) or "picture"
-    return f"{name} ({part.width}×{part.height})"
+    """A part in a few words, for a reading format: ``report.pdf (3 pages)``."""
+    default = "picture" if isinstance(part, ImagePart) else "document"
+    details = part_details(part)
+    return (_one_line(part.name) or default) + (f" {details}" if details else "")
+
+
+def part_details(part: Attachment) -> str:
+    """A part's size in words: ``(4×3)`` for a picture, ``(3 pages)``, ``(159 rows)``."""
+    if isinstance(part, ImagePart):
+        return f"({part.width}×{part.height})"
+    counts = []
+    if part.pages is not None:
+        counts.append(f"{part.pages:,} page" + ("" if part.pages == 1 else "s"))
+    if part.rows is not None:
+        counts.append(f"{part.rows:,} row" + ("" if part.rows == 1 else "s"))
+    return f"({', '.join(counts)})" if counts else ""
 
 
 def html_attachments(message: UserMessage, blobs: Mapping[str, Blob]) -> str:
@@ -153,8 +162,44 @@ def html_attachments(message: UserMessage, blobs: Mapping[str, Blob]) -> str:
     return "".join(parts)
 
 
+def markdown_attachments(
+    message: UserMessage, blobs: Mapping[str, Blob], names: FileNames, folder: Folder
+) -> str:
+    """A user message's attachments in Markdown: each original written into `folder` (once,
+    under a safe name) and linked by a relative address (percent-encoded). Links, never
+    images: a viewer that renders the file loads nothing by itself."""
+    lines = []
+    for part in message.attachments:
+        name, new = names.name_for(part)
+        blob = blobs.get(part.blob)
+        if new and blob is not None:
+            folder.write(name, blob.data)
+        elif new:  # the bytes were missing from the database: said, never a dead link
+            names.missing.add(part.blob)
+        kind = "Picture" if isinstance(part, ImagePart) else "Document"
+        label = _md_text(_one_line(part.name) or name)
+        details = _md_text(part_details(part))
+        if part.blob in names.missing:
+            lines.append(f"- {kind}: {label} {details} (its bytes are missing)")
+        else:
+            address = quote(f"{folder.target.name}/{name}")
+            lines.append(f"- {kind}: [{label}]({address}) {details}".rstrip())
+    return "**Attached:**\n\n" + "\n".join(lines) + "\n\n"
+
+
+def _md_text(text: str) -> str:
+    """A name as Markdown text that shows it as is: no tag, no link, no emphasis."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return re.sub(r"([\\`*_\[\]()#!|~])", r"\\\1", text)
+
+
+_BIDI = re.compile(r"[\u202a-\u202e\u2066-\u2069\u200e\u200f]")
+
+
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    """A name on one line, without the bidirectional controls that would make it read other
+    than it is (``report\u202efdp.exe``)."""
+    return " ".join(_BIDI.sub("", text).split())
 
 
 # Characters never in a written file's name: separators, controls, what Windows refuses, and
@@ -179,9 +224,9 @@ _MAX_NAME = 120  # characters of a written name, its suffix included
 class FileNames:
     """Safe, distinct file names for the originals written into one folder.
 
-    A name keeps what it can of the attachment's own (letters, digits, spaces, dots inside),
-    loses path separators, control and bidirectional characters and leading dots (never
-    ``..``, never hidden), is cut to `_MAX_NAME` characters, and gets a suffix from its media
+    A name keeps what it can of the attachment's own (a path's last component; letters,
+    digits, spaces, single dots inside), loses path separators, control and bidirectional
+    characters, runs of dots and leading dots (never ``..``, never hidden), is cut to `_MAX_NAME` characters, and gets a suffix from its media
     type when it has none. The same bytes get the same name; a second file under a name
     already given is numbered (``report (2).pdf``).
     """
@@ -189,6 +234,12 @@ class FileNames:
     def __init__(self) -> None:
         self._by_ref: dict[str, str] = {}
         self._taken: set[str] = set()
+        #: references whose bytes were not in the database (nothing written for them)
+        self.missing: set[str] = set()
+
+    def named(self, ref: str) -> bool:
+        """True when the bytes of `ref` have a name already (written, or found missing)."""
+        return ref in self._by_ref
 
     def name_for(self, part: Attachment) -> tuple[str, bool]:
         """The file name of `part`'s bytes and whether it is new (to be written)."""
@@ -207,7 +258,11 @@ class FileNames:
     @staticmethod
     def _split(part: Attachment) -> tuple[str, str]:
         raw = unicodedata.normalize("NFC", part.name or "")
-        cleaned = _UNSAFE.sub("_", raw).strip().lstrip(".").strip()
+        # A name that is a path keeps its last real component ("../../etc/passwd": "passwd");
+        # then nothing unsafe is left in it, no run of dots, no leading dot.
+        components = [c for c in re.split(r"[/\\]", raw) if c.strip() not in ("", ".", "..")]
+        cleaned = _UNSAFE.sub("_", components[-1] if components else "")
+        cleaned = re.sub(r"\.{2,}", ".", cleaned).strip().lstrip(".").strip()
         default = "picture" if isinstance(part, ImagePart) else "document"
         stem, dot, suffix = cleaned.rpartition(".")
         if not dot or not stem or not re.fullmatch(r"[A-Za-z0-9]{1,10}", suffix):

@@ -70,17 +70,14 @@ from ..redaction import Redactor
 from ..sentences import ErrorAction, Phrase, describe_stop
 from ..storage.backup import is_database_file
 from ..storage.transfer import ArchivedMessage, ArchivedSession
-from ._attached import blob_to_json, html_attachments
-from ._inert import SAFE_SCHEMES, SCHEME, Inert
+from ._attached import FileNames, blob_to_json, html_attachments, markdown_attachments
+from ._inert import Inert, markdown_renderer
 from ._reading import Attempts, Group, model_line, notice_caption, outcome_words
-from ._sink import CHUNK_BYTES, Sink
+from ._sink import CHUNK_BYTES, Folder, Sink
 from ._thread import in_thread
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
-    from markdown_it.renderer import RendererHTML
-    from markdown_it.token import Token
-    from markdown_it.utils import OptionsDict
 
     from ..storage.sqlite import SQLiteSessionStorage
 
@@ -141,6 +138,10 @@ class ExportReport:
     messages: int  #: messages written (in Markdown and HTML, those of the shown versions)
     path: Path
     bytes: int  #: the file's size
+    #: originals written into the folder beside a Markdown export (`folder`)
+    files: int = 0
+    #: that folder (``<name>_files``), or None when no file went into one
+    folder: Path | None = None
 
 
 _SECRET_NAME = re.compile(r"key|token|secret|password|authorization", re.IGNORECASE)
@@ -224,7 +225,9 @@ async def export_conversations(
         total = 0
         for sid in ids:
             total += await storage.count_messages(sid)
-    formatter = _FORMATS[kind](dict(provider_names or {}))
+    names = dict(provider_names or {})
+    folder = Folder(target) if kind is ExportFormat.MARKDOWN else None
+    formatter = _Markdown(names, folder) if folder is not None else _FORMATS[kind](names)
     sink = Sink(target)
     done = conversations = 0
     try:
@@ -258,10 +261,12 @@ async def export_conversations(
             await in_thread(sink.add, formatter.end_conversation)
             conversations += 1
         await in_thread(sink.add, formatter.end)
-        await in_thread(sink.commit)
+        await in_thread(_commit, sink, folder)
     except asyncio.CancelledError:
         if not sink.committed:
             sink.discard()
+            if folder is not None:
+                folder.discard()
             raise
         # Cancelled after the rename: the file is in place, whole, so the export is done.
         task = asyncio.current_task()
@@ -269,8 +274,25 @@ async def export_conversations(
             task.uncancel()
     except BaseException:
         sink.discard()
+        if folder is not None:
+            folder.discard()
         raise
-    return ExportReport(conversations, done, target, sink.size)
+    made = folder is not None and folder.made
+    return ExportReport(
+        conversations,
+        done,
+        target,
+        sink.size,
+        files=folder.files if folder is not None else 0,
+        folder=folder.target if folder is not None and made else None,
+    )
+
+
+def _commit(sink: Sink, folder: Folder | None) -> None:
+    """The last step, in one worker thread: the folder of originals in place, then the file."""
+    if folder is not None:
+        folder.commit()
+    sink.commit()
 
 
 async def _write_page(
@@ -526,7 +548,10 @@ class _Markdown:
     through `Inert`, what the export writes itself through `_inline` or a code block.
     """
 
-    def __init__(self, provider_names: Mapping[str, str]) -> None:
+    def __init__(self, provider_names: Mapping[str, str], folder: Folder | None = None) -> None:
+        self._folder = folder
+        self._files = FileNames()  # one name for each original, across the whole export
+        self._blobs: Mapping[str, Blob] = {}  # the bytes of the message being written
         self._first = True
         self._inert = Inert()
         self._calls = _Calls()
@@ -552,10 +577,16 @@ class _Markdown:
         return lead + "\n".join(lines)
 
     def wants(self, message: Message) -> Sequence[str]:
-        return ()
+        if self._folder is None or not isinstance(message, UserMessage):
+            return ()
+        return [ref for ref in blob_refs(message.attachments) if not self._files.named(ref)]
 
     def messages(self, page: Sequence[ArchivedMessage], blobs: Mapping[str, Blob]) -> str:
-        return self._groups(self._attempts.feed(item.message for item in page))
+        self._blobs = blobs  # a user message is written in this call (see `_Html.messages`)
+        try:
+            return self._groups(self._attempts.feed(item.message for item in page))
+        finally:
+            self._blobs = {}
 
     def trailing_refs(self) -> Sequence[str]:
         return ()
@@ -575,7 +606,10 @@ class _Markdown:
     def _message(self, m: Message) -> str:
         inert = self._inert
         if isinstance(m, UserMessage):
-            return f"## You\n\n{inert(m.content)}\n\n"
+            attached = ""
+            if m.attachments and self._folder is not None:
+                attached = markdown_attachments(m, self._blobs, self._files, self._folder)
+            return f"## You\n\n{inert(m.content)}\n\n{attached}"
         if isinstance(m, AssistantMessage):
             parts = ["## Assistant" + (f" ({_inline(m.model)})" if m.model else "") + "\n\n"]
             if m.reasoning:
@@ -633,37 +667,6 @@ figcaption, ul.documents { color: #555; font-size: .9em; }
 """
 
 
-def _safe_link(url: str) -> bool:
-    """Links an export keeps: http, https, mailto and in-page anchors. markdown-it's own
-    check refuses javascript:, vbscript:, file: and most data:; this refuses relative
-    paths too, which would open local files from a page opened from disk."""
-    url = url.strip().lower()
-    if url.startswith("#"):
-        return True
-    scheme = SCHEME.match(url)
-    return scheme is not None and scheme.group(1) in SAFE_SCHEMES
-
-
-def _image_as_link(
-    renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Any
-) -> str:
-    token = tokens[idx]
-    alt = renderer.renderInlineAsText(token.children or [], options, env)
-    label = html.escape(f"[image: {alt}]" if alt else "[image]")
-    return f'<a href="{html.escape(str(token.attrs.get("src", "")))}">{label}</a>'
-
-
-def _markdown_renderer() -> MarkdownIt:
-    from markdown_it import MarkdownIt  # imported by the HTML export only
-
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(
-        ["table", "strikethrough"]
-    )
-    md.validateLink = _safe_link  # type: ignore[method-assign]
-    md.add_render_rule("image", _image_as_link)
-    return md
-
-
 def _text(text: str, css: str = "plain") -> str:
     return f'<div class="{css}">{html.escape(text)}</div>\n'
 
@@ -684,7 +687,7 @@ class _Html:
         self._blobs: Mapping[str, Blob] = {}  # the bytes of the message being written
 
     def begin(self, exported_at: float) -> str:
-        self._md = _markdown_renderer()  # here, in the worker thread: its import takes a while
+        self._md = markdown_renderer()  # here, in the worker thread: its import takes a while
         return (
             '<!DOCTYPE html>\n<html>\n<head>\n<meta charset="utf-8">\n'
             f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">\n'

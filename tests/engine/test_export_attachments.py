@@ -22,6 +22,7 @@ from PIL import Image
 from engine import Blob, DocumentPart, ImagePart, UserMessage
 from engine.archive import export_conversations, import_file
 from engine.archive._attached import BASE64_PIECE
+from engine.errors import ArchiveError
 from engine.messages import AssistantMessage
 from engine.storage.sqlite import SQLiteSessionStorage
 from tests.engine.archive_helpers import snapshot
@@ -47,6 +48,11 @@ PDF = Blob.of(make_pdf(["The Zephyrine mill", "page two"]), "application/pdf")
 DOC = DocumentPart(
     "mill report.pdf", PDF.media_type, "The Zephyrine mill\npage two", PDF.sha256, pages=2
 )
+
+
+def leftovers(folder: Path) -> list[str]:
+    """Hidden names in `folder`: a temporary file or folder an export left."""
+    return [p.name for p in folder.iterdir() if p.name.startswith(".")]
 
 
 def blob_rows(path: Path) -> dict[str, tuple[bytes, str]]:
@@ -363,5 +369,108 @@ async def test_html_embeds_pictures_as_data_urls_and_lists_documents(
     # documents listed by name and pages or rows, names as text
     text = "".join(parser.text)
     assert "Document: mill report.pdf (2 pages)" in text
-    assert f"Document: {' '.join(HOSTILE_NAME.split())} (1 row)" in text
+    shown = " ".join(HOSTILE_NAME.replace("\u202e", "").split())  # no direction override
+    assert f"Document: {shown} (1 row)" in text
     assert "&lt;img src=x onerror=alert(1)&gt;&quot;" in page
+
+
+# ---------------------------------------------------------------------------- Markdown
+
+
+async def test_markdown_writes_the_originals_beside_it_and_links_them(tmp_path: Path) -> None:
+    storage = SQLiteSessionStorage(tmp_path / "continuo.sqlite3")
+    other_pdf = Blob.of(make_pdf(["another report"]), "application/pdf")
+    text = Blob.of(b"secret plans", "text/plain")
+    parts = (
+        image(RED, "../../etc/passwd"),  # a picture: its stored type's suffix
+        DOC,  # "mill report.pdf"
+        DocumentPart("mill report.pdf", "application/pdf", "another", other_pdf.sha256),
+        DocumentPart("a/b\\..\\c.txt", "text/plain", "x", text.sha256),
+        DocumentPart("..", "text/plain", "x", text.sha256),  # same bytes: the same file
+        DocumentPart(".hidden \u202egpj.exe", "application/pdf", "x", PDF.sha256),
+    )
+    try:
+        await storage.append(
+            "m",
+            "r",
+            UserMessage(content="Files", attachments=parts),
+            blobs=[RED, PDF, other_pdf, text],
+        )
+        await storage.append("m", "r", UserMessage(content="The same report", attachments=(DOC,)))
+        await storage.append(
+            "n", "r", UserMessage(content="Red again", attachments=(image(RED, "red.png"),))
+        )
+        out = tmp_path / "my chats.md"
+        report = await export_conversations(storage, out, "markdown")
+    finally:
+        await storage.close()
+    folder = tmp_path / "my chats_files"
+    assert report.folder == folder and report.files == 4
+    written = {p.name: p.read_bytes() for p in folder.iterdir()}
+    # each original once, under a safe name: no separator, no "..", nothing hidden
+    assert written == {
+        "passwd.png": RED.data,
+        "mill report.pdf": PDF.data,
+        "mill report (2).pdf": other_pdf.data,
+        "c.txt": text.data,
+    }
+    assert all(p.stat().st_mode & 0o777 == 0o600 for p in folder.iterdir())
+    markdown = out.read_text(encoding="utf-8")
+    assert (
+        "- Picture: [../../etc/passwd](my%20chats_files/passwd.png) \\(4×3\\)" in markdown
+    )
+    assert "- Document: [mill report.pdf](my%20chats_files/mill%20report.pdf) \\(2 pages\\)" in (
+        markdown
+    )
+    assert "(my%20chats_files/mill%20report%20%282%29.pdf)" in markdown
+    assert "- Document: [..](my%20chats_files/c.txt)" in markdown
+    # the same bytes are the same file, in every message and conversation
+    assert markdown.count("(my%20chats_files/mill%20report.pdf)") == 3
+    assert markdown.count("(my%20chats_files/passwd.png)") == 2
+    # every link resolves to a written file inside the folder
+    for address in re.findall(r"\]\((my%20chats_files/[^)\s]+)\)", markdown):
+        from urllib.parse import unquote
+
+        path = (tmp_path / unquote(address)).resolve()
+        assert path.parent == folder.resolve() and path.is_file(), address
+    # links only, never an image or raw HTML a viewer would load
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").parse(markdown)
+    kinds = {t.type for tok in tokens for t in (tok, *(tok.children or ()))}
+    assert "image" not in kinds and "html_inline" not in kinds
+    assert leftovers(tmp_path) == []
+
+
+async def test_markdown_folder_replaces_an_earlier_one_and_is_not_made_without_attachments(
+    source: SQLiteSessionStorage, tmp_path: Path
+) -> None:
+    out = tmp_path / "out.md"
+    folder = tmp_path / "out_files"
+    folder.mkdir()
+    (folder / "stale.txt").write_text("from an earlier export")
+    await export_conversations(source, out, "markdown", ["a"])
+    assert {p.name for p in folder.iterdir()} == {"shot.png", "mill report.pdf"}
+    assert leftovers(tmp_path) == []
+    plain = SQLiteSessionStorage(tmp_path / "plain.sqlite3")
+    try:
+        await plain.append("p", "r", UserMessage(content="no files"))
+        report = await export_conversations(plain, tmp_path / "plain.md", "markdown")
+    finally:
+        await plain.close()
+    assert report.folder is None and report.files == 0
+    assert not (tmp_path / "plain_files").exists()
+
+
+async def test_a_failed_markdown_export_leaves_no_folder(
+    source: SQLiteSessionStorage, tmp_path: Path
+) -> None:
+    """A file (not a folder) already holds the folder's name: the export fails, and neither
+    the file, the target nor a temporary folder is changed or left."""
+    (tmp_path / "out_files").write_text("mine")
+    with pytest.raises(ArchiveError) as caught:
+        await export_conversations(source, tmp_path / "out.md", "markdown")
+    assert caught.value.key == "archive.cannot_write"
+    assert (tmp_path / "out_files").read_text() == "mine"
+    assert not (tmp_path / "out.md").exists()
+    assert leftovers(tmp_path) == []
