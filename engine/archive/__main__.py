@@ -48,6 +48,11 @@ def describe(report: ImportReport, path: Path) -> str:
         f"from {path}; {report.already_present:,} already present, "
         f"{len(report.skipped):,} skipped."
     ]
+    if report.pictures or report.pictures_missing:
+        lines.append(
+            f"{n(report.pictures, 'picture')} brought in; "
+            f"{n(report.pictures_missing, 'picture')} not found in the file."
+        )
     if report.placeholders:
         lines.append(
             f"{n(report.placeholders, 'part')} that could not be carried over (images, "

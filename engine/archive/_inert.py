@@ -22,9 +22,11 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
+    from markdown_it.renderer import RendererHTML
     from markdown_it.token import Token
+    from markdown_it.utils import OptionsDict
 
-__all__ = ["SAFE_SCHEMES", "SCHEME", "Inert"]
+__all__ = ["SAFE_SCHEMES", "SCHEME", "Inert", "markdown_renderer"]
 
 #: the schemes an export's links may have (the HTML export checks these too)
 SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
@@ -268,3 +270,39 @@ def _unlinked_outside_code(text: str, tokens: Sequence[Token]) -> str:
         done = at + 1
     pieces.append(text[done:])
     return "".join(pieces)
+
+
+# The HTML export's renderer ---------------------------------------------------------
+
+
+def _safe_link(url: str) -> bool:
+    """Links an export keeps: http, https, mailto and in-page anchors. markdown-it's own
+    check refuses javascript:, vbscript:, file: and most data:; this refuses relative
+    paths too, which would open local files from a page opened from disk."""
+    url = url.strip().lower()
+    if url.startswith("#"):
+        return True
+    scheme = SCHEME.match(url)
+    return scheme is not None and scheme.group(1) in SAFE_SCHEMES
+
+
+def _image_as_link(
+    renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Any
+) -> str:
+    token = tokens[idx]
+    alt = renderer.renderInlineAsText(token.children or [], options, env)
+    label = html.escape(f"[image: {alt}]" if alt else "[image]")
+    return f'<a href="{html.escape(str(token.attrs.get("src", "")))}">{label}</a>'
+
+
+def markdown_renderer() -> MarkdownIt:
+    """The HTML export's Markdown renderer: CommonMark with tables and strikethrough, no raw
+    HTML, only `_safe_link` links, images as links."""
+    from markdown_it import MarkdownIt  # imported by the HTML export only
+
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(
+        ["table", "strikethrough"]
+    )
+    md.validateLink = _safe_link  # type: ignore[method-assign]
+    md.add_render_rule("image", _image_as_link)
+    return md

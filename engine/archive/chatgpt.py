@@ -26,10 +26,17 @@ Why it is built this way:
   defined) and Resume would try to recover it; so a call and its output are stored as
   assistant text — a label naming the tool and a fenced block — which every provider
   accepts and Resume reads as a finished answer. No imported tool ever runs.
-- **What cannot be carried is said in place.** Images, audio, files and content types this
-  reader does not know become a placeholder line (``[Image not imported: file-abc (1024×768)]``)
-  counted in `ImportedConversation.placeholders`, so the person sees what is missing where
-  it was.
+- **Pictures come along.** A picture the person sent (an ``image_asset_pointer`` in a user
+  message) is read from the zip, where ChatGPT keeps it as a file named after its id
+  (`engine.archive._chatgpt_assets`, within limits), and handed on as raw bytes
+  (`ImportedConversation.pictures`) for the importer to prepare as an attached picture. One
+  the zip does not hold (or a bare ``conversations.json``) becomes a placeholder line
+  (``[Image not found in the export: file-abc (1024×768)]``) and is counted
+  (`ImportedConversation.missing_pictures`).
+- **What cannot be carried is said in place.** Other images (an answer's), audio, files and
+  content types this reader does not know become a placeholder line
+  (``[Image not imported: file-abc (1024×768)]``) counted in
+  `ImportedConversation.placeholders`, so the person sees what is missing where it was.
 """
 
 from __future__ import annotations
@@ -41,7 +48,7 @@ import tempfile
 import threading
 import zipfile
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack
 from datetime import datetime
 from typing import IO, Any, BinaryIO
@@ -52,8 +59,9 @@ from ..errors import ArchiveError
 from ..messages import AssistantMessage, Message, SystemMessage, UserMessage
 from ..sentences import Phrase, sentence
 from ..text import clean
+from ._chatgpt_assets import MAX_CONVERSATION_PICTURE_BYTES, ZipAssets, asset_id
 from ._guard import Cancelled, Skipped, StreamGuard, TooDeep, TooLarge, guarded_items
-from .records import ImportedConversation, ImportedMessage, ImportSkip
+from .records import ImportedConversation, ImportedMessage, ImportedPicture, ImportSkip
 
 __all__ = ["SOURCE", "read_conversations"]
 
@@ -98,8 +106,8 @@ def read_conversations(
     """
     path = name or _name_of(source)
     with ExitStack() as stack:
-        stream = _open(source, path, stack)
-        yield from _read(stream, path, stop)
+        stream, assets = _open(source, path, stack)
+        yield from _read(stream, path, stop, assets)
 
 
 # ---------------------------------------------------------------------------- the file
@@ -122,8 +130,9 @@ def _detail(exc: BaseException) -> str:
     return " ".join(str(exc).split())[:200] or type(exc).__name__
 
 
-def _open(source: BinaryIO, path: str, stack: ExitStack) -> _SurrogateFilter:
-    """The JSON stream of the export: ``conversations.json`` itself, or inside the zip."""
+def _open(source: BinaryIO, path: str, stack: ExitStack) -> tuple[_SurrogateFilter, ZipAssets]:
+    """The JSON stream of the export (``conversations.json`` itself, or inside the zip), and
+    the zip's files for its pictures (none for a bare ``conversations.json``)."""
     start = source.tell() if source.seekable() else None
     magic = b""
     while len(magic) < 4 and (more := source.read(4 - len(magic))):
@@ -146,9 +155,11 @@ def _open(source: BinaryIO, path: str, stack: ExitStack) -> _SurrogateFilter:
         except (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError) as e:
             raise ArchiveError(path, key="archive.bad_zip", params={"detail": _detail(e)}) from e
         head = b""
+        assets = ZipAssets(archive)
     else:
         raw, head = source, magic
-    return _SurrogateFilter(raw, _first_bytes(raw, head, path))
+        assets = ZipAssets(None)
+    return _SurrogateFilter(raw, _first_bytes(raw, head, path)), assets
 
 
 def _conversations_member(archive: zipfile.ZipFile) -> zipfile.ZipInfo | None:
@@ -262,7 +273,7 @@ _DAMAGE = (ijson.JSONError, UnicodeDecodeError, zipfile.BadZipFile, zlib.error, 
 
 
 def _read(
-    stream: _SurrogateFilter, path: str, stop: threading.Event | None
+    stream: _SurrogateFilter, path: str, stop: threading.Event | None, assets: ZipAssets
 ) -> Iterator[ImportedConversation | ImportSkip]:
     count = 0
     checked = False  # the first conversation read whole was looked at: it is ChatGPT's
@@ -301,7 +312,7 @@ def _read(
             # Another program's export (Claude's is also a conversations.json list).
             raise _not_export(path, "not_conversation")
         checked = True
-        yield _conversation(item, count, stop)
+        yield _conversation(item, count, stop, assets)
 
 
 def _passed_over(skipped: Skipped, count: int) -> ImportSkip:
@@ -328,7 +339,7 @@ def _skip(raw: Mapping[str, Any], source_id: str | None, reason: str) -> ImportS
 
 
 def _conversation(
-    raw: Any, number: int, stop: threading.Event | None = None
+    raw: Any, number: int, stop: threading.Event | None = None, assets: ZipAssets | None = None
 ) -> ImportedConversation | ImportSkip:
     if not isinstance(raw, Mapping):
         return ImportSkip(None, None, f"Entry {number} of the export is not a conversation.")
@@ -337,7 +348,7 @@ def _conversation(
     if source_id is None:
         return _skip(raw, None, "It has no conversation id.")
     try:
-        return _Tree(raw, source_id, stop).build()
+        return _Tree(raw, source_id, stop, assets or ZipAssets(None)).build()
     except _Broken as broken:
         return _skip(raw, source_id, str(broken))
     except (TypeError, ValueError, AttributeError, KeyError) as exc:
@@ -357,13 +368,36 @@ class _Tree:
     """One conversation's ``mapping``, walked parents first into Continuo's numbering."""
 
     def __init__(
-        self, raw: Mapping[str, Any], source_id: str, stop: threading.Event | None = None
+        self,
+        raw: Mapping[str, Any],
+        source_id: str,
+        stop: threading.Event | None = None,
+        assets: ZipAssets | None = None,
     ) -> None:
         self.raw = raw
         self.source_id = source_id
         self.stop = stop
+        self.assets = assets or ZipAssets(None)
         self.placeholders = 0
         self.dropped_reasoning = 0
+        self.pictures: list[tuple[str, str, bytes]] = []  # (node id, asset, bytes) read
+        self.missing_pictures = 0  # pictures a user message showed that were not read
+        self._picture_budget = MAX_CONVERSATION_PICTURE_BYTES
+
+    def _take_picture(self, node_id: str) -> Callable[[str], bool]:
+        """What reads a picture of the user's node `node_id` out of the zip (True: read)."""
+
+        def take(pointer: str) -> bool:
+            asset = asset_id(pointer)
+            data = self.assets.read(asset, self._picture_budget) if asset else None
+            if data is None:
+                self.missing_pictures += 1
+                return False
+            self._picture_budget -= len(data)
+            self.pictures.append((node_id, pointer, data))
+            return True
+
+        return take
 
     def build(self) -> ImportedConversation | ImportSkip:
         raw = self.raw
@@ -381,6 +415,7 @@ class _Tree:
         stored_of: dict[str, int | None] = {}  # node -> its nearest stored ancestor-or-self
         has_child: set[int] = set()
         models: dict[int, str] = {}
+        seq_of: dict[str, int] = {}  # stored node -> its seq (the pictures' messages)
         # Depth first, parents before children, without recursion (trees are deep).
         # Each entry: node, seq of the nearest stored ancestor, inherited time, reasoning
         # waiting for the next assistant message below.
@@ -397,6 +432,7 @@ class _Tree:
             if message is not None:
                 seq = len(messages) + 1
                 messages.append(ImportedMessage(seq, parent_seq, message))
+                seq_of[node_id] = seq
                 if parent_seq is not None:
                     has_child.add(parent_seq)
                 if isinstance(message, AssistantMessage) and message.model:
@@ -437,6 +473,12 @@ class _Tree:
             active_seq=active,
             metadata=metadata,
             placeholders=self.placeholders,
+            pictures=tuple(
+                ImportedPicture(seq_of[node], pointer, data)
+                for node, pointer, data in self.pictures
+                if node in seq_of
+            ),
+            missing_pictures=self.missing_pictures,
         )
 
     @staticmethod
@@ -502,9 +544,13 @@ class _Tree:
             # "Thought for 15s": all there is when ChatGPT kept the reasoning hidden.
             recap = _str(content.get("content")).strip()
             return None, (*reasoning, recap) if recap and not reasoning else reasoning
-        text, marks = _render(kind, content, meta)
+        # A user's pictures are read from the zip, to be attached; any other node's are not
+        # carried (Continuo attaches pictures to user messages only): placeholders.
+        take = self._take_picture(node_id) if role == "user" else None
+        read_before = len(self.pictures)
+        text, marks = _render(kind, content, meta, take)
         self.placeholders += len(marks)
-        if not text.strip() and not marks:
+        if not text.strip() and not marks and len(self.pictures) == read_before:
             return None, reasoning  # an empty step (ChatGPT writes many)
         common: dict[str, Any] = {"id": node_id, "created_at": at}
         if role in ("user", "system"):
@@ -532,9 +578,13 @@ _HIDDEN_KINDS = frozenset({"user_editable_context", "model_editable_context"})
 
 
 def _render(
-    kind: Any, content: Mapping[str, Any], meta: Mapping[str, Any]
+    kind: Any,
+    content: Mapping[str, Any],
+    meta: Mapping[str, Any],
+    take: Callable[[str], bool] | None = None,
 ) -> tuple[str, list[str]]:
-    """The content as Markdown text, and the placeholder lines for what it cannot carry."""
+    """The content as Markdown text, and the placeholder lines for what it cannot carry;
+    `take` reads a picture to attach (by its asset pointer; False: not found)."""
     pieces: list[str] = []
     marks: list[str] = []
     images: set[str] = set()
@@ -543,7 +593,7 @@ def _render(
             if isinstance(part, str):
                 pieces.append(part)
             elif isinstance(part, Mapping):
-                text, mark = _part(part, images)
+                text, mark = _part(part, images, take)
                 pieces.append(text)
                 marks.append(mark)
     elif kind == "code":
@@ -653,15 +703,22 @@ def _asset_id(part: Mapping[str, Any]) -> str:
     return pointer.split("://", 1)[-1] if pointer else "unknown"
 
 
-def _part(part: Mapping[str, Any], images: set[str]) -> tuple[str, str]:
+def _part(
+    part: Mapping[str, Any], images: set[str], take: Callable[[str], bool] | None = None
+) -> tuple[str, str]:
     """A multimodal part as (text, placeholder line); the ids of images go into ``images``
-    (so their entries in the attachments are not announced twice)."""
+    (so their entries in the attachments are not announced twice). With `take`, a picture
+    is read from the zip (no placeholder) or said not found there."""
     kind = _str(part.get("content_type"))
     if kind == "image_asset_pointer":
         asset = _asset_id(part)
         images.add(asset)
         width, height = part.get("width"), part.get("height")
         size = f" ({width}×{height})" if isinstance(width, int) and isinstance(height, int) else ""
+        if take is not None:
+            if take(_str(part.get("asset_pointer"))):
+                return "", ""
+            return "", f"[Image not found in the export: {asset}{size}]"
         return "", f"[Image not imported: {asset}{size}]"
     if kind == "audio_transcription":
         return _str(part.get("text")), ""

@@ -32,9 +32,11 @@ from typing import Any, BinaryIO
 
 import ijson  # type: ignore[import-untyped, unused-ignore]
 
+from ..attachments import blob_refs
 from ..errors import ArchiveError, ContinuoError
-from ..messages import message_from_dict
+from ..messages import attachments_of, message_from_dict
 from ..sentences import ErrorAction, Phrase, sentence
+from ._attached import BlobProblem, blobs_from_json
 from ._guard import (
     Cancelled,
     Skipped,
@@ -92,8 +94,10 @@ def read_conversations(
 
 def _too_large(skipped: Skipped) -> ImportSkip:
     """The `ImportSkip` of a conversation the guard passed over."""
-    name = repr(skipped.title or skipped.source_id) if skipped.title or skipped.source_id else (
-        str(Phrase("archive.conversation_number", {"number": skipped.number}))
+    name = (
+        repr(skipped.title or skipped.source_id)
+        if skipped.title or skipped.source_id
+        else (str(Phrase("archive.conversation_number", {"number": skipped.number})))
     )
     return ImportSkip(
         title=skipped.title,
@@ -210,6 +214,12 @@ def _conversation(raw: Any, stop: threading.Event | None) -> ImportedConversatio
         active = raw.get("active_seq")
         if active is not None and not _is_int(active):
             raise _Unreadable('its "active_seq" is not a whole number')
+        messages = tuple(_messages(_list(raw, "messages"), stop))
+        # Every reference its messages make must come with its bytes, and every byte must be
+        # what its reference names (version 2's "blobs"; a version 1 file has none, so a
+        # message of it that refers to bytes refuses the conversation). Whole or nothing.
+        wanted = blob_refs(attachments_of(item.message for item in messages))
+        blobs = blobs_from_json(raw.get("blobs"), wanted)
         return ImportedConversation(
             source=SOURCE,
             source_id=sid,
@@ -217,12 +227,13 @@ def _conversation(raw: Any, stop: threading.Event | None) -> ImportedConversatio
             title=title,
             created_at=_number(raw, "created_at"),
             updated_at=_number(raw, "updated_at"),
-            messages=tuple(_messages(_list(raw, "messages"), stop)),
+            messages=messages,
             active_seq=active,
             metadata=dict(metadata),
             tool_starts=tuple(_tool_start(item) for item in _list(raw, "tool_starts")),
+            blobs=blobs,
         )
-    except _Unreadable as exc:
+    except (_Unreadable, BlobProblem) as exc:
         problem = str(exc)
     name = repr(title or sid) if title or sid else "(without a title or id)"
     return ImportSkip(

@@ -13,7 +13,9 @@
   file that runs nothing and loads nothing: no scripts, no event attributes, no external
   resources (a Content-Security-Policy says so to the browser too), all text escaped,
   assistant Markdown rendered without raw HTML, links only to ``http``/``https``/``mailto``,
-  images shown as links. Markdown keeps the same links live and no others: a link, an
+  images in messages shown as links. The pictures a person attached are embedded from their
+  stored bytes as ``data:`` URLs (the policy's ``img-src data:``: the only images it loads),
+  and documents are listed by name and pages (`engine.archive._attached`). Markdown keeps the same links live and no others: a link, an
   autolink, a link definition or an image whose address is ``javascript:``, ``data:``,
   ``vbscript:``, ``file:``... is written as text (`engine.archive._inert`).
 
@@ -43,15 +45,15 @@ import html
 import json
 import os
 import re
-import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from ..attachments import Blob, ImagePart, blob_refs
 from ..errors import ArchiveError, StorageError
 from ..messages import (
     AssistantMessage,
@@ -61,21 +63,21 @@ from ..messages import (
     ToolCall,
     ToolMessage,
     UserMessage,
+    attachments_of,
     message_to_dict,
 )
 from ..redaction import Redactor
 from ..sentences import ErrorAction, Phrase, describe_stop
 from ..storage.backup import is_database_file
 from ..storage.transfer import ArchivedMessage, ArchivedSession
-from ._inert import SAFE_SCHEMES, SCHEME, Inert
+from ._attached import FileNames, blob_to_json, html_attachments, markdown_attachments
+from ._inert import Inert, markdown_renderer
 from ._reading import Attempts, Group, model_line, notice_caption, outcome_words
+from ._sink import CHUNK_BYTES, Folder, Sink
 from ._thread import in_thread
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
-    from markdown_it.renderer import RendererHTML
-    from markdown_it.token import Token
-    from markdown_it.utils import OptionsDict
 
     from ..storage.sqlite import SQLiteSessionStorage
 
@@ -93,10 +95,8 @@ __all__ = [
 
 #: the ``"format"`` of a Continuo JSON export, and the schema version this code writes
 EXPORT_FORMAT = "continuo-export"
-EXPORT_VERSION = 1
+EXPORT_VERSION = 2
 
-#: about how many bytes are gathered before one write to the file
-CHUNK_BYTES = 256 * 1024
 
 #: ``progress(done_messages, total_messages)``, called on the caller's loop
 ExportProgress = Callable[[int, int], None]
@@ -138,6 +138,10 @@ class ExportReport:
     messages: int  #: messages written (in Markdown and HTML, those of the shown versions)
     path: Path
     bytes: int  #: the file's size
+    #: originals written into the folder beside a Markdown export (`folder`)
+    files: int = 0
+    #: that folder (``<name>_files``), or None when no file went into one
+    folder: Path | None = None
 
 
 _SECRET_NAME = re.compile(r"key|token|secret|password|authorization", re.IGNORECASE)
@@ -221,8 +225,10 @@ async def export_conversations(
         total = 0
         for sid in ids:
             total += await storage.count_messages(sid)
-    formatter = _FORMATS[kind](dict(provider_names or {}))
-    sink = _Sink(target)
+    names = dict(provider_names or {})
+    folder = Folder(target) if kind is ExportFormat.MARKDOWN else None
+    formatter = _Markdown(names, folder) if folder is not None else _FORMATS[kind](names)
+    sink = Sink(target)
     done = conversations = 0
     try:
         await in_thread(sink.open)
@@ -243,17 +249,24 @@ async def export_conversations(
             await in_thread(sink.add, formatter.conversation, head)
             async with contextlib.aclosing(pages):  # its read ends here, even on an error
                 async for page in pages:
-                    await in_thread(sink.add, formatter.messages, page)
+                    await _write_page(storage, sink, formatter, page)
                     done += len(page)
                     if progress is not None:
                         progress(done, max(total, done))
+            for ref in formatter.trailing_refs():  # JSON: each blob once, after the messages
+                blob = await storage.read_blob(ref)
+                if blob is None:
+                    raise _missing_blob(ref, storage.path)
+                await in_thread(sink.add, formatter.blob, blob)
             await in_thread(sink.add, formatter.end_conversation)
             conversations += 1
         await in_thread(sink.add, formatter.end)
-        await in_thread(sink.commit)
+        await in_thread(_commit, sink, folder)
     except asyncio.CancelledError:
         if not sink.committed:
             sink.discard()
+            if folder is not None:
+                folder.discard()
             raise
         # Cancelled after the rename: the file is in place, whole, so the export is done.
         task = asyncio.current_task()
@@ -261,102 +274,60 @@ async def export_conversations(
             task.uncancel()
     except BaseException:
         sink.discard()
+        if folder is not None:
+            folder.discard()
         raise
-    return ExportReport(conversations, done, target, sink.size)
+    made = folder is not None and folder.made
+    return ExportReport(
+        conversations,
+        done,
+        target,
+        sink.size,
+        files=folder.files if folder is not None else 0,
+        folder=folder.target if folder is not None and made else None,
+    )
+
+
+def _commit(sink: Sink, folder: Folder | None) -> None:
+    """The last step, in one worker thread: the folder of originals in place, then the file."""
+    if folder is not None:
+        folder.commit()
+    sink.commit()
+
+
+async def _write_page(
+    storage: SQLiteSessionStorage, sink: Sink, formatter: _Format, page: Sequence[ArchivedMessage]
+) -> None:
+    """Write one page; a message whose attachments' bytes the format shows is written on its
+    own, with only its bytes read (one message's pictures in memory at a time)."""
+    run: list[ArchivedMessage] = []
+    for item in page:
+        refs = formatter.wants(item.message)
+        if not refs:
+            run.append(item)
+            continue
+        if run:
+            await in_thread(sink.add, formatter.messages, run, {})
+            run = []
+        blobs: dict[str, Blob] = {}
+        for ref in refs:
+            blob = await storage.read_blob(ref)
+            if blob is not None:  # a reading format says the bytes are missing
+                blobs[ref] = blob
+        await in_thread(sink.add, formatter.messages, [item], blobs)
+    if run:
+        await in_thread(sink.add, formatter.messages, run, {})
+
+
+def _missing_blob(ref: str, path: Path) -> StorageError:
+    return StorageError(
+        key="storage.missing_blob",
+        params={"ref": ref[:12], "path": str(path)},
+        action=ErrorAction.NONE,
+    )
 
 
 # ---------------------------------------------------------------------------- the file
-
-
-class _Sink:
-    """The temporary file beside the target, written in chunks, renamed onto it at the end.
-
-    Every method but `discard` runs in a worker thread, one at a time.
-    """
-
-    def __init__(self, target: Path) -> None:
-        self.target = target
-        self.temp = target.with_name(f".{target.name}.partial-{secrets.token_hex(4)}")
-        self._file: IO[bytes] | None = None
-        self._pending: list[bytes] = []
-        self._pending_size = 0
-        self._written = 0
-        self.committed = False  #: renamed onto the target: the export is in place
-
-    @property
-    def size(self) -> int:
-        """The bytes written so far (the file's size, once committed)."""
-        return self._written
-
-    def open(self) -> None:
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-        with self._refusals():
-            self._file = os.fdopen(os.open(self.temp, flags, 0o600), "wb")
-
-    def add(self, make: Callable[..., str], *args: Any) -> None:
-        data = make(*args).encode("utf-8")
-        self._pending.append(data)
-        self._pending_size += len(data)
-        if self._pending_size >= CHUNK_BYTES:
-            self._flush()
-
-    def commit(self) -> int:
-        """Write what is left, make it durable, put it in place; return its size."""
-        assert self._file is not None
-        self._flush()
-        with self._refusals():
-            self._file.flush()
-            os.fsync(self._file.fileno())
-            self._file.close()
-            os.replace(self.temp, self.target)
-        self._file = None
-        self.committed = True
-        _sync_folder(self.target.parent)
-        return self._written
-
-    def discard(self) -> None:
-        """Close and remove the temporary file (on the caller's thread: a few system calls)."""
-        if self._file is not None:
-            with contextlib.suppress(OSError):
-                self._file.close()
-            self._file = None
-        with contextlib.suppress(OSError):
-            self.temp.unlink()
-
-    def _flush(self) -> None:
-        if not self._pending:
-            return
-        assert self._file is not None
-        data = b"".join(self._pending)
-        self._pending.clear()
-        self._pending_size = 0
-        with self._refusals():
-            self._file.write(data)
-        self._written += len(data)
-
-    @contextlib.contextmanager
-    def _refusals(self) -> Any:
-        try:
-            yield
-        except OSError as exc:
-            raise ArchiveError(
-                str(self.target),
-                key="archive.cannot_write",
-                params={"reason": exc.strerror or str(exc)},
-                action=ErrorAction.CHECK_FOLDER,
-            ) from exc
-
-
-def _sync_folder(folder: Path) -> None:
-    """fsync the folder so the rename survives a power cut (POSIX; elsewhere a no-op)."""
-    if not hasattr(os, "O_DIRECTORY"):
-        return
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 # ---------------------------------------------------------------------------- formats
@@ -379,7 +350,17 @@ class _Format(Protocol):
 
     def conversation(self, head: _Head) -> str: ...
 
-    def messages(self, page: Sequence[ArchivedMessage]) -> str: ...
+    def wants(self, message: Message) -> Sequence[str]:
+        """The blobs whose bytes writing `message` needs (given to `messages` with it)."""
+        ...
+
+    def messages(self, page: Sequence[ArchivedMessage], blobs: Mapping[str, Blob]) -> str: ...
+
+    def trailing_refs(self) -> Sequence[str]:
+        """The blobs to write after the conversation's messages (`blob`), each once."""
+        ...
+
+    def blob(self, blob: Blob) -> str: ...
 
     def end_conversation(self) -> str: ...
 
@@ -392,6 +373,8 @@ class _Json:
     def __init__(self, _provider_names: Mapping[str, str]) -> None:
         self._first_conversation = True
         self._first_message = True
+        self._refs: dict[str, None] = {}  # the conversation's blob references, in order
+        self._blobs_written = 0
 
     def begin(self, exported_at: float) -> str:
         head = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "exported_at": exported_at}
@@ -410,9 +393,15 @@ class _Json:
         }
         lead = "" if self._first_conversation else ",\n"
         self._first_conversation, self._first_message = False, True
+        self._refs, self._blobs_written = {}, 0
         return lead + _dumps(fields)[:-1] + ', "messages": [\n'
 
-    def messages(self, page: Sequence[ArchivedMessage]) -> str:
+    def wants(self, message: Message) -> Sequence[str]:
+        return ()  # the bytes come once each, after the messages
+
+    def messages(self, page: Sequence[ArchivedMessage], blobs: Mapping[str, Blob]) -> str:
+        for ref in blob_refs(attachments_of(item.message for item in page)):
+            self._refs[ref] = None
         lines = [
             _dumps(
                 {
@@ -428,8 +417,16 @@ class _Json:
         self._first_message = self._first_message and not lines
         return lead + ",\n".join(lines)
 
+    def trailing_refs(self) -> Sequence[str]:
+        return list(self._refs)
+
+    def blob(self, blob: Blob) -> str:
+        lead = '\n], "blobs": [\n' if not self._blobs_written else ",\n"
+        self._blobs_written += 1
+        return lead + _dumps(blob_to_json(blob))
+
     def end_conversation(self) -> str:
-        return "\n]}"
+        return "\n]}" if self._blobs_written else '\n], "blobs": []}'
 
     def end(self) -> str:
         return "\n]}\n"
@@ -517,6 +514,7 @@ def _html_tool(call: ToolCall, titled: bool = True) -> str:
 
 # Markdown ------------------------------------------------------------------------------
 
+
 def _code_span(text: str) -> str:
     """`text` (a tool's name) as an inline code span that no backtick in it can end."""
     text = _one_line(text)
@@ -550,7 +548,10 @@ class _Markdown:
     through `Inert`, what the export writes itself through `_inline` or a code block.
     """
 
-    def __init__(self, provider_names: Mapping[str, str]) -> None:
+    def __init__(self, provider_names: Mapping[str, str], folder: Folder | None = None) -> None:
+        self._folder = folder
+        self._files = FileNames()  # one name for each original, across the whole export
+        self._blobs: Mapping[str, Blob] = {}  # the bytes of the message being written
         self._first = True
         self._inert = Inert()
         self._calls = _Calls()
@@ -575,8 +576,23 @@ class _Markdown:
         lines += ["", _versions_line(head), "", ""]
         return lead + "\n".join(lines)
 
-    def messages(self, page: Sequence[ArchivedMessage]) -> str:
-        return self._groups(self._attempts.feed(item.message for item in page))
+    def wants(self, message: Message) -> Sequence[str]:
+        if self._folder is None or not isinstance(message, UserMessage):
+            return ()
+        return [ref for ref in blob_refs(message.attachments) if not self._files.named(ref)]
+
+    def messages(self, page: Sequence[ArchivedMessage], blobs: Mapping[str, Blob]) -> str:
+        self._blobs = blobs  # a user message is written in this call (see `_Html.messages`)
+        try:
+            return self._groups(self._attempts.feed(item.message for item in page))
+        finally:
+            self._blobs = {}
+
+    def trailing_refs(self) -> Sequence[str]:
+        return ()
+
+    def blob(self, blob: Blob) -> str:
+        return ""
 
     def _groups(self, groups: Sequence[Group]) -> str:
         parts = []
@@ -590,7 +606,10 @@ class _Markdown:
     def _message(self, m: Message) -> str:
         inert = self._inert
         if isinstance(m, UserMessage):
-            return f"## You\n\n{inert(m.content)}\n\n"
+            attached = ""
+            if m.attachments and self._folder is not None:
+                attached = markdown_attachments(m, self._blobs, self._files, self._folder)
+            return f"## You\n\n{inert(m.content)}\n\n{attached}"
         if isinstance(m, AssistantMessage):
             parts = ["## Assistant" + (f" ({_inline(m.model)})" if m.model else "") + "\n\n"]
             if m.reasoning:
@@ -626,7 +645,10 @@ class _Markdown:
 # HTML ----------------------------------------------------------------------------------
 
 #: nothing but the inline style below may load or run (a second wall behind the escaping)
-_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+_POLICY = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
+    "form-action 'none'"
+)
 
 _STYLE = """
 body { font: 15px/1.5 system-ui, sans-serif; max-width: 46em; margin: 2em auto; padding: 0 1em;
@@ -640,39 +662,9 @@ code { font-family: ui-monospace, monospace; font-size: .9em; }
 details { margin: .4em 0; color: #555; } summary { cursor: default; }
 table { border-collapse: collapse; } td, th { border: 1px solid #ccc; padding: .2em .5em; }
 hr { margin: 3em 0; border: 0; border-top: 1px solid #ddd; }
+figure { margin: .6em 0; } figure img { max-width: 100%; height: auto; border-radius: 6px; }
+figcaption, ul.documents { color: #555; font-size: .9em; }
 """
-
-
-
-def _safe_link(url: str) -> bool:
-    """Links an export keeps: http, https, mailto and in-page anchors. markdown-it's own
-    check refuses javascript:, vbscript:, file: and most data:; this refuses relative
-    paths too, which would open local files from a page opened from disk."""
-    url = url.strip().lower()
-    if url.startswith("#"):
-        return True
-    scheme = SCHEME.match(url)
-    return scheme is not None and scheme.group(1) in SAFE_SCHEMES
-
-
-def _image_as_link(
-    renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Any
-) -> str:
-    token = tokens[idx]
-    alt = renderer.renderInlineAsText(token.children or [], options, env)
-    label = html.escape(f"[image: {alt}]" if alt else "[image]")
-    return f'<a href="{html.escape(str(token.attrs.get("src", "")))}">{label}</a>'
-
-
-def _markdown_renderer() -> MarkdownIt:
-    from markdown_it import MarkdownIt  # imported by the HTML export only
-
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(
-        ["table", "strikethrough"]
-    )
-    md.validateLink = _safe_link  # type: ignore[method-assign]
-    md.add_render_rule("image", _image_as_link)
-    return md
 
 
 def _text(text: str, css: str = "plain") -> str:
@@ -692,9 +684,10 @@ class _Html:
         self._calls = _Calls()
         self._names = provider_names
         self._attempts = Attempts()
+        self._blobs: Mapping[str, Blob] = {}  # the bytes of the message being written
 
     def begin(self, exported_at: float) -> str:
-        self._md = _markdown_renderer()  # here, in the worker thread: its import takes a while
+        self._md = markdown_renderer()  # here, in the worker thread: its import takes a while
         return (
             '<!DOCTYPE html>\n<html>\n<head>\n<meta charset="utf-8">\n'
             f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">\n'
@@ -717,8 +710,25 @@ class _Html:
         lines = "".join(f'<p class="meta">{html.escape(line)}</p>\n' for line in meta)
         return f"{lead}<article>\n<h1>{html.escape(title)}</h1>\n{lines}"
 
-    def messages(self, page: Sequence[ArchivedMessage]) -> str:
-        return self._groups(self._attempts.feed(item.message for item in page))
+    def wants(self, message: Message) -> Sequence[str]:
+        if not isinstance(message, UserMessage):
+            return ()
+        return blob_refs(p for p in message.attachments if isinstance(p, ImagePart))
+
+    def messages(self, page: Sequence[ArchivedMessage], blobs: Mapping[str, Blob]) -> str:
+        # A user message is written in this call (only answers are held back by `Attempts`),
+        # so the bytes given with it are needed only now.
+        self._blobs = blobs
+        try:
+            return self._groups(self._attempts.feed(item.message for item in page))
+        finally:
+            self._blobs = {}
+
+    def trailing_refs(self) -> Sequence[str]:
+        return ()
+
+    def blob(self, blob: Blob) -> str:
+        return ""
 
     def _groups(self, groups: Sequence[Group]) -> str:
         parts = []
@@ -732,7 +742,8 @@ class _Html:
 
     def _message(self, m: Message) -> str:
         if isinstance(m, UserMessage):
-            return f'<section class="user">\n<h2>You</h2>\n{_text(m.content)}</section>\n'
+            attached = html_attachments(m, self._blobs)
+            return f'<section class="user">\n<h2>You</h2>\n{_text(m.content)}{attached}</section>\n'
         if isinstance(m, AssistantMessage):
             who = "Assistant" + (f" ({m.model})" if m.model else "")
             parts = [f'<section class="assistant">\n<h2>{html.escape(who)}</h2>\n']

@@ -32,6 +32,9 @@ Invariants:
   or a conversation larger than `MAX_CONVERSATION_BYTES` (256 MB) is not read; it is
   skipped and named in the report (its title or id, else its place in the file), in time
   linear in the file.
+* A picture a reader brought along (ChatGPT's zip holds them) is prepared as an attached
+  one before its conversation is stored (`engine.archive._pictures`); the report counts the
+  pictures imported and those not found.
 * Progress is also told while the bytes are read (every `_PROGRESS_BYTES`), so a long
   conversation moves the bar too.
 """
@@ -52,6 +55,7 @@ from typing import IO, TYPE_CHECKING, Any
 from ..errors import ArchiveError, StorageError
 from ..sentences import ErrorAction
 from ._guard import MAX_CONVERSATION_BYTES, MAX_STRING_BYTES
+from ._pictures import attach_pictures
 from ._thread import in_thread
 from .records import ImportedConversation, ImportSkip
 
@@ -91,6 +95,11 @@ class ImportReport:
     skipped: tuple[tuple[str, str], ...]
     placeholders: int  #: parts of imported messages replaced by a placeholder line
     messages: int  #: messages added
+    #: pictures brought in with their messages (prepared as attached ones)
+    pictures: int = 0
+    #: pictures the messages showed that the file did not hold or that could not be read
+    #: (each a placeholder line where it was; counted in `placeholders` too)
+    pictures_missing: int = 0
 
 
 async def import_file(
@@ -117,7 +126,7 @@ async def import_file(
         source.counter.on_read = lambda count: loop.call_soon_threadsafe(
             _tell, progress, stop, task, count, source.total
         )
-    imported = already = placeholders = messages = done = 0
+    imported = already = placeholders = messages = done = pictures = missing = 0
     skipped: list[tuple[str, str]] = []
     try:
         while True:
@@ -128,10 +137,12 @@ async def import_file(
                 if isinstance(item, ImportSkip):
                     skipped.append((_name_of(item), item.reason))
                     continue
+                brought, unfound = len(item.pictures), item.missing_pictures
+                item = await attach_pictures(item)
                 try:
                     stored = await storage.import_conversation(item)
                 except StorageError as exc:
-                    if exc.key != "archive.bad_tree":
+                    if exc.key not in ("archive.bad_tree", "storage.missing_blob"):
                         raise
                     skipped.append((item.title or item.source_id, str(exc)))
                     continue
@@ -141,6 +152,8 @@ async def import_file(
                     imported += 1
                     messages += len(item.messages)
                     placeholders += item.placeholders
+                    pictures += brought - (item.missing_pictures - unfound)
+                    missing += item.missing_pictures
             if progress is not None:
                 done = min(source.counter.count, source.total)
                 progress(done, source.total)
@@ -148,7 +161,9 @@ async def import_file(
         source.close()
     if progress is not None and done < source.total:
         progress(source.total, source.total)  # the reader stopped short of a last read
-    return ImportReport(imported, already, tuple(skipped), placeholders, messages)
+    return ImportReport(
+        imported, already, tuple(skipped), placeholders, messages, pictures, missing
+    )
 
 
 def _tell(

@@ -13,9 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..attachments import Blob
 from ..messages import Message
 
-__all__ = ["ImportSkip", "ImportedConversation", "ImportedMessage"]
+__all__ = ["ImportSkip", "ImportedConversation", "ImportedMessage", "ImportedPicture"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +27,17 @@ class ImportedMessage:
     parent_seq: int | None  #: None for a root
     message: Message
     request_id: str = "import"
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedPicture:
+    """A picture another program's export held for a user message, as read (not yet
+    prepared: `engine.archive.importer` prepares it as an attached picture, or counts it as
+    not found)."""
+
+    seq: int  #: the user message it belongs to
+    source: str  #: how the source named it (ChatGPT's asset pointer)
+    data: bytes = field(repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +64,13 @@ class ImportedConversation:
     #: parts the reader could not carry (images, attachments, unknown content), replaced by a
     #: placeholder line in the text
     placeholders: int = 0
+    #: the bytes its messages' attachments refer to, each once (checked against their
+    #: SHA-256 by `Blob`); stored in the conversation's own transaction
+    blobs: tuple[Blob, ...] = ()
+    #: pictures read for its user messages, to prepare and attach before it is stored
+    pictures: tuple[ImportedPicture, ...] = ()
+    #: pictures its messages showed that the source did not hold (each a placeholder line)
+    missing_pictures: int = 0
 
 
 @dataclass(frozen=True, slots=True)

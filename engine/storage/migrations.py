@@ -39,6 +39,9 @@ Schema versions (``PRAGMA user_version``; the number of steps applied):
 7     ``blobs``: attachments' bytes, once each by SHA-256; ``blob_refs``: which message
       refers to which blob, kept by triggers on ``messages``; a blob goes with its last
       reference (`engine.storage.blobs`)
+8     search reads attached documents: the indexed text of a user message is its text, then
+      the extracted text of each attached document (`INDEXED_TEXT`); the messages that
+      already hold documents are indexed again
 ====  =====================================================================================
 
 Adding a version: append a named function to `MIGRATIONS`, add its line above, and add the
@@ -67,6 +70,7 @@ from .files import storage_error
 
 __all__ = [
     "APPLICATION_ID",
+    "INDEXED_TEXT",
     "MIGRATIONS",
     "SCHEMA_VERSION",
     "TOOL_STARTS_MIGRATION",
@@ -116,9 +120,7 @@ def check_sqlite(version: str | None = None) -> None:
     numbers = tuple(int(part) for part in found.split(".")[:3] if part.isdigit())
     needed = ".".join(map(str, MINIMUM_SQLITE))
     if numbers < MINIMUM_SQLITE:
-        raise StorageError(
-            key="storage.old_sqlite", params={"found": found, "needed": needed}
-        )
+        raise StorageError(key="storage.old_sqlite", params={"found": found, "needed": needed})
     if version is not None:
         return
     db = sqlite3.connect(":memory:")
@@ -415,6 +417,71 @@ def _create_blobs(db: sqlite3.Connection) -> None:
     )
 
 
+#: The text a message is found by since version 8 (``{row}``: a row alias): what the window
+#: shows of it, then, for a user message, the extracted text of each attached document, a line
+#: apart. A message without documents gives exactly `_TEXT_OF`'s text (the version 5 index
+#: stays right for it). Parts that are not objects, or whose ``text`` is not text, add nothing:
+#: the trigger must never refuse a write (such a row is reported as damaged when read).
+#: The parts are walked by position, not by ``json_each``: FTS5 reads its content (``rebuild``,
+#: its integrity check) with statements that may not use a table-valued function.
+INDEXED_TEXT = (
+    "CASE WHEN {row}.type IN ('user', 'assistant', 'tool', 'system') AND json_valid({row}.body) "
+    "THEN json_extract({row}.body, '$.content') || CASE WHEN {row}.type = 'user' THEN "
+    "coalesce(char(10) || (WITH RECURSIVE part(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM part "
+    "WHERE n + 1 < json_array_length({row}.body, '$.attachments')) "
+    "SELECT group_concat(json_extract({row}.body, '$.attachments[' || n || '].text'), char(10)) "
+    "FROM part WHERE json_extract({row}.body, '$.attachments[' || n || '].kind') = 'document' "
+    "AND json_type({row}.body, '$.attachments[' || n || '].text') = 'text'), '') "
+    "ELSE '' END END"
+)
+
+#: the rowids of the messages that refer to a blob (the only ones that may hold documents)
+_WITH_BLOBS = (
+    "SELECT DISTINCT m.rowid FROM blob_refs r "
+    "JOIN messages m ON m.session_id = r.session_id AND m.seq = r.seq"
+)
+
+
+def _index_documents(db: sqlite3.Connection) -> None:
+    # The messages holding documents leave the index under the text they were indexed by
+    # (the version 5 view's), the view and its triggers are made again with `INDEXED_TEXT`,
+    # and those messages come back under the new text. Only messages that refer to a blob can
+    # hold a document (schema 7 keeps blob_refs), so the step costs nothing that grows with
+    # the rest of the file.
+    db.execute(
+        "INSERT INTO message_index(message_index, rowid, text) "
+        f"SELECT 'delete', rid, text FROM message_text WHERE rid IN ({_WITH_BLOBS})"
+    )
+    for trigger in ("message_indexed", "message_unindexed", "message_reindexed"):
+        db.execute(f"DROP TRIGGER {trigger}")
+    db.execute("DROP VIEW message_text")
+    db.execute(
+        "CREATE VIEW message_text(rid, text) AS SELECT rowid, "
+        f"{INDEXED_TEXT.format(row='messages')} FROM messages"
+    )
+    db.execute(
+        "CREATE TRIGGER message_indexed AFTER INSERT ON messages BEGIN "
+        "INSERT INTO message_index(rowid, text) "
+        f"VALUES (new.rowid, {INDEXED_TEXT.format(row='new')}); END"
+    )
+    db.execute(
+        "CREATE TRIGGER message_unindexed AFTER DELETE ON messages BEGIN "
+        "INSERT INTO message_index(message_index, rowid, text) "
+        f"VALUES ('delete', old.rowid, {INDEXED_TEXT.format(row='old')}); END"
+    )
+    db.execute(
+        "CREATE TRIGGER message_reindexed AFTER UPDATE OF body, type ON messages BEGIN "
+        "INSERT INTO message_index(message_index, rowid, text) "
+        f"VALUES ('delete', old.rowid, {INDEXED_TEXT.format(row='old')}); "
+        "INSERT INTO message_index(rowid, text) "
+        f"VALUES (new.rowid, {INDEXED_TEXT.format(row='new')}); END"
+    )
+    db.execute(
+        "INSERT INTO message_index(rowid, text) "
+        f"SELECT rid, text FROM message_text WHERE rid IN ({_WITH_BLOBS})"
+    )
+
+
 #: The ordered steps; a file's version is the number of them applied.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
@@ -454,6 +521,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         "blobs: attachments' bytes, once each by SHA-256, kept while a message refers to them",
         _create_blobs,
     ),
+    Migration(
+        "0008_search_documents",
+        "search reads attached documents' text (the messages holding documents indexed again)",
+        _index_documents,
+    ),
 )
 
 #: The newest schema version this code reads and writes.
@@ -461,8 +533,7 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 #: the record of applied steps, created by the first step's transaction
 _SCHEMA_MIGRATIONS = (
-    "CREATE TABLE IF NOT EXISTS schema_migrations "
-    "(name TEXT PRIMARY KEY, applied_at REAL NOT NULL)"
+    "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)"
 )
 
 #: One object of a schema as ``sqlite_master`` lists it: (type, name, table, SQL with its

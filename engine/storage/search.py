@@ -1,7 +1,9 @@
 """Full-text search over every message of every conversation, on every branch.
 
 Since schema version 5 the file holds ``message_index``, an FTS5 table with the trigram
-tokenizer over what the window shows of each message (``engine.storage.migrations``). The
+tokenizer over what the window shows of each message (``engine.storage.migrations``); since
+version 8 a user message's attached documents are read too (their extracted text, after the
+message's own), so a word only a document holds finds the message that carries it. The
 triggers that keep it run inside each append's own transaction, so a message is findable
 the moment it is saved, and never before.
 
@@ -36,6 +38,7 @@ from typing import Any
 
 from ..text import clean
 from .core import StorageCore
+from .migrations import INDEXED_TEXT
 from .tree import FROM_ACTIVE, path_sql
 
 __all__ = [
@@ -57,8 +60,8 @@ _BEFORE_MATCH = 50  # of them, how many come before the first match
 _SHORTEST_INDEXED = 3  # the trigram tokenizer finds substrings of this length or more
 _MESSAGE_TYPES = ("user", "assistant", "tool", "system")  # what the index holds
 
-# The text of a message row, as the index reads it (see migrations._TEXT_OF).
-_TEXT = "CASE WHEN json_valid(m.body) THEN json_extract(m.body, '$.content') END"
+# The text of a message row, as the index reads it: its own, then its documents' (schema 8).
+_TEXT = INDEXED_TEXT.format(row="m")
 
 _HIT_COLUMNS = f"m.rowid, m.session_id, m.seq, m.id, m.type, m.created_at, {_TEXT}"
 
@@ -285,8 +288,7 @@ class MessageSearch:
         if depth < 1:
             return None
         rows = await self._core.read(
-            path_sql(start=FROM_ACTIVE, columns="path.seq, path.depth")
-            + " LIMIT 1",
+            path_sql(start=FROM_ACTIVE, columns="path.seq, path.depth") + " LIMIT 1",
             {"sid": session_id, "limit": depth},
         )
         return int(rows[0][0]) if rows and int(rows[0][1]) == depth else None

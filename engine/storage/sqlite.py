@@ -104,7 +104,7 @@ class SQLiteSessionStorage:
         self._drafts = Drafts(core, self._tree, self._policy)
         self._leases = Leases(core, self._policy)
         self._search = MessageSearch(core)
-        self._transfer = ConversationTransfer(core)
+        self._transfer = ConversationTransfer(core, self._blobs)
         self._integrity = Integrity(core, lease_host)
 
     def __repr__(self) -> str:

@@ -21,6 +21,8 @@ transaction: the session, its messages, its active leaf, its tool start records 
   parent is an earlier message of the same conversation, the active leaf is one of its
   messages. A conversation that breaks one is refused whole (``archive.bad_tree``).
 * The search index is kept by the triggers of schema version 5, in the same transaction.
+* The bytes its attachments refer to (``blobs``) are stored in the same transaction, once
+  each; a reference with no bytes given or stored refuses the conversation.
 * An import keeps conversations, not the state of the app that exported them: of the
   metadata only the keys of `IMPORT_KEEPS` are stored (the model it used, the tool servers
   it did not offer, what a reader notes about the import), each of the type the app writes; everything else — ``last_error`` (an
@@ -45,6 +47,7 @@ import aiosqlite
 from ..errors import StorageError
 from ..messages import Message, message_to_json
 from ..text import clean, clean_data
+from .blobs import Blobs
 from .core import StorageCore
 from .rows import session_info, stored
 from .tree import FROM_ACTIVE, path_sql
@@ -102,6 +105,7 @@ def imported_metadata(metadata: Any) -> dict[str, Any]:
             kept[IMPORTED_SYSTEM_PROMPT] = prompt
             break
     return kept
+
 
 # The session row as `rows.session_info` reads it (text as bytes, so one damaged row is
 # reported rather than raising at fetch time), then the active leaf.
@@ -168,8 +172,9 @@ class ConversationTransfer:
     """The export reads and the import write of the SQLite store, on the core's
     connections."""
 
-    def __init__(self, core: StorageCore) -> None:
+    def __init__(self, core: StorageCore, blobs: Blobs) -> None:
         self._core = core
+        self._blobs = blobs
 
     # ------------------------------------------------------------------ export reads
 
@@ -276,9 +281,12 @@ class ConversationTransfer:
         Raises:
             StorageError: ``archive.bad_tree`` — its messages do not form a tree (a seq
                 repeated or not positive, a parent that is not an earlier message of it, an
-                active leaf that is not one of its messages); nothing was written. Or the
-                file's own faults, as for any write.
+                active leaf that is not one of its messages); ``storage.missing_blob`` — a
+                message refers to bytes neither given (``conversation.blobs``) nor stored;
+                nothing was written. Or the file's own faults, as for any write.
+            ValueError: bytes no message of it refers to (`Blobs.check`).
         """
+        self._blobs.check([item.message for item in conversation.messages], conversation.blobs)
         if len(conversation.messages) > _ROWS_INLINE:
             rows = await asyncio.to_thread(self._import_rows, conversation)
         else:
@@ -304,6 +312,11 @@ class ConversationTransfer:
                     rows.metadata,
                     conversation.active_seq,
                 ),
+            )
+            # The bytes first, in this transaction: a reference without them refuses the
+            # conversation (storage.missing_blob) and nothing of it is written.
+            await self._blobs.stage(
+                db, [item.message for item in conversation.messages], conversation.blobs
             )
             await db.executemany(_INSERT_MESSAGE, rows.messages)
             await db.executemany(
@@ -346,7 +359,8 @@ class ConversationTransfer:
             ]
         except (TypeError, ValueError) as exc:  # e.g. provider_data that is not JSON
             raise StorageError(
-                key="storage.unwritable_value", params={"path": str(self._core.path), "detail": str(exc)}
+                key="storage.unwritable_value",
+                params={"path": str(self._core.path), "detail": str(exc)},
             ) from exc
         return _ImportRows(
             sid=sid,

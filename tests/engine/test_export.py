@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from engine.archive import ExportFormat, export_conversations
-from engine.archive import export as export_module
+from engine.archive import _sink as sink_module
 from engine.archive.export import EXPORT_FORMAT, EXPORT_VERSION, public_metadata
 from engine.errors import ArchiveError, StorageError, UnknownMessageTypeError
 from engine.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
@@ -97,7 +97,7 @@ async def test_json_is_one_line_per_message(storage: SQLiteSessionStorage, tmp_p
     await seed(storage)
     text = await export(storage, tmp_path / "trip.json", ExportFormat.JSON, "trip")
     lines = text.splitlines()
-    assert lines[0].startswith('{"format": "continuo-export", "version": 1,')
+    assert lines[0].startswith('{"format": "continuo-export", "version": 2,')
     assert sum(line.startswith('{"seq": ') for line in lines) == 7
 
 
@@ -454,13 +454,13 @@ async def test_a_cancel_after_the_final_rename_leaves_the_export_standing(
     target = tmp_path / "out.md"
     target.write_text("the earlier export")
     loop = asyncio.get_running_loop()
-    sync_folder = export_module._sync_folder
+    sync_folder = sink_module._sync_folder
 
     def sync_then_cancel(folder: Path) -> None:  # in the commit's worker thread
         sync_folder(folder)
         loop.call_soon_threadsafe(task.cancel)  # reaches the task before the step's end does
 
-    monkeypatch.setattr(export_module, "_sync_folder", sync_then_cancel)
+    monkeypatch.setattr(sink_module, "_sync_folder", sync_then_cancel)
     task = asyncio.ensure_future(export_conversations(storage, target, "markdown"))
     report = await task
     assert not task.cancelled() and task.cancelling() == 0

@@ -212,7 +212,7 @@ def test_media_placeholders(edge: dict[str | None, Item]) -> None:
     texts = [m.message.content for m in conv.messages]
     assert texts[0] == (
         "What is in this picture? And summarise the PDF.\n\n"
-        "[Image not imported: file-abc (1024×768)]\n"
+        "[Image not found in the export: file-abc (1024×768)]\n"
         "[Attachment not imported: report.pdf]"
     )
     assert texts[2] == "Draw the cat, please.\n\n[Audio not imported: file_audio1]"
@@ -224,6 +224,9 @@ def test_media_placeholders(edge: dict[str | None, Item]) -> None:
     )
     assert texts[5] == '[Content of type "app_pairing_content" not imported]'
     assert conv.placeholders == 5
+    # a bare conversations.json holds no pictures: the user's one is counted as not found;
+    # the tool's picture is not the person's and is not looked for
+    assert (conv.missing_pictures, conv.pictures) == (1, ())
 
 
 def test_system_prompt_tools_code_and_null_times(edge: dict[str | None, Item]) -> None:

@@ -454,12 +454,12 @@ async def test_a_newer_export_is_refused_whole(
     source: SQLiteSessionStorage, occupied: SQLiteSessionStorage, tmp_path: Path
 ) -> None:
     export = tmp_path / "export.json"
-    _edit(export, '"version": 1,', '"version": 2,')
+    _edit(export, '"version": 2,', '"version": 3,')
     error = await _refused(occupied, export)
     assert (error.key, error.action) == ("archive.newer", ErrorAction.UPDATE_APP)
     assert str(error) == (
-        f"The file {export} was exported by a newer Continuo (export version 2; this version "
-        "reads up to 1), so nothing was imported. Update Continuo to import it."
+        f"The file {export} was exported by a newer Continuo (export version 3; this version "
+        "reads up to 2), so nothing was imported. Update Continuo to import it."
     )
     assert error.sentence("zh_CN").startswith(f"文件 {export} 由更新版本的 Continuo 导出")
 
