@@ -614,52 +614,52 @@
 <context>
     <name>ExportDialog</name>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="199"/>
+        <location filename="../../ui/archive/export_flow.py" line="203"/>
         <source>Export conversations</source>
         <translation>导出对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="204"/>
+        <location filename="../../ui/archive/export_flow.py" line="208"/>
         <source>This conversation: {title}</source>
         <translation>这个对话：{title}</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="206"/>
+        <location filename="../../ui/archive/export_flow.py" line="210"/>
         <source>This conversation</source>
         <translation>这个对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="209"/>
+        <location filename="../../ui/archive/export_flow.py" line="213"/>
         <source>All conversations</source>
         <translation>所有对话</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="220"/>
+        <location filename="../../ui/archive/export_flow.py" line="224"/>
         <source>Markdown, to read</source>
         <translation>Markdown，便于阅读</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="222"/>
+        <location filename="../../ui/archive/export_flow.py" line="226"/>
         <source>JSON, to keep or import again (everything, every version)</source>
         <translation>JSON，便于保存或再次导入（全部内容，所有版本）</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="225"/>
+        <location filename="../../ui/archive/export_flow.py" line="229"/>
         <source>HTML, one page to share</source>
         <translation>HTML，一个便于分享的网页</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="229"/>
+        <location filename="../../ui/archive/export_flow.py" line="233"/>
         <source>Format:</source>
         <translation>格式：</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="230"/>
+        <location filename="../../ui/archive/export_flow.py" line="234"/>
         <source>Export:</source>
         <translation>导出：</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="235"/>
+        <location filename="../../ui/archive/export_flow.py" line="239"/>
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
@@ -682,32 +682,37 @@
         <translation>对话没有导出。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="130"/>
+        <location filename="../../ui/archive/export_flow.py" line="129"/>
+        <source>The attached files&apos; originals ({count}) are in the folder {folder}</source>
+        <translation>附件原件（{count} 个）在文件夹 {folder} 中</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/export_flow.py" line="134"/>
         <source>Exported {count}, {messages}.</source>
         <translation>已导出 {count}，{messages}。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="151"/>
+        <location filename="../../ui/archive/export_flow.py" line="155"/>
         <source>It is written as {format}, as its name ends in {suffix} ({chosen} was chosen in the list).</source>
         <translation>文件以 {format} 格式写入，因为它的名字以 {suffix} 结尾（列表中选的是 {chosen}）。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="164"/>
+        <location filename="../../ui/archive/export_flow.py" line="168"/>
         <source>It is written as {format}, though its name ends in {suffix}.</source>
         <translation>文件以 {format} 格式写入，虽然它的名字以 {suffix} 结尾。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="173"/>
+        <location filename="../../ui/archive/export_flow.py" line="177"/>
         <source>Markdown</source>
         <translation>Markdown</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="174"/>
+        <location filename="../../ui/archive/export_flow.py" line="178"/>
         <source>JSON</source>
         <translation>JSON</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/export_flow.py" line="175"/>
+        <location filename="../../ui/archive/export_flow.py" line="179"/>
         <source>HTML</source>
         <translation>HTML</translation>
     </message>
@@ -840,22 +845,32 @@
         <translation>有 {count} 个对话已经存在。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/import_flow.py" line="94"/>
+        <location filename="../../ui/archive/import_flow.py" line="93"/>
+        <source>Pictures brought in with their messages: {count}.</source>
+        <translation>随消息导入的图片：{count} 张。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/import_flow.py" line="100"/>
+        <source>Pictures the export did not hold or that could not be read: {count}. A note stands in the place of each.</source>
+        <translation>导出文件中没有或无法读取的图片：{count} 张。每张的位置都留有一条说明。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/archive/import_flow.py" line="109"/>
         <source>Pictures or attachments that could not be imported: {count}. A note stands in the place of each.</source>
         <translation>无法导入的图片或附件：{count} 个。每一处都用一条说明代替。</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/import_flow.py" line="100"/>
+        <location filename="../../ui/archive/import_flow.py" line="115"/>
         <source>Conversations that could not be imported: {count}</source>
         <translation>无法导入的对话：{count} 个</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/import_flow.py" line="104"/>
+        <location filename="../../ui/archive/import_flow.py" line="119"/>
         <source>(untitled)</source>
         <translation>（无标题）</translation>
     </message>
     <message>
-        <location filename="../../ui/archive/import_flow.py" line="108"/>
+        <location filename="../../ui/archive/import_flow.py" line="123"/>
         <source>… and {count} more.</source>
         <translation>……还有 {count} 个。</translation>
     </message>

@@ -24,7 +24,7 @@ from engine import AttachmentError
 from engine.attach import MAX_FILE_BYTES, ChildLimits, extract_document, prepare_image
 from engine.attach._child import run_child
 
-from .attach_helpers import make_pdf, pdf_with_a_cycle
+from .attach_helpers import make_pdf, pdf_with_a_cycle, written_pdf
 
 CHILD = [sys.executable, str(Path(__file__).with_name("attach_child.py"))]
 
@@ -61,6 +61,17 @@ async def test_a_pdf_whose_page_tree_holds_itself_is_refused(tmp_path: Path) -> 
     with pytest.raises(AttachmentError) as caught:
         await extract_document(write(tmp_path, "loop.pdf", pdf_with_a_cycle()))
     assert caught.value.key == "attach.unreadable" and "loop.pdf" in str(caught.value)
+
+
+async def test_a_10000_page_pdf_is_read_whole(tmp_path: Path) -> None:
+    # Hostile by size alone: every page's text arrives, in order, within the reader's limits
+    # (under a second here; the reader's time limit is far above it).
+    data = written_pdf([f"page {n}" for n in range(1, 10_001)])
+    part = (await extract_document(write(tmp_path, "long.pdf", data))).part
+    assert part.pages == 10_000
+    texts = part.text.split("\f")
+    assert len(texts) == 10_000 and texts[0] == "page 1" and texts[-1] == "page 10000"
+    assert texts == [f"page {n}" for n in range(1, 10_001)]
 
 
 @pytest.mark.parametrize(

@@ -124,6 +124,10 @@ class ExportFlow(QObject):
             ui.tell(Action.EXPORT, Outcome.FAILED, text, ui.sentence(error) if error else "")
             return
         where = self.tr("The export is the file {path}").format(path=report.path)
+        if report.folder is not None and report.files:
+            where += "\n" + self.tr(
+                "The attached files' originals ({count}) are in the folder {folder}"
+            ).format(count=report.files, folder=report.folder)
         ui.tell(
             Action.EXPORT,
             Outcome.DONE,

@@ -88,12 +88,27 @@ class ImportFlow(QObject):
                 if present == 1
                 else self.tr("{count} conversations were already here.").format(count=present)
             )
-        if report.placeholders:
+        if report.pictures:
+            lines.append(
+                self.tr("Pictures brought in with their messages: {count}.").format(
+                    count=report.pictures
+                )
+            )
+        if report.pictures_missing:
+            lines.append(
+                self.tr(
+                    "Pictures the export did not hold or that could not be read: {count}. "
+                    "A note stands in the place of each."
+                ).format(count=report.pictures_missing)
+            )
+        # The missing pictures are counted among the placeholders too: say the rest once.
+        others = report.placeholders - report.pictures_missing
+        if others > 0:
             lines.append(
                 self.tr(
                     "Pictures or attachments that could not be imported: {count}. A note "
                     "stands in the place of each."
-                ).format(count=report.placeholders)
+                ).format(count=others)
             )
         if skipped:
             lines.append(
