@@ -192,3 +192,25 @@ async def test_a_damaged_body_never_stops_a_write(storage) -> None:
         raw.execute("DELETE FROM messages WHERE seq >= 90")
     raw.close()
     assert rows(storage.path, "SELECT COUNT(*) FROM blob_refs") == [(0,)]
+
+
+async def test_a_full_disk_while_bytes_are_written_stores_neither_and_says_so(storage) -> None:
+    from engine.errors import StorageFullError
+
+    await storage.append("s", "r", UserMessage(content="before"))
+    big = Blob.of(bytes(range(256)) * 20_000, "image/png")  # 5 MB: more than is left
+    message = picture_message("with a big picture", big)
+    writer = await storage._core.writer()  # SQLite's size limit: a real "disk is full"
+    ((pages,),) = await writer.execute_fetchall("PRAGMA page_count")
+    await writer.execute(f"PRAGMA max_page_count = {pages + 8}")
+    with pytest.raises(StorageFullError) as caught:
+        await storage.append("s", "r", message, blobs=[big])
+    assert "is full, so the last change was not saved" in str(caught.value)
+    assert [m.content for m in await storage.load("s")] == ["before"]
+    assert await storage.read_blob(big.sha256) is None
+    assert rows(storage.path, "SELECT count(*) FROM blobs") == [(0,)]
+    # Space again: the same message and bytes, given again, are stored whole.
+    await writer.execute("PRAGMA max_page_count = 1073741823")
+    await storage.append("s", "r", message, blobs=[big])
+    assert (await storage.load("s"))[-1] == message
+    assert await storage.read_blob(big.sha256) == big
