@@ -111,14 +111,16 @@ def _outside_the_loop(context: dict[str, Any]) -> bool:
     qasync delivers callbacks through Qt events, so pytest-qt's event processing runs any
     still pending with no running loop. anyio's cancel-scope callback, left by an httpx
     connect cancelled at close, then fails with "no running event loop" (one run in eight);
-    in the app the loop runs until it quits, so this cannot happen there.
+    in the app the loop runs until it quits, so this cannot happen there. anyio's task group
+    callback (``TaskGroup._spawn.<locals>.task_done``, the same connect's task ending) met the
+    same fate once in a clean-clone run, after a settings dialog's probe was cancelled.
     """
     exc = context.get("exception")
     handle = repr(context.get("handle", ""))
     return (
         isinstance(exc, RuntimeError)
         and str(exc) == "no running event loop"
-        and "CancelScope._deliver_cancellation" in handle
+        and ("CancelScope._deliver_cancellation" in handle or "TaskGroup._spawn" in handle)
     )
 
 
