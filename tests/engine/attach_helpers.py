@@ -15,17 +15,22 @@ from PIL import Image
 
 
 def make_pdf(pages: list[str]) -> bytes:
-    """A real PDF with one line of text a page, written by PDFium itself."""
+    """A real PDF written by PDFium itself, each page's text (its lines split at ``\\n``)
+    one text object a line."""
     pdf = pdfium.PdfDocument.new()
     font = pdfium_raw.FPDFText_LoadStandardFont(pdf.raw, b"Helvetica")
     for text in pages:
-        page = pdf.new_page(300, 200)
-        obj = pdfium_raw.FPDFPageObj_CreateTextObj(pdf.raw, font, 12.0)
-        encoded = (text + "\x00").encode("utf-16-le")
-        buffer = ctypes.create_string_buffer(encoded, len(encoded))
-        pdfium_raw.FPDFText_SetText(obj, ctypes.cast(buffer, ctypes.POINTER(pdfium_raw.FPDF_WCHAR)))
-        pdfium_raw.FPDFPageObj_Transform(obj, 1, 0, 0, 1, 20, 100)
-        pdfium_raw.FPDFPage_InsertObject(page.raw, obj)
+        lines = text.split("\n")
+        height = 40 + 14 * len(lines)
+        page = pdf.new_page(500, height)
+        for n, line in enumerate(lines):
+            obj = pdfium_raw.FPDFPageObj_CreateTextObj(pdf.raw, font, 12.0)
+            encoded = (line + "\x00").encode("utf-16-le")
+            buffer = ctypes.create_string_buffer(encoded, len(encoded))
+            wide = ctypes.cast(buffer, ctypes.POINTER(pdfium_raw.FPDF_WCHAR))
+            pdfium_raw.FPDFText_SetText(obj, wide)
+            pdfium_raw.FPDFPageObj_Transform(obj, 1, 0, 0, 1, 20, height - 20 - 14 * n)
+            pdfium_raw.FPDFPage_InsertObject(page.raw, obj)
         pdfium_raw.FPDFPage_GenerateContent(page.raw)
         page.close()
     out = io.BytesIO()
