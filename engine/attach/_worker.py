@@ -273,7 +273,8 @@ MAX_UNPACKED = 256 * 1024 * 1024
 
 def _refuse_zip_bomb(data: bytes) -> None:
     """Refuse a package whose parts say they unpack to more than `MAX_UNPACKED`. The sizes
-    in its directory are binding: Python's zip reader stops a part at its stated size."""
+    in its directory bind mammoth (Python's zip reader stops a part at its stated size); a
+    part that lies to calamine's own reader meets the child's memory and time limits."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as package:
             size = sum(info.file_size for info in package.infolist())
@@ -311,9 +312,7 @@ def _cell(value: Any) -> str:
         return value.date().isoformat()
     if isinstance(value, datetime.date | datetime.time):
         return value.isoformat()
-    if isinstance(value, datetime.timedelta):
-        return str(value)
-    return str(value)
+    return str(value)  # text, other numbers, durations (``1 day, 2:00:00``)
 
 
 def extract_sheet(data: bytes, options: dict[str, Any]) -> Result:
